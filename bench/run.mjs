@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+// npm run bench: cold start of the example tool against `node -e 0` and a bare @oclif/core command, alternated
+// round-robin in one run so machine noise hits every variant alike. Prints medians and ratios. Not a test.
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const rounds = Number(process.env.BENCH_ROUNDS ?? 30)
+const node = process.execPath
+const home = mkdtempSync(join(tmpdir(), 'agentcli-bench-'))
+const env = {
+  PATH: process.env.PATH,
+  HOME: home,
+  XDG_DATA_HOME: join(home, 'data'),
+  XDG_CONFIG_HOME: join(home, 'config'),
+  XDG_CACHE_HOME: join(home, 'cache'),
+}
+mkdirSync(join(home, 'data', 'tasks'), { recursive: true })
+const at = '2026-01-02T03:04:05.000Z'
+const tasks = Array.from({ length: 10 }, (_, i) => ({
+  id: String(i + 1),
+  title: `task ${i + 1}`,
+  status: 'open',
+  created_at: at,
+  updated_at: at,
+  version: 1,
+}))
+writeFileSync(join(home, 'data', 'tasks', 'tasks.json'), JSON.stringify({ schema: 1, next_id: 11, tasks }))
+
+spawnSync(node, [join(root, 'scripts/manifest.mjs'), join(root, 'bench/bare')], { stdio: 'ignore' })
+
+const tasksBin = join(root, 'examples/tasks/bin/run.js')
+const variants = [
+  ['node -e 0', ['-e', '0']],
+  ['bare oclif list', [join(root, 'bench/bare/bin/run.js'), 'list']],
+  ['tasks list', [tasksBin, 'list']],
+  ['tasks get 1', [tasksBin, 'get', '1']],
+  ['tasks --version', [tasksBin, '--version']],
+]
+const extra = (process.env.BENCH_EXTRA ?? '')
+  .split(';')
+  .filter(Boolean)
+  .map((spec) => [`tasks ${spec}`, [tasksBin, ...spec.split(' ')]])
+variants.push(...extra)
+
+const times = new Map(variants.map(([name]) => [name, []]))
+for (let warm = 0; warm < 2; warm++) for (const [, args] of variants) spawnSync(node, args, { env, stdio: 'ignore' })
+for (let round = 0; round < rounds; round++) {
+  for (const [name, args] of variants) {
+    const start = process.hrtime.bigint()
+    const result = spawnSync(node, args, { env, stdio: ['ignore', 'ignore', 'pipe'] })
+    const ms = Number(process.hrtime.bigint() - start) / 1e6
+    if (result.status !== 0) throw new Error(`${name} exited ${result.status}: ${result.stderr}`)
+    times.get(name).push(ms)
+  }
+}
+rmSync(home, { recursive: true, force: true })
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+}
+const base = median(times.get('node -e 0'))
+const bare = median(times.get('bare oclif list'))
+console.log(`startup, ${rounds} alternated rounds, node ${process.version}`)
+console.log(
+  'variant'.padEnd(22),
+  'median ms'.padStart(10),
+  'min'.padStart(7),
+  'x node -e 0'.padStart(12),
+  'x bare oclif'.padStart(13),
+)
+for (const [name] of variants) {
+  const m = median(times.get(name))
+  const min = Math.min(...times.get(name))
+  console.log(
+    name.padEnd(22),
+    m.toFixed(1).padStart(10),
+    min.toFixed(1).padStart(7),
+    (m / base).toFixed(2).padStart(12),
+    (m / bare).toFixed(2).padStart(13),
+  )
+}

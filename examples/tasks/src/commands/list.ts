@@ -1,0 +1,34 @@
+import { AgentCommand, Flags, output, paginationFlags } from 'agentcli'
+import { STATUSES, TaskStore } from '../store.js'
+import { taskSchema } from '../task-schema.js'
+
+const MAX_LIMIT = 100
+
+export default class List extends AgentCommand {
+  static override summary = 'List tasks'
+  static override description = 'Tasks ordered by id, ascending. Paginated: pass next_cursor back as --cursor.'
+  static override examples = [
+    '<%= config.bin %> list',
+    '<%= config.bin %> list --status open --limit 5 --fields id,title',
+  ]
+  static override flags = {
+    status: Flags.option({ options: STATUSES, description: 'Only tasks with this status.' })(),
+    ...paginationFlags({ defaultLimit: 20, maxLimit: MAX_LIMIT }),
+  }
+  static override errorCodes = ['E_IO'] as const
+  static override output = output((z) =>
+    z.object({
+      items: z.array(taskSchema(z)),
+      count: z.number().int(),
+      next_cursor: z.string().nullable(),
+      has_more: z.boolean(),
+    }),
+  )
+
+  async execute() {
+    const { flags } = await this.parse(List)
+    const store = new TaskStore(this.config.dataDir)
+    const tasks = (await store.all()).filter((t) => !flags.status || t.status === flags.status)
+    return this.page(tasks, { limit: flags.limit, cursor: flags.cursor, maxLimit: MAX_LIMIT })
+  }
+}

@@ -1,0 +1,27 @@
+import type { Catalogue } from './errors/catalogue.js'
+import type { Globals } from './globals.js'
+import type { Notice } from './output/envelope.js'
+
+/** What the entry knows about this process's run, shared with the command instance. */
+export type RunState = {
+  startedAt: number
+  globals: Globals
+  catalogue: Catalogue
+  signal: AbortSignal
+  notices: Notice[]
+  bin: string
+  /** `TASKS_` for bin `tasks`: the prefix of the tool's environment variables. */
+  envPrefix: string
+}
+
+let current: RunState | undefined
+
+/** Set by the entry before a command runs. */
+export function setRunState(state: RunState): void {
+  current = state
+}
+
+/** The state of this run, if the entry set one (a command run through oclif's own `execute` has none). */
+export function getRunState(): RunState | undefined {
+  return current
+}

@@ -1,0 +1,180 @@
+import { Command, type Interfaces } from '@oclif/core'
+import type { ZodType } from 'zod'
+import { mapParseError, prepareInput } from './_parse.js'
+import { getRunState } from './_state.js'
+import { AgentError, usageError } from './errors/agent-error.js'
+import type { ErrorCode } from './errors/catalogue.js'
+import { GLOBAL_FLAGS, type Globals, scanGlobals } from './globals.js'
+import { type Paginated, paginate } from './list.js'
+import { dataOutcome, type Outcome, type RawOutcome, rawOutcome } from './outcome.js'
+import type { Meta, Notice } from './output/envelope.js'
+import { checkFields, type FieldTarget, parseFields, projectData } from './output/fields.js'
+import { fieldPaths, loadZod, type OutputSchema, pageItemSchema } from './schema.js'
+
+/** Whether a command only reads, or changes state (and so goes through dry-run → confirm). */
+export type CommandKind = 'read' | 'write'
+
+// biome-ignore lint/suspicious/noExplicitAny: mirrors oclif's own FlagOutput/ArgOutput, which are Record<string, any>
+type Loose = Record<string, any>
+type AnyInput = Interfaces.Input<Loose, Loose, Loose>
+
+/**
+ * The base class of every agent-native command. Extend it, declare `static output`, implement `execute()`, and
+ * the machine contract comes with it: the universal flags, one envelope on stdout, the error catalogue, `--fields`.
+ */
+export abstract class AgentCommand extends Command {
+  static override baseFlags = GLOBAL_FLAGS
+  /** Version of this command's output schema; bump the major on a breaking change (spec 002 §14). */
+  static schemaVersion = '1.0'
+  /** `read` or `write`. */
+  static kind: CommandKind = 'read'
+  /** Whether the command can emit raw bytes under `--format raw`. */
+  static raw = false
+  /** Error codes this command can raise besides the universal ones, listed in `reference`. */
+  static errorCodes: readonly ErrorCode[] = []
+  /** The schema of `data`. */
+  static output: OutputSchema | undefined
+  /** Whether `execute` may be cut short by SIGINT/SIGTERM through {@link AgentCommand.signal}. */
+  static interruptible = true
+
+  private parsedCache: { input: unknown; result: Interfaces.ParserOutput } | undefined
+  private readonly metaExtras: Partial<Meta> = {}
+  private fieldPathsRequested: string[][] | undefined
+
+  /** The universal flags of this call. */
+  protected get globals(): Globals {
+    return getRunState()?.globals ?? scanGlobals(this.argv)
+  }
+
+  /** Aborted when the process receives SIGINT/SIGTERM; pass it to anything long-running. */
+  protected get signal(): AbortSignal {
+    return getRunState()?.signal ?? new AbortController().signal
+  }
+
+  /** The work of the command: return the data of the envelope (or a raw outcome under `--format raw`). */
+  abstract execute(): Promise<unknown>
+
+  /** The template every command follows; tool authors implement {@link execute} instead. */
+  override async run(): Promise<Outcome> {
+    const ctor = this.constructor as typeof AgentCommand
+    await this.parse(ctor as unknown as AnyInput)
+    const globals = this.globals
+    if (globals.format === 'raw' && !ctor.raw) {
+      throw usageError(`${this.id ?? 'this command'} has no raw output; use --format json or --format text`, {
+        allowed: ['json', 'text'],
+        got: 'raw',
+      })
+    }
+    const target = globals.fields === undefined ? undefined : await this.checkFieldsFlag(ctor, globals.fields)
+    const result = await this.execute()
+    if (isRaw(result)) return result
+    if (process.env.AGENTCLI_VALIDATE_OUTPUT === '1') await this.validateOutput(ctor, result)
+    const data = target && this.fieldPathsRequested ? projectData(result, this.fieldPathsRequested, target) : result
+    return dataOutcome(data, ctor.schemaVersion, this.metaExtras)
+  }
+
+  /** oclif's parse, memoised, with every failure turned into `E_USAGE`/`E_VALIDATION` carrying `allowed`/`got`. */
+  protected override async parse<F extends Loose, B extends Loose, A extends Loose>(
+    options?: Interfaces.Input<F, B, A>,
+    argv: string[] = this.argv,
+  ): Promise<Interfaces.ParserOutput<F, B, A>> {
+    const source = (options ?? this.constructor) as AnyInput
+    if (this.parsedCache?.input === source) return this.parsedCache.result as Interfaces.ParserOutput<F, B, A>
+    const flags = { ...(source.baseFlags ?? {}), ...(source.flags ?? {}) }
+    const input = prepareInput({ flags, args: source.args ?? {}, strict: source.strict ?? true, '--': source['--'] })
+    try {
+      const result = await super.parse(
+        { ...input, baseFlags: {}, enableJsonFlag: false } as unknown as Interfaces.Input<F, B, A>,
+        argv,
+      )
+      this.parsedCache = { input: source, result }
+      return result
+    } catch (error) {
+      throw mapParseError(error, { flags })
+    }
+  }
+
+  /** Errors go to the entry, which renders every outcome through one path. */
+  override async catch(error: Interfaces.CommandError): Promise<never> {
+    throw error
+  }
+
+  /** oclif must never print JSON itself: the entry does. */
+  override jsonEnabled(): boolean {
+    return false
+  }
+
+  /** A line for people on stderr; silenced by `--quiet`. */
+  override log(message = '', ...args: unknown[]): void {
+    if (!this.globals.quiet) process.stderr.write(`${[message, ...args].join(' ')}\n`)
+  }
+
+  /** Warnings go to stderr, never stdout; silenced by `--quiet`. */
+  override warn(input: string | Error): string | Error {
+    if (!this.globals.quiet) process.stderr.write(`warning: ${input instanceof Error ? input.message : input}\n`)
+    return input
+  }
+
+  /** Add a notice to `meta.notices`. */
+  protected notice(notice: Notice): void {
+    const notices = this.metaExtras.notices ?? []
+    notices.push(notice)
+    this.metaExtras.notices = notices
+  }
+
+  /** Add a key to `meta` (e.g. `replayed`). */
+  protected setMeta(key: string, value: unknown): void {
+    this.metaExtras[key] = value
+  }
+
+  /**
+   * Cut a page out of an ordered list and, when it is cut short, say so in `meta.truncated` with a hint naming
+   * the flags that widen it (seed 000 §6).
+   */
+  protected page<T>(
+    all: readonly T[],
+    options: { limit: number; cursor?: string | undefined; maxLimit?: number },
+  ): Paginated<T>['page'] {
+    const { page, remaining } = paginate(all, options)
+    if (page.has_more) {
+      this.metaExtras.truncated = true
+      const widen =
+        options.maxLimit && options.limit < options.maxLimit ? ` or raise --limit (max ${options.maxLimit})` : ''
+      this.metaExtras.truncation_hint = `${remaining} more: pass --cursor ${page.next_cursor}${widen}`
+    }
+    return page
+  }
+
+  /** Return bytes for `--format raw`. */
+  protected raw(body: RawOutcome['body']): RawOutcome {
+    return rawOutcome(body)
+  }
+
+  private async checkFieldsFlag(ctor: typeof AgentCommand, raw: string): Promise<FieldTarget | undefined> {
+    const paths = parseFields(raw)
+    this.fieldPathsRequested = paths
+    if (!ctor.output) return 'data'
+    const z = await loadZod()
+    const schema = ctor.output(z) as ZodType
+    const items = pageItemSchema(schema)
+    checkFields(paths, fieldPaths(items ?? schema))
+    return items ? 'items' : 'data'
+  }
+
+  private async validateOutput(ctor: typeof AgentCommand, data: unknown): Promise<void> {
+    if (!ctor.output) return
+    const z = await loadZod()
+    const result = (ctor.output(z) as ZodType).safeParse(data)
+    if (!result.success) {
+      throw new AgentError('E_INTERNAL', `output of ${this.id} does not match its declared schema`, {
+        details: {
+          issues: result.error.issues.map((i) => ({ path: i.path.map(String), code: i.code, message: i.message })),
+        },
+      })
+    }
+  }
+}
+
+function isRaw(value: unknown): value is RawOutcome {
+  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'raw' && 'body' in value
+}

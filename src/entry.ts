@@ -1,0 +1,205 @@
+import { fileURLToPath } from 'node:url'
+import { type Command, Config, Errors, loadHelpClass } from '@oclif/core'
+import { type RunState, setRunState } from './_state.js'
+import { AgentError, usageError } from './errors/agent-error.js'
+import { type Catalogue, CatalogueDefinitionError, CORE_CATALOGUE, defineErrorCodes } from './errors/catalogue.js'
+import { toAgentError } from './errors/normalize.js'
+import { suggest } from './errors/suggest.js'
+import { type Globals, normalizeArgv, scanGlobals } from './globals.js'
+import { dataOutcome, isOutcome, type Outcome } from './outcome.js'
+import { type RenderContext, renderError, renderOutcome } from './output/render.js'
+import { guardStdout, withRealStdout } from './output/stdout.js'
+import { readToolSettings } from './tool-settings.js'
+
+/** Options of {@link run}. */
+export type RunOptions = {
+  /** Arguments without node and the script; defaults to `process.argv.slice(2)`. */
+  argv?: string[]
+  /** How long a command may take to wind down after SIGINT/SIGTERM before the process exits anyway. */
+  interruptGraceMs?: number
+}
+
+const HELP_FLAGS = new Set(['--help', '-h'])
+
+/**
+ * The entry point of a tool's `bin/run.js`. It owns argv, routing, signals, uncaught errors, the renderer and
+ * the exit code: every outcome leaves as exactly one envelope, and this is the only place the process exits.
+ */
+export async function run(root: string | URL, options: RunOptions = {}): Promise<never> {
+  const startedAt = performance.now()
+  guardStdout()
+  const controller = new AbortController()
+  const rawArgv = options.argv ?? process.argv.slice(2)
+  let argv = normalizeArgv(rawArgv)
+  let globals: Globals = scanGlobals(argv)
+  let catalogue: Catalogue = CORE_CATALOGUE
+  let schemaVersion = '1.0'
+  const notices: RunState['notices'] = []
+  let finished = false
+  let interrupted = false
+
+  const ctx = (): RenderContext => ({ globals, catalogue, startedAt, notices })
+  const finish = async (result: { outcome?: Outcome; error?: unknown }): Promise<never> => {
+    if (finished) return new Promise<never>(() => {})
+    finished = true
+    let code: number
+    try {
+      if (result.outcome) code = await renderOutcome(result.outcome, ctx())
+      else {
+        const error = interrupted
+          ? new AgentError('E_INTERRUPTED', 'interrupted by signal')
+          : toAgentError(result.error)
+        debugStack(error)
+        code = await renderError(error, ctx(), schemaVersion)
+      }
+    } catch (renderFailure) {
+      process.stderr.write(`agentcli: could not render the result: ${String(renderFailure)}\n`)
+      code = 1
+    }
+    return exit(code)
+  }
+
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupted) return void exit(130)
+    interrupted = true
+    process.stderr.write(`received ${signal}, stopping\n`)
+    controller.abort(new AgentError('E_INTERRUPTED', `interrupted by ${signal}`))
+    setTimeout(
+      () => void finish({ error: new AgentError('E_INTERRUPTED', `interrupted by ${signal}`) }),
+      options.interruptGraceMs ?? 2000,
+    ).unref()
+  }
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+  process.on('uncaughtException', (error) => void finish({ error }))
+  process.on('unhandledRejection', (error) => void finish({ error }))
+
+  try {
+    const config = await Config.load({
+      root: typeof root === 'string' && !root.startsWith('file:') ? root : fileURLToPath(root),
+      userPlugins: false,
+    })
+    const settings = readToolSettings(config)
+    catalogue = defineErrorCodes(settings.errors)
+    const envName = `${config.bin.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_FORMAT`
+    globals = scanGlobals(argv, { name: envName, value: process.env[envName] })
+    setRunState({
+      startedAt,
+      globals,
+      catalogue,
+      signal: controller.signal,
+      notices,
+      bin: config.bin,
+      envPrefix: envName.slice(0, -'FORMAT'.length),
+    })
+    if (globals.error) throw globals.error
+    if (argv[0] === '--version') return await finish({ outcome: versionOutcome(config, globals) })
+    const helpAsked = argv.length === 0 || helpRequested(argv)
+    const route = helpAsked && argv.length === 0 ? undefined : resolveCommand(config, argv)
+    if (helpAsked) {
+      await withRealStdout(async () => {
+        const Help = await loadHelpClass(config)
+        await new Help(config, config.pjson.oclif.helpOptions).showHelp(argv)
+      })
+      return exit(0)
+    }
+    if (!route) throw new Error('unreachable: no route')
+    argv = route.rest
+    schemaVersion = String((route.command as { schemaVersion?: unknown }).schemaVersion ?? '1.0')
+    const init = await config.runHook('init', { argv: route.rest, id: route.id })
+    if (init.failures.length > 0) throw hookFailure(init.failures[0]!.error)
+    const result = await config.runCommand(route.id, route.rest, route.command)
+    return await finish({ outcome: isOutcome(result) ? result : dataOutcome(result ?? null, schemaVersion) })
+  } catch (error) {
+    // oclif's `this.exit(0)` throws; a clean exit is a success with no data, any other is a tool bug.
+    if (error instanceof Errors.ExitError) {
+      if (error.oclif.exit === 0) return finish({ outcome: dataOutcome(null, schemaVersion) })
+      return finish({
+        error: new AgentError('E_INTERNAL', `command exited with ${error.oclif.exit}; throw an AgentError instead`, {
+          details: { exit_code: error.oclif.exit },
+        }),
+      })
+    }
+    if (error instanceof CatalogueDefinitionError)
+      return finish({ error: new AgentError('E_INTERNAL', error.message, { cause: error }) })
+    return finish({ error })
+  }
+}
+
+function exit(code: number): never {
+  process.exit(code)
+}
+
+function debugStack(error: AgentError): void {
+  if (!process.env.DEBUG) return
+  const cause = error.cause instanceof Error ? error.cause : error
+  process.stderr.write(`${cause.stack ?? String(cause)}\n`)
+}
+
+function helpRequested(argv: readonly string[]): boolean {
+  for (const token of argv) {
+    if (token === '--') return false
+    if (HELP_FLAGS.has(token)) return true
+  }
+  return false
+}
+
+function hookFailure(error: unknown): AgentError {
+  const agentError = toAgentError(error)
+  if (agentError.code !== 'E_INTERNAL') return agentError
+  return new AgentError('E_INTERNAL', `init hook failed: ${agentError.message}`, { cause: error })
+}
+
+function versionOutcome(config: Config, globals: Globals): Outcome {
+  const data = { tool: config.bin, version: config.version }
+  if (globals.format === 'text') return { ...dataOutcome(`${config.bin} ${config.version}`, '1.0') }
+  return dataOutcome(data, '1.0')
+}
+
+type Route = { id: string; rest: string[]; command: Command.Loadable }
+
+/** The visible command ids of the tool, as people write them (`job status`). */
+export function commandNames(config: Config): string[] {
+  return config.commands.filter((c) => !c.hidden).map((c) => c.id.replaceAll(':', ' '))
+}
+
+/**
+ * Find the longest run of leading words that names a command. A topic without a command, or a word that names
+ * nothing, is `E_USAGE` with the commands it could have meant, never help text and never exit 0.
+ */
+function resolveCommand(config: Config, argv: readonly string[]): Route {
+  const words: string[] = []
+  for (const token of argv) {
+    if (token.startsWith('-')) break
+    words.push(token)
+  }
+  for (let n = words.length; n > 0; n--) {
+    const id = words.slice(0, n).join(':')
+    const command = config.findCommand(id)
+    if (command) return { id, rest: argv.slice(n), command }
+  }
+  const names = commandNames(config)
+  if (words.length === 0) {
+    throw usageError('No command given', {
+      allowed: names.sort(),
+      hint: `run \`${config.bin} reference\` to list commands`,
+    })
+  }
+  for (let n = words.length; n > 0; n--) {
+    const topic = words.slice(0, n).join(' ')
+    const under = names.filter((name) => name.startsWith(`${topic} `)).sort()
+    if (under.length > 0) {
+      const got = words.slice(0, n + 1).join(' ')
+      const message = n === words.length ? `${topic} is a topic; name one of its commands` : `Unknown command: ${got}`
+      return throwUsage(message, got, under, suggest(got, under))
+    }
+  }
+  const got = words.join(' ')
+  const suggestions = [...new Set([...suggest(got, names), ...suggest(words[0]!, names)])].slice(0, 3)
+  return throwUsage(`Unknown command: ${got}`, got, names.sort(), suggestions)
+}
+
+function throwUsage(message: string, got: string, allowed: string[], suggestions: string[]): never {
+  const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.map((s) => `'${s}'`).join(' or ')}?` : ''
+  throw usageError(`${message}.${hint}`, { got, allowed, suggestions })
+}

@@ -1,0 +1,132 @@
+import { Flags } from '@oclif/core'
+import { AgentError, validationError } from './errors/agent-error.js'
+
+/** Output formats (spec 002 §2). */
+export const FORMATS = ['json', 'text', 'raw'] as const
+/** One of {@link FORMATS}. */
+export type Format = (typeof FORMATS)[number]
+
+/** The universal flags as the framework reads them, before and independently of oclif's parse. */
+export type Globals = {
+  format: Format
+  compact: boolean
+  quiet: boolean
+  fields: string | undefined
+  /** A problem with the universal flags themselves, raised before any command runs. */
+  error: AgentError | undefined
+}
+
+const HELP_GROUP = 'GLOBAL'
+
+/** The universal flags every {@link AgentCommand} accepts; tools never redefine them. */
+export const GLOBAL_FLAGS = {
+  format: Flags.option({
+    options: FORMATS,
+    helpGroup: HELP_GROUP,
+    description:
+      'Output format: json (default, the machine contract), text (for people), raw (commands that emit bytes).',
+  })(),
+  json: Flags.boolean({ helpGroup: HELP_GROUP, description: 'Alias of --format json.' }),
+  fields: Flags.string({
+    helpGroup: HELP_GROUP,
+    helpValue: 'a,b.c',
+    description: 'Return only these fields of data (dotted paths; on lists, fields of each item).',
+  }),
+  compact: Flags.boolean({ helpGroup: HELP_GROUP, description: 'Print JSON on one line.' }),
+  quiet: Flags.boolean({
+    helpGroup: HELP_GROUP,
+    description: 'Silence progress and notes on stderr; errors still print.',
+  }),
+}
+
+const VALUE_FLAGS = new Set(['--format', '--fields'])
+const SWITCH_FLAGS = new Set(['--json', '--compact', '--quiet'])
+
+function isGlobal(token: string): boolean {
+  const name = token.split('=')[0]!
+  return VALUE_FLAGS.has(name) || SWITCH_FLAGS.has(token)
+}
+
+/**
+ * Move universal flags written before the command (`tasks --format text list`) behind it, where oclif expects
+ * them, and in front of any `--` so they stay flags.
+ */
+export function normalizeArgv(argv: readonly string[]): string[] {
+  const leading: string[] = []
+  let i = 0
+  while (i < argv.length && isGlobal(argv[i]!)) {
+    const token = argv[i]!
+    leading.push(token)
+    if (VALUE_FLAGS.has(token) && i + 1 < argv.length) leading.push(argv[++i]!)
+    i++
+  }
+  if (leading.length === 0) return [...argv]
+  const rest = argv.slice(i)
+  const dashdash = rest.indexOf('--')
+  return dashdash === -1 ? [...rest, ...leading] : [...rest.slice(0, dashdash), ...leading, ...rest.slice(dashdash)]
+}
+
+/**
+ * Read the universal flags straight from argv so that even a call oclif cannot parse is answered in the format
+ * asked for. `envFormat` is a person's default (`<BIN>_FORMAT`); an explicit flag wins.
+ */
+export function scanGlobals(argv: readonly string[], envFormat?: { name: string; value: string | undefined }): Globals {
+  let flagFormat: string | undefined
+  let json = false
+  let compact = false
+  let quiet = false
+  let fields: string | undefined
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!
+    if (token === '--') break
+    const [name, inline] = token.includes('=')
+      ? [token.slice(0, token.indexOf('=')), token.slice(token.indexOf('=') + 1)]
+      : [token, undefined]
+    if (name === '--format' || name === '--fields') {
+      const value = inline ?? argv[i + 1]
+      if (inline === undefined) i++
+      if (name === '--format') flagFormat = value
+      else fields = value
+    } else if (token === '--json') json = true
+    else if (token === '--compact') compact = true
+    else if (token === '--quiet') quiet = true
+  }
+  let error: AgentError | undefined
+  let format: Format = 'json'
+  if (flagFormat !== undefined) {
+    if ((FORMATS as readonly string[]).includes(flagFormat)) format = flagFormat as Format
+    else
+      error = validationError(
+        `--format must be one of: ${FORMATS.join(', ')} (got: '${flagFormat}')`,
+        [...FORMATS],
+        flagFormat ?? null,
+        { param: '--format' },
+      )
+    if (json && flagFormat !== 'json' && !error) {
+      error = new AgentError('E_USAGE', `--json conflicts with --format ${flagFormat}; pass one of them`, {
+        details: { got: ['--json', `--format ${flagFormat}`] },
+      })
+    }
+  } else if (json) {
+    format = 'json'
+  } else if (envFormat?.value) {
+    if ((FORMATS as readonly string[]).includes(envFormat.value)) format = envFormat.value as Format
+    else {
+      error = new AgentError(
+        'E_CONFIG',
+        `${envFormat.name} must be one of: ${FORMATS.join(', ')} (got: '${envFormat.value}')`,
+        {
+          details: {
+            allowed: [...FORMATS],
+            got: envFormat.value,
+            env: envFormat.name,
+            fix: `unset ${envFormat.name} or set it to json`,
+          },
+        },
+      )
+    }
+  }
+  // Errors about the format flags themselves are reported in JSON: which format was meant is unknown.
+  if (error) format = 'json'
+  return { format, compact, quiet, fields, error }
+}

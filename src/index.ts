@@ -1,0 +1,29 @@
+/** agentcli: the public API. Re-exports only. */
+
+export { Args } from '@oclif/core'
+export { AgentCommand, type CommandKind } from './command.js'
+export { type RunOptions, run } from './entry.js'
+export {
+  AgentError,
+  type AgentErrorOptions,
+  type ErrorDetails,
+  isAgentError,
+  usageError,
+  validationError,
+} from './errors/agent-error.js'
+export {
+  type Catalogue,
+  type CatalogueEntry,
+  CORE_CATALOGUE,
+  CORE_ERRORS,
+  type CoreErrorCode,
+  defineErrorCodes,
+  type ErrorCode,
+  EXIT_CODES,
+} from './errors/catalogue.js'
+export { Flags } from './flags.js'
+export { FORMATS, type Format, GLOBAL_FLAGS } from './globals.js'
+export { type Page, type PaginationOptions, paginate, paginationFlags } from './list.js'
+export type { Envelope, ErrorBody, ErrorEnvelope, Meta, Notice, SuccessEnvelope } from './output/envelope.js'
+export { type OutputOf, type OutputSchema, output, type ZodNamespace } from './schema.js'
+export type { EvidenceStatus, ToolSettings } from './tool-settings.js'

@@ -1,0 +1,75 @@
+import { type AgentError, isAgentError } from '../errors/agent-error.js'
+import type { Catalogue } from '../errors/catalogue.js'
+
+/** A notice carried in `meta.notices` (e.g. an update is available). */
+export type Notice = { type: string; [key: string]: unknown }
+
+/** `meta`: `duration_ms` always; the rest only when it says something. */
+export type Meta = {
+  duration_ms: number
+  notices?: Notice[]
+  truncated?: boolean
+  truncation_hint?: string
+  replayed?: boolean
+  [key: string]: unknown
+}
+
+/** The `error` member of a failure envelope. */
+export type ErrorBody = { code: string; message: string; details: Record<string, unknown>; retryable: boolean }
+
+/** Success envelope (spec 002 §3). Key order is part of the contract: ok, schema_version, data, meta. */
+export type SuccessEnvelope<D = unknown> = { ok: true; schema_version: string; data: D; meta: Meta }
+
+/** Failure envelope, same shape with `error` in place of `data`. */
+export type ErrorEnvelope = { ok: false; schema_version: string; error: ErrorBody; meta: Meta }
+
+/** Either envelope. */
+export type Envelope<D = unknown> = SuccessEnvelope<D> | ErrorEnvelope
+
+/** Build `meta` with `duration_ms` first and empty extras left out. */
+export function buildMeta(durationMs: number, extras: Partial<Meta> = {}): Meta {
+  const meta: Meta = { duration_ms: Math.max(0, Math.round(durationMs)) }
+  for (const [key, value] of Object.entries(extras)) {
+    if (key === 'duration_ms' || value === undefined) continue
+    if (key === 'notices' && Array.isArray(value) && value.length === 0) continue
+    meta[key] = value
+  }
+  return meta
+}
+
+/** A success envelope with keys in contract order. */
+export function successEnvelope<D>(data: D, schemaVersion: string, meta: Meta): SuccessEnvelope<D> {
+  return { ok: true, schema_version: schemaVersion, data, meta }
+}
+
+/**
+ * The error body of an {@link AgentError}. Exit code and `retryable` are looked up here, from the catalogue, and
+ * nowhere else; a code the catalogue does not know is a tool bug and is reported as `E_INTERNAL`.
+ */
+export function errorBody(error: AgentError, catalogue: Catalogue): { body: ErrorBody; exit: number } {
+  const entry = catalogue.lookup(error.code)
+  if (!entry) {
+    const internal = catalogue.lookup('E_INTERNAL')!
+    return {
+      body: {
+        code: 'E_INTERNAL',
+        message: `undeclared error code ${error.code}: ${error.message}`,
+        details: { undeclared_code: error.code },
+        retryable: internal.retryable,
+      },
+      exit: internal.exit,
+    }
+  }
+  return {
+    body: { code: error.code, message: error.message, details: { ...error.details }, retryable: entry.retryable },
+    exit: entry.exit,
+  }
+}
+
+/** A failure envelope with keys in contract order. */
+export function errorEnvelope(body: ErrorBody, schemaVersion: string, meta: Meta): ErrorEnvelope {
+  return { ok: false, schema_version: schemaVersion, error: body, meta }
+}
+
+/** True for anything shaped like an {@link AgentError}. */
+export { isAgentError }

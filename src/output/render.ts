@@ -1,0 +1,61 @@
+import type { AgentError } from '../errors/agent-error.js'
+import type { Catalogue } from '../errors/catalogue.js'
+import type { Globals } from '../globals.js'
+import type { Outcome } from '../outcome.js'
+import { buildMeta, type Envelope, errorBody, errorEnvelope, type Notice, successEnvelope } from './envelope.js'
+import { writeStdout } from './stdout.js'
+import { renderText } from './text.js'
+
+/** Everything the renderer needs besides the outcome. */
+export type RenderContext = {
+  globals: Pick<Globals, 'format' | 'compact' | 'quiet'>
+  catalogue: Catalogue
+  startedAt: number
+  notices: readonly Notice[]
+}
+
+/** Serialise an envelope: pretty by default, one line with `--compact`; always ends in `\n`. */
+export function serialize(envelope: Envelope, compact: boolean): string {
+  return `${JSON.stringify(envelope, null, compact ? 0 : 2)}\n`
+}
+
+function useColor(): boolean {
+  return Boolean(process.stdout.isTTY) && !process.env.NO_COLOR && process.env.TERM !== 'dumb'
+}
+
+const bold = (s: string) => `\u001b[1m${s}\u001b[22m`
+
+/** Render a command's outcome; returns the exit code (0). */
+export async function renderOutcome(outcome: Outcome, ctx: RenderContext): Promise<number> {
+  if (outcome.kind === 'raw') {
+    const body = outcome.body
+    if (typeof body === 'string' || body instanceof Uint8Array) await writeStdout(body)
+    else for await (const chunk of body) await writeStdout(chunk)
+    return 0
+  }
+  const notices = [...ctx.notices, ...(outcome.meta.notices ?? [])]
+  const meta = buildMeta(performance.now() - ctx.startedAt, { ...outcome.meta, notices })
+  if (ctx.globals.format === 'text') {
+    await writeStdout(renderText(outcome.data, useColor() ? bold : undefined))
+    if (!ctx.globals.quiet) {
+      if (meta.truncation_hint) process.stderr.write(`note: ${meta.truncation_hint}\n`)
+      for (const notice of notices) process.stderr.write(`note: ${String(notice.message ?? notice.type)}\n`)
+    }
+    return 0
+  }
+  await writeStdout(serialize(successEnvelope(outcome.data, outcome.schemaVersion, meta), ctx.globals.compact))
+  return 0
+}
+
+/** Render a failure; returns its exit code from the catalogue. */
+export async function renderError(error: AgentError, ctx: RenderContext, schemaVersion = '1.0'): Promise<number> {
+  const { body, exit } = errorBody(error, ctx.catalogue)
+  if (ctx.globals.format === 'text') {
+    const hint = typeof body.details.hint === 'string' ? ` (${body.details.hint})` : ''
+    process.stderr.write(`error ${body.code}: ${body.message}${hint}\n`)
+    return exit
+  }
+  const meta = buildMeta(performance.now() - ctx.startedAt, { notices: [...ctx.notices] })
+  await writeStdout(serialize(errorEnvelope(body, schemaVersion, meta), ctx.globals.compact))
+  return exit
+}

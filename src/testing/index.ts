@@ -1,0 +1,3 @@
+/** agentcli/testing: helpers for tool authors' tests. */
+export { type ContractViolation, envelopeViolations } from './envelope.js'
+export { type RunToolOptions, runTool, type Sandbox, sandbox, type ToolRun } from './run-tool.js'

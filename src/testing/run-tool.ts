@@ -1,0 +1,74 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+/** What one run of a tool's real bin produced. */
+export type ToolRun = {
+  code: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+  /** stdout parsed as one JSON document, or undefined when it is not exactly one. */
+  json: unknown
+}
+
+/** Options of {@link runTool}. */
+export type RunToolOptions = {
+  env?: Record<string, string | undefined>
+  cwd?: string
+  timeoutMs?: number
+  /** Validate each command's data against its declared output schema (on by default in tests). */
+  validateOutput?: boolean
+  /** Called with the child once it started (to send signals). */
+  onSpawn?: (child: import('node:child_process').ChildProcess) => void
+}
+
+/** A throw-away HOME and XDG directories, so a test never touches the user's real ones. */
+export type Sandbox = { root: string; env: Record<string, string>; cleanup(): void }
+
+/** Create a {@link Sandbox}. */
+export function sandbox(prefix = 'agentcli-'): Sandbox {
+  const root = mkdtempSync(join(tmpdir(), prefix))
+  const env = {
+    HOME: root,
+    XDG_CONFIG_HOME: join(root, 'config'),
+    XDG_DATA_HOME: join(root, 'data'),
+    XDG_CACHE_HOME: join(root, 'cache'),
+    XDG_STATE_HOME: join(root, 'state'),
+  }
+  return { root, env, cleanup: () => rmSync(root, { recursive: true, force: true }) }
+}
+
+function parseOne(stdout: string): unknown {
+  try {
+    return JSON.parse(stdout)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Run a tool's bin as an agent would: stdin closed, no TTY, colour off, and the given environment on top of a
+ * minimal one (PATH only), so nothing from the developer's shell leaks in.
+ */
+export function runTool(bin: string, args: readonly string[], options: RunToolOptions = {}): Promise<ToolRun> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', NO_COLOR: '1' }
+  if (options.validateOutput !== false) env.AGENTCLI_VALIDATE_OUTPUT = '1'
+  for (const [key, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[key] = value
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const out: Buffer[] = []
+    const err: Buffer[] = []
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk))
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000)
+    child.on('error', reject)
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      const stdout = Buffer.concat(out).toString('utf8')
+      resolve({ code, signal, stdout, stderr: Buffer.concat(err).toString('utf8'), json: parseOne(stdout) })
+    })
+    options.onSpawn?.(child)
+  })
+}
