@@ -30,7 +30,7 @@ const tasks = Array.from({ length: 10 }, (_, i) => ({
 }))
 writeFileSync(join(home, 'data', 'tasks', 'tasks.json'), JSON.stringify({ schema: 1, next_id: 11, tasks }))
 
-spawnSync(node, [join(root, 'scripts/manifest.mjs'), join(root, 'bench/bare')], { stdio: 'ignore' })
+spawnSync(node, [join(root, 'bin/agentcli-build.js'), join(root, 'bench/bare')], { stdio: 'ignore' })
 
 const tasksBin = join(root, 'examples/tasks/bin/run.js')
 const variants = [
@@ -39,6 +39,7 @@ const variants = [
   ['tasks list', [tasksBin, 'list']],
   ['tasks get 1', [tasksBin, 'get', '1']],
   ['tasks --version', [tasksBin, '--version']],
+  ['tasks reference', [tasksBin, 'reference']],
 ]
 const extra = (process.env.BENCH_EXTRA ?? '')
   .split(';')

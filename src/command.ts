@@ -3,13 +3,14 @@ import type { ZodType } from 'zod'
 import { mapParseError, prepareInput } from './_parse.js'
 import { getRunState } from './_state.js'
 import { AgentError, usageError } from './errors/agent-error.js'
-import type { ErrorCode } from './errors/catalogue.js'
+import { type Catalogue, defineErrorCodes, type ErrorCode } from './errors/catalogue.js'
 import { GLOBAL_FLAGS, type Globals, scanGlobals } from './globals.js'
 import { type Paginated, paginate } from './list.js'
 import { dataOutcome, type Outcome, type RawOutcome, rawOutcome } from './outcome.js'
 import type { Meta, Notice } from './output/envelope.js'
 import { checkFields, type FieldTarget, parseFields, projectData } from './output/fields.js'
 import { fieldPaths, loadZod, type OutputSchema, pageItemSchema } from './schema.js'
+import { readToolSettings } from './tool-settings.js'
 
 /** Whether a command only reads, or changes state (and so goes through dry-run → confirm). */
 export type CommandKind = 'read' | 'write'
@@ -44,6 +45,11 @@ export abstract class AgentCommand extends Command {
   /** The universal flags of this call. */
   protected get globals(): Globals {
     return getRunState()?.globals ?? scanGlobals(this.argv)
+  }
+
+  /** The error catalogue of this tool (core codes plus its declared extensions). */
+  protected get catalogue(): Catalogue {
+    return getRunState()?.catalogue ?? defineErrorCodes(readToolSettings(this.config).errors)
   }
 
   /** Aborted when the process receives SIGINT/SIGTERM; pass it to anything long-running. */

@@ -6,7 +6,9 @@ import { type Catalogue, CatalogueDefinitionError, CORE_CATALOGUE, defineErrorCo
 import { toAgentError } from './errors/normalize.js'
 import { suggest } from './errors/suggest.js'
 import { type Globals, normalizeArgv, scanGlobals } from './globals.js'
+import { readUpdateNotice } from './notices.js'
 import { dataOutcome, isOutcome, type Outcome } from './outcome.js'
+import { addSensitiveKeys } from './output/redact.js'
 import { type RenderContext, renderError, renderOutcome } from './output/render.js'
 import { guardStdout, withRealStdout } from './output/stdout.js'
 import { readToolSettings } from './tool-settings.js'
@@ -81,6 +83,9 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
     })
     const settings = readToolSettings(config)
     catalogue = defineErrorCodes(settings.errors)
+    if (Array.isArray(settings.redact_keys)) addSensitiveKeys(settings.redact_keys as string[])
+    const notice = readUpdateNotice(config.cacheDir, config.version)
+    if (notice) notices.push(notice)
     const envName = `${config.bin.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_FORMAT`
     globals = scanGlobals(argv, { name: envName, value: process.env[envName] })
     setRunState({

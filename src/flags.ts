@@ -38,9 +38,9 @@ function integer(
   options: IntegerFlagOptions & { default?: number } = {},
 ): Interfaces.OptionFlag<number> | Interfaces.OptionFlag<number | undefined> {
   const { min, max, ...rest } = options
-  return OclifFlags.custom<number>({ parse: integerParser(min, max) })(
-    rest as Record<string, unknown>,
-  ) as Interfaces.OptionFlag<number | undefined>
+  const flag = OclifFlags.custom<number>({ parse: integerParser(min, max) })(rest as Record<string, unknown>)
+  // Read by `reference`, which would otherwise see a string-valued option flag.
+  return Object.assign(flag, { valueType: 'integer', min, max }) as Interfaces.OptionFlag<number | undefined>
 }
 
 /** oclif's flag builders, with `integer` replaced by one that reports `allowed` and `got`. */

@@ -3,6 +3,7 @@ import type { Catalogue } from '../errors/catalogue.js'
 import type { Globals } from '../globals.js'
 import type { Outcome } from '../outcome.js'
 import { buildMeta, type Envelope, errorBody, errorEnvelope, type Notice, successEnvelope } from './envelope.js'
+import { redact } from './redact.js'
 import { writeStdout } from './stdout.js'
 import { renderText } from './text.js'
 
@@ -33,29 +34,31 @@ export async function renderOutcome(outcome: Outcome, ctx: RenderContext): Promi
     else for await (const chunk of body) await writeStdout(chunk)
     return 0
   }
-  const notices = [...ctx.notices, ...(outcome.meta.notices ?? [])]
-  const meta = buildMeta(performance.now() - ctx.startedAt, { ...outcome.meta, notices })
+  const notices = redact([...ctx.notices, ...(outcome.meta.notices ?? [])])
+  const meta = buildMeta(performance.now() - ctx.startedAt, { ...redact(outcome.meta), notices })
+  const data = redact(outcome.data)
   if (ctx.globals.format === 'text') {
-    await writeStdout(renderText(outcome.data, useColor() ? bold : undefined))
+    await writeStdout(renderText(data, useColor() ? bold : undefined))
     if (!ctx.globals.quiet) {
       if (meta.truncation_hint) process.stderr.write(`note: ${meta.truncation_hint}\n`)
       for (const notice of notices) process.stderr.write(`note: ${String(notice.message ?? notice.type)}\n`)
     }
     return 0
   }
-  await writeStdout(serialize(successEnvelope(outcome.data, outcome.schemaVersion, meta), ctx.globals.compact))
+  await writeStdout(serialize(successEnvelope(data, outcome.schemaVersion, meta), ctx.globals.compact))
   return 0
 }
 
 /** Render a failure; returns its exit code from the catalogue. */
 export async function renderError(error: AgentError, ctx: RenderContext, schemaVersion = '1.0'): Promise<number> {
-  const { body, exit } = errorBody(error, ctx.catalogue)
+  const { body: raw, exit } = errorBody(error, ctx.catalogue)
+  const body = { ...raw, message: redact(raw.message), details: redact(raw.details) }
   if (ctx.globals.format === 'text') {
     const hint = typeof body.details.hint === 'string' ? ` (${body.details.hint})` : ''
     process.stderr.write(`error ${body.code}: ${body.message}${hint}\n`)
     return exit
   }
-  const meta = buildMeta(performance.now() - ctx.startedAt, { notices: [...ctx.notices] })
+  const meta = buildMeta(performance.now() - ctx.startedAt, { notices: redact([...ctx.notices]) })
   await writeStdout(serialize(errorEnvelope(body, schemaVersion, meta), ctx.globals.compact))
   return exit
 }

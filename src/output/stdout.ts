@@ -4,16 +4,27 @@
  * through the original function kept here.
  */
 
+import { redactString } from './redact.js'
+
 type Write = typeof process.stdout.write
 
 let original: Write | undefined
 let closed = false
 
-/** Divert every other writer of stdout to stderr. Idempotent. */
+/**
+ * Divert every other writer of stdout to stderr, and scrub secrets from everything written to stderr.
+ * Idempotent.
+ */
 export function guardStdout(): void {
   if (original) return
   original = process.stdout.write.bind(process.stdout) as Write
-  process.stdout.write = process.stderr.write.bind(process.stderr) as Write
+  const stderrWrite = process.stderr.write.bind(process.stderr) as Write
+  const scrubbed = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')
+    return (stderrWrite as (c: string, ...r: unknown[]) => boolean)(redactString(text), ...rest)
+  }) as Write
+  process.stderr.write = scrubbed
+  process.stdout.write = scrubbed
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     // A reader that went away (`| head -c 10`) is not our failure: stop writing, exit quietly.
     if (error.code === 'EPIPE') closed = true

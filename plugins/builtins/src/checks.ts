@@ -1,0 +1,147 @@
+import { constants } from 'node:fs'
+import { access, readFile, stat } from 'node:fs/promises'
+import { homedir } from 'node:os'
+import { dirname, join } from 'node:path'
+import type { Config } from '@oclif/core'
+import { readToolSettings } from 'agentcli'
+import { releaseReadiness, skillMinVersions, skillName } from 'agentcli/describe'
+import semver from 'semver'
+
+/** One doctor check: `fix` is null exactly when the check passes. */
+export type Check = { check: string; status: 'pass' | 'warn' | 'fail'; message: string; fix: string | null }
+
+/** Tools add checks through an oclif hook named `agentcli:doctor` that returns `Check[]`. */
+export const DOCTOR_HOOK = 'agentcli:doctor'
+
+function readinessCheck(config: Config): Check {
+  const r = releaseReadiness(readToolSettings(config))
+  if (r.level === 'stable') return { check: 'release_readiness', status: 'pass', message: 'stable', fix: null }
+  if (r.level === 'beta') {
+    return {
+      check: 'release_readiness',
+      status: 'warn',
+      message: `beta: ${r.reason}`,
+      fix: 'record live smoke/E2E evidence before declaring stable',
+    }
+  }
+  return {
+    check: 'release_readiness',
+    status: 'fail',
+    message: `unpublishable: ${r.reason}`,
+    fix: 'cover every public command with command-level tests (FCC 100%) and mock-upstream contract tests, then declare the evidence in package.json',
+  }
+}
+
+/** The SKILL.md files an agent may be reading for this tool: the packaged one and installed copies. */
+function skillFiles(config: Config): string[] {
+  const name = skillName(config.bin)
+  const home = process.env.HOME ?? homedir()
+  return [
+    join(config.root, 'skills', name, 'SKILL.md'),
+    join(home, '.agents', 'skills', name, 'SKILL.md'),
+    join(process.env.CLAUDE_CONFIG_DIR ?? join(home, '.claude'), 'skills', name, 'SKILL.md'),
+  ]
+}
+
+async function minVersionCheck(config: Config): Promise<Check> {
+  const found: Array<{ path: string; min: string }> = []
+  for (const path of skillFiles(config)) {
+    let text: string
+    try {
+      text = await readFile(path, 'utf8')
+    } catch {
+      continue
+    }
+    for (const min of await skillMinVersions(text)) found.push({ path, min })
+  }
+  if (found.length === 0) {
+    return {
+      check: 'min_version',
+      status: 'warn',
+      message: 'no SKILL.md declares metadata.requires.min_version',
+      fix: `ship skills/${skillName(config.bin)}/SKILL.md with the tool`,
+    }
+  }
+  const unmet = found.filter((f) => !semver.valid(f.min) || semver.lt(config.version, f.min))
+  if (unmet.length === 0)
+    return {
+      check: 'min_version',
+      status: 'pass',
+      message: `${config.version} satisfies every installed skill`,
+      fix: null,
+    }
+  const need = unmet.map((u) => u.min).sort(semver.rcompare)[0]!
+  return {
+    check: 'min_version',
+    status: 'fail',
+    message: `${unmet.map((u) => `${u.path} requires >= ${u.min}`).join('; ')}; running ${config.version}`,
+    fix: `upgrade to ${need} or later: \`${config.bin} update --to ${need} --dry-run\`, then --confirm <token>`,
+  }
+}
+
+async function nearestExisting(path: string): Promise<string> {
+  let current = path
+  for (;;) {
+    try {
+      await stat(current)
+      return current
+    } catch {
+      const parent = dirname(current)
+      if (parent === current) return current
+      current = parent
+    }
+  }
+}
+
+async function configDirCheck(config: Config): Promise<Check> {
+  const dir = config.configDir
+  const existing = await nearestExisting(dir)
+  try {
+    const info = await stat(existing)
+    if (!info.isDirectory()) throw new Error(`${existing} is not a directory`)
+    await access(existing, constants.W_OK)
+    const message = existing === dir ? `${dir} is writable` : `${dir} can be created under ${existing}`
+    return { check: 'config_dir', status: 'pass', message, fix: null }
+  } catch (error) {
+    return {
+      check: 'config_dir',
+      status: 'fail',
+      message: `${dir} is not writable: ${error instanceof Error ? error.message : String(error)}`,
+      fix: `make ${existing} a writable directory, or point ${config.bin.toUpperCase()}_CONFIG_DIR elsewhere`,
+    }
+  }
+}
+
+function isCheck(value: unknown): value is Check {
+  const c = value as Check
+  return (
+    typeof c === 'object' && c !== null && typeof c.check === 'string' && ['pass', 'warn', 'fail'].includes(c.status)
+  )
+}
+
+/** Every check, built-in first, then those tools and plugins contribute through the `agentcli:doctor` hook. */
+export async function runChecks(config: Config): Promise<Check[]> {
+  const checks = [readinessCheck(config), await minVersionCheck(config), await configDirCheck(config)]
+  const hooked = await config.runHook(DOCTOR_HOOK as never, {} as never)
+  for (const success of hooked.successes) {
+    const result = (success as { result?: unknown }).result
+    for (const c of Array.isArray(result) ? result : [result]) {
+      if (isCheck(c))
+        checks.push({
+          check: c.check,
+          status: c.status,
+          message: c.message ?? '',
+          fix: c.status === 'pass' ? null : (c.fix ?? 'see message'),
+        })
+    }
+  }
+  for (const failure of hooked.failures) {
+    checks.push({
+      check: `hook:${failure.plugin.name}`,
+      status: 'fail',
+      message: String((failure.error as Error).message ?? failure.error),
+      fix: 'fix the plugin that contributed this check',
+    })
+  }
+  return checks
+}

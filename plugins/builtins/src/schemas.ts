@@ -1,0 +1,120 @@
+import type { ZodNamespace } from 'agentcli'
+
+const evidence = (z: ZodNamespace) => z.enum(['verified', 'missing', 'not_applicable', 'unknown'])
+
+const param = (z: ZodNamespace) =>
+  z.object({
+    name: z.string(),
+    kind: z.enum(['flag', 'arg']),
+    type: z.enum(['boolean', 'string', 'integer', 'enum']),
+    required: z.boolean(),
+    multiple: z.boolean(),
+    default: z.unknown(),
+    options: z.array(z.string()).nullable(),
+    description: z.string(),
+    env: z.string().nullable(),
+    char: z.string().nullable(),
+    minimum: z.number().optional(),
+    maximum: z.number().optional(),
+  })
+
+/** Output of `reference`. */
+export const referenceSchema = (z: ZodNamespace) =>
+  z.object({
+    tool: z.string(),
+    version: z.string(),
+    schema_version: z.string(),
+    description: z.string(),
+    risk_tier: z.string(),
+    release_readiness: z.object({
+      level: z.enum(['stable', 'beta', 'unpublishable']),
+      fcc_required: z.boolean(),
+      fcc_status: evidence(z),
+      mock_upstream_required: z.boolean(),
+      mock_upstream_status: evidence(z),
+      live_smoke_required_for_stable: z.boolean(),
+      live_smoke_status: evidence(z),
+      reason: z.string(),
+      required_evidence: z.array(z.string()),
+    }),
+    global_flags: z.array(param(z)),
+    commands: z.array(
+      z.object({
+        path: z.string(),
+        type: z.enum(['read', 'write']),
+        summary: z.string(),
+        description: z.string(),
+        params: z.array(param(z)),
+        output_schema: z.record(z.string(), z.unknown()),
+        schema_version: z.string(),
+        errors: z.array(z.string()),
+        examples: z.array(z.string()).min(1),
+        stream: z.boolean(),
+        raw: z.boolean(),
+        async: z.boolean(),
+      }),
+    ),
+    exit_codes: z.record(z.string(), z.string()),
+    error_codes: z.record(
+      z.string(),
+      z.object({ exit: z.number().int(), retryable: z.boolean(), description: z.string() }),
+    ),
+  })
+
+/** Output of `context`. */
+export const contextSchema = (z: ZodNamespace) =>
+  z.object({
+    tool: z.string(),
+    version: z.string(),
+    environment: z.string(),
+    account: z.string().nullable(),
+    paths: z.object({ config_dir: z.string(), data_dir: z.string(), cache_dir: z.string() }),
+    config: z.record(z.string(), z.unknown()),
+    credentials: z.object({
+      configured: z.boolean(),
+      valid: z.boolean(),
+      expires_at: z.iso.datetime().nullable(),
+      refreshable: z.boolean(),
+      source: z.enum(['env', 'keychain', 'file']).nullable(),
+    }),
+    node_version: z.string(),
+    platform: z.string(),
+  })
+
+/** Output of `doctor`. */
+export const doctorSchema = (z: ZodNamespace) =>
+  z.object({
+    checks: z.array(
+      z.object({
+        check: z.string(),
+        status: z.enum(['pass', 'warn', 'fail']),
+        message: z.string(),
+        fix: z.string().nullable(),
+      }),
+    ),
+    summary: z.object({ pass: z.number().int(), warn: z.number().int(), fail: z.number().int() }),
+  })
+
+const changeList = (z: ZodNamespace) => z.array(z.string())
+
+/** Output of `changelog`. */
+export const changelogSchema = (z: ZodNamespace) =>
+  z.object({
+    current_version: z.string(),
+    since: z.string().nullable(),
+    entries: z.array(
+      z.object({
+        version: z.string(),
+        date: z.string().nullable(),
+        yanked: z.boolean(),
+        changes: z.object({
+          added: changeList(z),
+          changed: changeList(z),
+          fixed: changeList(z),
+          deprecated: changeList(z),
+          removed: changeList(z),
+          security: changeList(z),
+        }),
+      }),
+    ),
+  })

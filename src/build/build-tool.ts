@@ -1,0 +1,84 @@
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { Plugin } from '@oclif/core'
+import { META_FILE, parseChangelog } from '../describe/changelog.js'
+import { BIN_TEMPLATE, describeCommand } from '../describe/command.js'
+import type { Reference } from '../describe/reference.js'
+import { renderSkill, skillName } from '../describe/skill.js'
+import { loadZod } from '../schema.js'
+
+/** What to do with the tool's SKILL.md. */
+export type SkillMode = 'write' | 'check' | 'skip'
+
+/** What one package build did. */
+export type BuildReport = {
+  dir: string
+  commands: number
+  changelog_entries: number | null
+  skill: 'written' | 'fresh' | 'stale' | 'skipped'
+}
+
+type PackageJson = { name?: string; version: string; bin?: string | Record<string, string>; oclif?: { bin?: string } }
+
+/**
+ * Write the manifest with each command's `reference` description baked in (so `reference` loads neither zod nor
+ * the command modules), the embedded changelog, and the skill file.
+ */
+export async function buildTool(dir: string, skill: SkillMode): Promise<BuildReport> {
+  const root = resolve(dir)
+  const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as PackageJson
+  const plugin = new Plugin({ root, type: 'core', ignoreManifest: true, errorOnManifestCreate: true, isRoot: true })
+  await plugin.load()
+  const manifest = JSON.parse(JSON.stringify(plugin.manifest)) as { commands: Record<string, Record<string, unknown>> }
+  const z = await loadZod()
+  for (const id of Object.keys(manifest.commands)) {
+    const cmd = await plugin.findCommand(id, { must: true })
+    manifest.commands[id]!.agent = describeCommand(cmd, BIN_TEMPLATE, z)
+  }
+  writeFileSync(join(root, 'oclif.manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`)
+
+  let entries: number | null = null
+  const changelogPath = join(root, 'CHANGELOG.md')
+  if (existsSync(changelogPath)) {
+    const changelog = await parseChangelog(readFileSync(changelogPath, 'utf8'), pjson.version)
+    writeFileSync(join(root, META_FILE), `${JSON.stringify({ changelog }, null, 2)}\n`)
+    entries = changelog.length
+  }
+  return {
+    dir,
+    commands: Object.keys(manifest.commands).length,
+    changelog_entries: entries,
+    skill: buildSkill(root, pjson, skill),
+  }
+}
+
+function binPath(root: string, pjson: PackageJson): string | undefined {
+  if (typeof pjson.bin === 'string') return join(root, pjson.bin)
+  const first = pjson.bin ? Object.values(pjson.bin)[0] : undefined
+  return first ? join(root, first) : undefined
+}
+
+/** Ask the tool itself for its reference: the skill is rendered from exactly what agents will see. */
+export function readReference(bin: string): Reference {
+  const result = spawnSync(process.execPath, [bin, 'reference', '--format', 'json', '--compact'], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' },
+  })
+  const envelope = JSON.parse(result.stdout) as { ok: boolean; data: Reference }
+  if (!envelope.ok) throw new Error(`${bin} reference failed: ${result.stdout}`)
+  return envelope.data
+}
+
+function buildSkill(root: string, pjson: PackageJson, mode: SkillMode): BuildReport['skill'] {
+  const bin = binPath(root, pjson)
+  if (mode === 'skip' || !bin) return 'skipped'
+  const reference = readReference(bin)
+  const path = join(root, 'skills', skillName(reference.tool), 'SKILL.md')
+  const rendered = renderSkill(reference)
+  const current = existsSync(path) ? readFileSync(path, 'utf8') : undefined
+  if (mode === 'check') return current === rendered ? 'fresh' : 'stale'
+  mkdirSync(dirname(path), { recursive: true })
+  writeFileSync(path, rendered)
+  return 'written'
+}

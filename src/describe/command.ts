@@ -1,0 +1,93 @@
+import type { Command } from '@oclif/core'
+import type { ZodType } from 'zod'
+import type { ErrorCode } from '../errors/catalogue.js'
+import type { OutputSchema, ZodNamespace } from '../schema.js'
+import { describeParams, type Param } from './params.js'
+
+/** One command as `reference` describes it. */
+export type CommandDescription = {
+  path: string
+  type: 'read' | 'write'
+  summary: string
+  description: string
+  params: Param[]
+  output_schema: Record<string, unknown>
+  schema_version: string
+  errors: string[]
+  examples: string[]
+  stream: boolean
+  raw: boolean
+  async: boolean
+}
+
+/** Codes any command can raise, whatever it declares. */
+export const UNIVERSAL_ERRORS: readonly ErrorCode[] = ['E_USAGE', 'E_VALIDATION', 'E_INTERNAL', 'E_INTERRUPTED']
+/** Codes every write command can raise. */
+export const WRITE_ERRORS: readonly ErrorCode[] = ['E_CONFIRMATION_REQUIRED', 'E_CONFLICT']
+
+/** The universal flags: described once at the top of `reference`, not per command. */
+export const UNIVERSAL_FLAG_NAMES: ReadonlySet<string> = new Set(['format', 'json', 'fields', 'compact', 'quiet'])
+
+type Statics = {
+  id: string
+  summary?: string
+  description?: string
+  examples?: Array<string | { command: string; description?: string }>
+  flags?: Record<string, object>
+  baseFlags?: Record<string, object>
+  args?: Record<string, object>
+  kind?: 'read' | 'write'
+  raw?: boolean
+  stream?: boolean
+  async?: boolean
+  schemaVersion?: string
+  errorCodes?: readonly string[]
+  output?: OutputSchema
+}
+
+/** JSON Schema 2020-12 of a zod schema; types JSON cannot express are left open rather than failing. */
+export function toJsonSchema(z: ZodNamespace, schema: ZodType): Record<string, unknown> {
+  return z.toJSONSchema(schema, { target: 'draft-2020-12', unrepresentable: 'any', io: 'output' }) as Record<
+    string,
+    unknown
+  >
+}
+
+/** oclif's placeholder for the tool's bin in examples; `reference` replaces it with the running tool's. */
+export const BIN_TEMPLATE = '<%= config.bin %>'
+
+function renderExample(example: string | { command: string }, bin: string): string {
+  const text = typeof example === 'string' ? example : example.command
+  return text.replaceAll(BIN_TEMPLATE, bin)
+}
+
+/**
+ * Describe a loaded command class. Runs at build time (baked into the manifest, so `reference` never loads
+ * zod or the commands) and as a fallback when a tool ships without a manifest.
+ */
+export function describeCommand(cmd: Command.Class | Statics, bin: string, z: ZodNamespace): CommandDescription {
+  const c = cmd as unknown as Statics
+  const kind = c.kind ?? 'read'
+  const declared = [...(c.errorCodes ?? [])]
+  const errors = [...new Set([...UNIVERSAL_ERRORS, ...(kind === 'write' ? WRITE_ERRORS : []), ...declared])].sort()
+  const path = c.id.replaceAll(':', ' ')
+  const examples = (c.examples ?? []).map((e) => renderExample(e, bin))
+  return {
+    path,
+    type: kind,
+    summary: c.summary ?? '',
+    description: c.description ?? c.summary ?? '',
+    params: describeParams(
+      { ...(c.baseFlags ?? {}), ...(c.flags ?? {}) } as never,
+      (c.args ?? {}) as never,
+      UNIVERSAL_FLAG_NAMES,
+    ),
+    output_schema: c.output ? toJsonSchema(z, c.output(z)) : {},
+    schema_version: c.schemaVersion ?? '1.0',
+    errors,
+    examples: examples.length > 0 ? examples : [`${bin} ${path}`],
+    stream: Boolean(c.stream),
+    raw: Boolean(c.raw),
+    async: Boolean(c.async),
+  }
+}

@@ -1,0 +1,15 @@
+/** agentcli/describe: self-description (reference, changelog, SKILL.md, release readiness). */
+export {
+  CHANGE_TYPES,
+  type ChangelogEntry,
+  changesSince,
+  META_FILE,
+  parseChangelog,
+  readToolMeta,
+  type ToolMeta,
+} from './changelog.js'
+export { type CommandDescription, describeCommand, toJsonSchema, UNIVERSAL_ERRORS, WRITE_ERRORS } from './command.js'
+export { describeParam, type Param } from './params.js'
+export { type ReleaseReadiness, releaseReadiness } from './readiness.js'
+export { buildReference, CONTRACT_SCHEMA_VERSION, describeCommands, type Reference } from './reference.js'
+export { renderSkill, skillMinVersions, skillName } from './skill.js'

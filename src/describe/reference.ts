@@ -1,0 +1,62 @@
+import type { Command, Config } from '@oclif/core'
+import type { Catalogue } from '../errors/catalogue.js'
+import { EXIT_CODES } from '../errors/catalogue.js'
+import { GLOBAL_FLAGS } from '../globals.js'
+import { loadZod } from '../schema.js'
+import { readToolSettings } from '../tool-settings.js'
+import { BIN_TEMPLATE, type CommandDescription, describeCommand } from './command.js'
+import { describeParam, type Param } from './params.js'
+import { type ReleaseReadiness, releaseReadiness } from './readiness.js'
+
+/** Version of the envelope and `reference` shapes this framework emits. */
+export const CONTRACT_SCHEMA_VERSION = '1.0'
+
+/** What `reference` returns. */
+export type Reference = {
+  tool: string
+  version: string
+  schema_version: string
+  description: string
+  risk_tier: string
+  release_readiness: ReleaseReadiness
+  global_flags: Param[]
+  commands: CommandDescription[]
+  exit_codes: Record<string, string>
+  error_codes: Record<string, { exit: number; retryable: boolean; description: string }>
+}
+
+type Baked = Command.Loadable & { agent?: CommandDescription }
+
+/** Describe every visible command: from the manifest when it was baked at build time, else by loading it. */
+export async function describeCommands(config: Config): Promise<CommandDescription[]> {
+  const out: CommandDescription[] = []
+  for (const cmd of config.commands as Baked[]) {
+    if (cmd.hidden) continue
+    const description = cmd.agent ?? describeCommand(await cmd.load(), BIN_TEMPLATE, await loadZod())
+    // Examples are baked as templates: a plugin's command must show the bin of the tool that loaded it.
+    out.push({ ...description, examples: description.examples.map((e) => e.replaceAll(BIN_TEMPLATE, config.bin)) })
+  }
+  return out.sort((a, b) => a.path.localeCompare(b.path))
+}
+
+/** Build the `reference` document of a tool. */
+export async function buildReference(config: Config, catalogue: Catalogue): Promise<Reference> {
+  const settings = readToolSettings(config)
+  const errorCodes: Reference['error_codes'] = {}
+  for (const code of Object.keys(catalogue.entries).sort()) {
+    const e = catalogue.entries[code]!
+    errorCodes[code] = { exit: e.exit, retryable: e.retryable, description: e.description }
+  }
+  return {
+    tool: config.bin,
+    version: config.version,
+    schema_version: CONTRACT_SCHEMA_VERSION,
+    description: String(config.pjson.description ?? ''),
+    risk_tier: typeof settings.risk_tier === 'string' ? settings.risk_tier : 'unknown',
+    release_readiness: releaseReadiness(settings),
+    global_flags: Object.entries(GLOBAL_FLAGS).map(([name, def]) => describeParam(name, 'flag', def as never)),
+    commands: await describeCommands(config),
+    exit_codes: Object.fromEntries(Object.entries(EXIT_CODES).map(([k, v]) => [String(k), v])),
+    error_codes: errorCodes,
+  }
+}

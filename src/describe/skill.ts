@@ -1,0 +1,113 @@
+import type { Reference } from './reference.js'
+
+/** The directory name, and so the skill name, of a tool's skill. */
+export function skillName(tool: string): string {
+  return tool
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '-')
+    .replace(/-+/g, '-')
+    .replace(/^-|-$/g, '')
+}
+
+function yamlString(s: string): string {
+  return JSON.stringify(s)
+}
+
+function flagLine(p: Reference['commands'][number]['params'][number]): string {
+  const name = p.kind === 'arg' ? `<${p.name}>` : `--${p.name}`
+  const type = p.options ? p.options.join('|') : p.type
+  const bits = [
+    p.required ? 'required' : null,
+    p.multiple ? 'repeatable' : null,
+    p.default !== null && p.default !== false ? `default ${JSON.stringify(p.default)}` : null,
+  ]
+  const extra = bits.filter(Boolean).join(', ')
+  return `  - \`${name}\` (${type}${extra ? `; ${extra}` : ''})${p.description ? `: ${p.description}` : ''}`
+}
+
+/**
+ * Render a tool's SKILL.md from its `reference`: the same command definitions that produce `--help` and
+ * `reference`, so the three cannot drift (seed 000 §9).
+ */
+export function renderSkill(ref: Reference): string {
+  const name = skillName(ref.tool)
+  const summary = ref.description || `The ${ref.tool} command-line tool.`
+  const description =
+    `${summary} Use it through its JSON contract: run \`${ref.tool} reference\` first, branch on error.code and the exit code, and preview writes with --dry-run before --confirm.`.slice(
+      0,
+      1024,
+    )
+  const writes = ref.commands.filter((c) => c.type === 'write')
+  const lines: string[] = [
+    '---',
+    `name: ${name}`,
+    `description: ${yamlString(description)}`,
+    'metadata:',
+    '  requires:',
+    `    min_version: ${yamlString(ref.version)}`,
+    '---',
+    '',
+    `# ${ref.tool}`,
+    '',
+    summary,
+    '',
+    '## How to call it',
+    '',
+    `- Start with \`${ref.tool} reference\`: every command, flag, output schema and error code, as JSON.`,
+    '- stdout is exactly one JSON envelope: `{ok, schema_version, data | error, meta}`. Check `ok` first; read',
+    '  `data` on success and `error.code` on failure. Never parse `error.message` or `--help`.',
+    '- JSON is the default format. Add `--fields a,b.c` to keep only what you need and `--compact` for one line.',
+    '- Lists are paged: pass `data.next_cursor` back as `--cursor`; `meta.truncated` says a page was cut short.',
+    `- \`${ref.tool} context\` shows versions, paths and whether credentials are configured; \`${ref.tool} doctor\` checks the install.`,
+    `- After an update, read \`${ref.tool} changelog --since <previous version>\` before relying on new behaviour.`,
+    '',
+    '## Commands',
+    '',
+  ]
+  for (const c of ref.commands) {
+    lines.push(`### \`${ref.tool} ${c.path}\` (${c.type}${c.stream ? ', stream' : ''}${c.async ? ', async' : ''})`, '')
+    lines.push(c.description || c.summary, '')
+    if (c.params.length > 0) lines.push(...c.params.map(flagLine), '')
+    lines.push(`Example: \`${c.examples[0]}\``, '')
+  }
+  if (writes.length > 0) {
+    lines.push(
+      '## Writes: dry-run, then confirm',
+      '',
+      'A write never runs without a confirm token. Run the command with `--dry-run`: `data.preview` shows the change,',
+      '`data.confirm_token` and `data.expires_at` come with it. Show the preview to the user if in doubt, then run the same',
+      'command with the same arguments and `--confirm <token>`. A token is single-use, expires, and is bound to exactly',
+      'what was previewed: if anything changed, the confirm fails with `E_CONFLICT` and `details.reason`; dry-run again.',
+      '',
+    )
+  }
+  lines.push('## Errors to handle', '', '| code | exit | retryable | meaning |', '| --- | --- | --- | --- |')
+  for (const [code, e] of Object.entries(ref.error_codes))
+    lines.push(`| \`${code}\` | ${e.exit} | ${e.retryable} | ${e.description} |`)
+  lines.push(
+    '',
+    'Retry only when `retryable` is true, after backing off. On `E_HUMAN_REQUIRED` (exit 9), tell the user what',
+    '`details.action` asks for, wait until they are done, then run `details.resume`; never retry it yourself.',
+    '',
+  )
+  return lines.join('\n')
+}
+
+/** The `min_version`s a SKILL.md's frontmatter declares (`metadata.requires` and `metadata.openclaw.requires`). */
+export async function skillMinVersions(markdown: string): Promise<string[]> {
+  const match = /^---\n([\s\S]*?)\n---/.exec(markdown)
+  if (!match) return []
+  const { parse } = await import('yaml')
+  let front: unknown
+  try {
+    front = parse(match[1]!)
+  } catch {
+    return []
+  }
+  const meta = (front as { metadata?: Record<string, unknown> } | null)?.metadata
+  const read = (value: unknown) => {
+    const v = (value as { requires?: { min_version?: unknown } } | undefined)?.requires?.min_version
+    return typeof v === 'string' ? [v] : []
+  }
+  return [...read(meta), ...read(meta?.openclaw)]
+}
