@@ -7,6 +7,13 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,
+    // Security code carries a 100% gate (unit tests in-process; command-level tests spawn the bin and do not count).
+    coverage: {
+      provider: 'v8',
+      include: ['src/confirm/**'],
+      reporter: ['text-summary'],
+      thresholds: { lines: 100, branches: 100, functions: 100, statements: 100 },
+    },
     hookTimeout: 30_000,
   },
 })

@@ -85,3 +85,17 @@ for (const [name] of variants) {
     (m / bare).toFixed(2).padStart(13),
   )
 }
+
+// Confirm tokens, in process: the cost a write pays for its safety.
+const { mintToken, verifyToken } = await import('../dist/confirm/token.js')
+const secret = Buffer.alloc(32, 7)
+const binding = { command: 'edit', args: { id: '1', status: 'done' }, targets: ['1'], versions: { 1: 3 }, principal: { account: 'ann', profile: 'default' } }
+const n = 20_000
+const mints = []
+let t = process.hrtime.bigint()
+for (let i = 0; i < n; i++) mints.push(mintToken(secret, binding, Date.now(), 600_000).token)
+const mintUs = Number(process.hrtime.bigint() - t) / 1e3 / n
+t = process.hrtime.bigint()
+for (const token of mints) if (!verifyToken(secret, token, binding, Date.now()).ok) throw new Error('verify failed')
+const verifyUs = Number(process.hrtime.bigint() - t) / 1e3 / n
+console.log(`\nconfirm token, ${n} each in process: mint ${mintUs.toFixed(1)} µs, verify ${verifyUs.toFixed(1)} µs`)

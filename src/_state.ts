@@ -1,3 +1,4 @@
+import type { AuditDraft } from './confirm/audit.js'
 import type { Catalogue } from './errors/catalogue.js'
 import type { Globals } from './globals.js'
 import type { Notice } from './output/envelope.js'
@@ -15,6 +16,17 @@ export type RunState = {
 }
 
 let current: RunState | undefined
+let audit: AuditDraft | undefined
+
+/** Set by a write command: the entry appends it to the audit log once the outcome is known. */
+export function setAudit(draft: AuditDraft): void {
+  audit = draft
+}
+
+/** The pending audit record of this run, if a write command made one. */
+export function getAudit(): AuditDraft | undefined {
+  return audit
+}
 
 /** Set by the entry before a command runs. */
 export function setRunState(state: RunState): void {

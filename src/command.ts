@@ -1,5 +1,5 @@
 import { Command, type Interfaces } from '@oclif/core'
-import type { ZodType } from 'zod'
+import { effectiveOutput } from './_output-schema.js'
 import { mapParseError, prepareInput } from './_parse.js'
 import { getRunState } from './_state.js'
 import { AgentError, usageError } from './errors/agent-error.js'
@@ -159,18 +159,19 @@ export abstract class AgentCommand extends Command {
   private async checkFieldsFlag(ctor: typeof AgentCommand, raw: string): Promise<FieldTarget | undefined> {
     const paths = parseFields(raw)
     this.fieldPathsRequested = paths
-    if (!ctor.output) return 'data'
     const z = await loadZod()
-    const schema = ctor.output(z) as ZodType
+    const schema = effectiveOutput(ctor, z)
+    if (!schema) return 'data'
     const items = pageItemSchema(schema)
     checkFields(paths, fieldPaths(items ?? schema))
     return items ? 'items' : 'data'
   }
 
   private async validateOutput(ctor: typeof AgentCommand, data: unknown): Promise<void> {
-    if (!ctor.output) return
     const z = await loadZod()
-    const result = (ctor.output(z) as ZodType).safeParse(data)
+    const schema = effectiveOutput(ctor, z)
+    if (!schema) return
+    const result = schema.safeParse(data)
     if (!result.success) {
       throw new AgentError('E_INTERNAL', `output of ${this.id} does not match its declared schema`, {
         details: {

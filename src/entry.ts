@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import { type Command, Config, Errors, loadHelpClass } from '@oclif/core'
-import { type RunState, setRunState } from './_state.js'
+import { getAudit, type RunState, setRunState } from './_state.js'
+import { appendAudit } from './confirm/audit.js'
 import { AgentError, usageError } from './errors/agent-error.js'
 import { type Catalogue, CatalogueDefinitionError, CORE_CATALOGUE, defineErrorCodes } from './errors/catalogue.js'
 import { toAgentError } from './errors/normalize.js'
@@ -45,6 +46,7 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
     if (finished) return new Promise<never>(() => {})
     finished = true
     let code: number
+    let resultCode = 'OK'
     try {
       if (result.outcome) code = await renderOutcome(result.outcome, ctx())
       else {
@@ -52,8 +54,16 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
           ? new AgentError('E_INTERRUPTED', 'interrupted by signal')
           : toAgentError(result.error)
         debugStack(error)
+        resultCode = error.code
         code = await renderError(error, ctx(), schemaVersion)
       }
+      const audit = getAudit()
+      if (audit)
+        appendAudit(audit, {
+          result_code: resultCode,
+          exit_code: code,
+          duration_ms: Math.round(performance.now() - startedAt),
+        })
     } catch (renderFailure) {
       process.stderr.write(`agentcli: could not render the result: ${String(renderFailure)}\n`)
       code = 1

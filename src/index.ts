@@ -2,6 +2,10 @@
 
 export { Args } from '@oclif/core'
 export { AgentCommand, type CommandKind } from './command.js'
+export type { IdempotencyLedger } from './confirm/idempotency.js'
+export type { TokenLedger } from './confirm/ledger.js'
+export { type BatchItem, batchSchema, type Change, dryRunSchema } from './confirm/preview.js'
+export type { SecretSource } from './confirm/secret.js'
 export { type RunOptions, run } from './entry.js'
 export {
   AgentError,
@@ -27,3 +31,4 @@ export { type Page, type PaginationOptions, paginate, paginationFlags } from './
 export type { Envelope, ErrorBody, ErrorEnvelope, Meta, Notice, SuccessEnvelope } from './output/envelope.js'
 export { type OutputOf, type OutputSchema, output, type ZodNamespace } from './schema.js'
 export { type EvidenceStatus, readToolSettings, type ToolSettings } from './tool-settings.js'
+export { idempotencyFlags, type Plan, WRITE_FLAGS, WriteCommand } from './write-command.js'

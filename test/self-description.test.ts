@@ -47,7 +47,12 @@ describe('reference', () => {
     seed(box(), [{ id: '1', title: 'first' }])
     const ref = env(await tasks(box(), ['reference'])).data
     const ajv = new Ajv2020({ strict: false, allErrors: true })
-    const runnable: Record<string, string[]> = { get: ['get', '1'] }
+    const runnable: Record<string, string[]> = {
+      get: ['get', '1'],
+      create: ['create', '--title', 'x', '--dry-run'],
+      edit: ['edit', '1', '--status', 'done', '--dry-run'],
+      delete: ['delete', '1', '--dry-run'],
+    }
     for (const command of ref.commands) {
       expect(command.output_schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema')
       const validate = ajv.compile(command.output_schema)

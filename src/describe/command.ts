@@ -1,5 +1,6 @@
 import type { Command } from '@oclif/core'
 import type { ZodType } from 'zod'
+import { effectiveOutput } from '../_output-schema.js'
 import type { ErrorCode } from '../errors/catalogue.js'
 import type { OutputSchema, ZodNamespace } from '../schema.js'
 import { describeParams, type Param } from './params.js'
@@ -45,6 +46,11 @@ type Statics = {
   output?: OutputSchema
 }
 
+function schemaOf(c: Statics, z: ZodNamespace): Record<string, unknown> {
+  const schema = effectiveOutput({ kind: c.kind ?? 'read', output: c.output }, z)
+  return schema ? toJsonSchema(z, schema) : {}
+}
+
 /** JSON Schema 2020-12 of a zod schema; types JSON cannot express are left open rather than failing. */
 export function toJsonSchema(z: ZodNamespace, schema: ZodType): Record<string, unknown> {
   return z.toJSONSchema(schema, { target: 'draft-2020-12', unrepresentable: 'any', io: 'output' }) as Record<
@@ -82,7 +88,7 @@ export function describeCommand(cmd: Command.Class | Statics, bin: string, z: Zo
       (c.args ?? {}) as never,
       UNIVERSAL_FLAG_NAMES,
     ),
-    output_schema: c.output ? toJsonSchema(z, c.output(z)) : {},
+    output_schema: schemaOf(c, z),
     schema_version: c.schemaVersion ?? '1.0',
     errors,
     examples: examples.length > 0 ? examples : [`${bin} ${path}`],

@@ -17,7 +17,8 @@ export type Task = {
   version: number
 }
 
-type StoreFile = { schema: 1; next_id: number; tasks: Task[] }
+/** The store file's content. */
+export type StoreFile = { schema: 1; next_id: number; tasks: Task[] }
 
 function isTask(value: unknown): value is Task {
   const t = value as Task
@@ -69,6 +70,17 @@ export class TaskStore {
         details: { id },
         hint: 'run `tasks list` to see task ids',
       })
+    return task
+  }
+
+  /** The task as it is now, or `E_CONFLICT` (`state_drift`) if it moved since `version` was read. */
+  static expect(file: StoreFile, id: string, version: number): Task {
+    const task = file.tasks.find((t) => t.id === id)
+    if (!task || task.version !== version) {
+      throw new AgentError('E_CONFLICT', `task ${id} changed since it was previewed`, {
+        details: { reason: 'state_drift', id, fix: 'run the command again with --dry-run' },
+      })
+    }
     return task
   }
 

@@ -1,0 +1,49 @@
+import { AgentError, Flags, idempotencyFlags, output, type Plan, WriteCommand } from 'agentcli'
+import { TaskStore } from '../store.js'
+import { taskSchema } from '../task-schema.js'
+
+export default class Create extends WriteCommand<{ title: string }> {
+  static override summary = 'Create a task'
+  static override description =
+    'Creates an open task. Safe to retry with --idempotency-key: the first result is returned again.'
+  static override examples = [
+    '<%= config.bin %> create --title "Write the docs" --idempotency-key k1 --dry-run',
+    '<%= config.bin %> create --title "Write the docs" --idempotency-key k1 --confirm <confirm_token>',
+  ]
+  static override flags = {
+    title: Flags.string({ required: true, description: 'Title of the new task.' }),
+    ...idempotencyFlags(),
+  }
+  static override errorCodes = ['E_IO'] as const
+  static override output = output(taskSchema)
+
+  async plan(): Promise<Plan<{ title: string }>> {
+    const { flags } = await this.parse(Create)
+    const title = flags.title.trim()
+    if (!title)
+      throw new AgentError('E_VALIDATION', '--title must not be empty', {
+        details: { param: '--title', got: flags.title, allowed: 'a non-empty string' },
+      })
+    return {
+      changes: [{ action: 'create', resource: 'task', id: null, before: null, after: { title, status: 'open' } }],
+      state: { title },
+    }
+  }
+
+  async apply(plan: Plan<{ title: string }>) {
+    return new TaskStore(this.config.dataDir).update((file) => {
+      const at = new Date().toISOString()
+      const task = {
+        id: String(file.next_id),
+        title: plan.state!.title,
+        status: 'open' as const,
+        created_at: at,
+        updated_at: at,
+        version: 1,
+      }
+      file.next_id += 1
+      file.tasks.push(task)
+      return task
+    })
+  }
+}

@@ -1,0 +1,12 @@
+import type { ZodType } from 'zod'
+import { dryRunSchema } from './confirm/preview.js'
+import type { OutputSchema, ZodNamespace } from './schema.js'
+
+type Declares = { kind?: 'read' | 'write'; output?: OutputSchema | undefined }
+
+/** Everything a command can print as `data`: its declared output, and for a write the dry-run preview too. */
+export function effectiveOutput(command: Declares, z: ZodNamespace): ZodType | undefined {
+  const declared = command.output?.(z)
+  if (command.kind !== 'write') return declared
+  return declared ? z.union([declared, dryRunSchema(z)]) : dryRunSchema(z)
+}

@@ -1,0 +1,44 @@
+import { appendFileSync, mkdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { redact } from '../output/redact.js'
+
+/** What a write attempt records before its outcome is known. */
+export type AuditDraft = {
+  path: string
+  command: string
+  args: string[]
+  account: string | null
+  mode: 'dry_run' | 'confirm' | 'refused'
+  token_id: string | null
+}
+
+/** One line of `audit.jsonl` (spec 002 §10). */
+export type AuditRecord = Omit<AuditDraft, 'path'> & {
+  time: string
+  result_code: string
+  exit_code: number
+  duration_ms: number
+}
+
+/** The audit log of a tool. */
+export function auditPath(dataDir: string): string {
+  return join(dataDir, 'audit.jsonl')
+}
+
+/**
+ * Append one record. One `write` with O_APPEND per line keeps concurrent appends whole; everything is redacted,
+ * and a failure to audit is reported on stderr rather than turning a completed write into an error.
+ */
+export function appendAudit(
+  draft: AuditDraft,
+  outcome: { result_code: string; exit_code: number; duration_ms: number },
+): void {
+  const { path, ...rest } = draft
+  const record: AuditRecord = redact({ time: new Date().toISOString(), ...rest, ...outcome })
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+    appendFileSync(path, `${JSON.stringify(record)}\n`, { mode: 0o600, flag: 'a' })
+  } catch (error) {
+    process.stderr.write(`warning: cannot append to the audit log ${path}: ${(error as Error).message}\n`)
+  }
+}

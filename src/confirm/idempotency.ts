@@ -1,0 +1,127 @@
+import { createHash } from 'node:crypto'
+import { join } from 'node:path'
+import { AgentError } from '../errors/agent-error.js'
+import { readJsonFile, writeJsonAtomic } from '../fs/json-file.js'
+import { withFileLock } from '../fs/lock.js'
+import { redact } from '../output/redact.js'
+import { canonicalJson } from './canonical.js'
+
+/** One idempotency record: intent first, then the result once the write completed. */
+export type IdempotencyRecord = {
+  command: string
+  args_digest: string
+  status: 'pending' | 'done'
+  data: unknown
+  created_at: string
+  completed_at: string | null
+}
+
+/** What a key already says about a call. */
+export type IdempotencyLookup =
+  | { state: 'none' }
+  | { state: 'done'; data: unknown }
+  | { state: 'mismatch' }
+  | { state: 'pending' }
+
+/** The idempotency ledger (spec 002 §9): a retried write with the same key returns the recorded result. */
+export type IdempotencyLedger = {
+  lookup(command: string, key: string, args: unknown): Promise<IdempotencyLookup>
+  /** Run `write` once per key, recording intent before and the result after; replays the result afterwards. */
+  run(
+    command: string,
+    key: string,
+    args: unknown,
+    write: () => Promise<unknown>,
+  ): Promise<{ data: unknown; replayed: boolean }>
+}
+
+function isRecord(value: unknown): value is IdempotencyRecord {
+  const r = value as IdempotencyRecord
+  return (
+    typeof r === 'object' &&
+    r !== null &&
+    typeof r.args_digest === 'string' &&
+    (r.status === 'pending' || r.status === 'done')
+  )
+}
+
+function digest(args: unknown): string {
+  return createHash('sha256').update(canonicalJson(args)).digest('hex')
+}
+
+function conflict(reason: string, key: string, message: string, fix: string): AgentError {
+  return new AgentError('E_CONFLICT', message, { details: { reason, idempotency_key: key, fix } })
+}
+
+/** Records in `<dataDir>/idempotency/`, one file per command and key, changed under a cross-process lock. */
+export function fileIdempotencyLedger(dataDir: string): IdempotencyLedger {
+  const pathOf = (command: string, key: string) =>
+    join(dataDir, 'idempotency', `${createHash('sha256').update(`${command}\0${key}`).digest('hex')}.json`)
+  const read = (path: string) =>
+    readJsonFile<IdempotencyRecord | null>(
+      path,
+      () => null,
+      (v): v is IdempotencyRecord | null => v === null || isRecord(v),
+    )
+  const judge = (record: IdempotencyRecord | null, args: unknown): IdempotencyLookup => {
+    if (!record) return { state: 'none' }
+    if (record.args_digest !== digest(args)) return { state: 'mismatch' }
+    return record.status === 'done' ? { state: 'done', data: record.data } : { state: 'pending' }
+  }
+  return {
+    async lookup(command, key, args) {
+      return judge(await read(pathOf(command, key)), args)
+    },
+    async run(command, key, args, write) {
+      const path = pathOf(command, key)
+      return withFileLock(path, async () => {
+        const seen = judge(await read(path), args)
+        if (seen.state === 'done') return { data: seen.data, replayed: true }
+        if (seen.state === 'mismatch') {
+          throw conflict(
+            'idempotency_key_reused',
+            key,
+            `idempotency key ${key} was used with other arguments`,
+            'use a new key for a different request',
+          )
+        }
+        if (seen.state === 'pending') {
+          throw conflict(
+            'idempotency_in_doubt',
+            key,
+            `an earlier attempt with idempotency key ${key} did not finish`,
+            'check whether the change happened, then retry with a new key',
+          )
+        }
+        const now = new Date().toISOString()
+        const record: IdempotencyRecord = {
+          command,
+          args_digest: digest(args),
+          status: 'pending',
+          data: null,
+          created_at: now,
+          completed_at: null,
+        }
+        await writeJsonAtomic(path, record)
+        const data = await write()
+        await writeJsonAtomic(path, {
+          ...record,
+          status: 'done',
+          data: redact(data),
+          completed_at: new Date().toISOString(),
+        })
+        return { data, replayed: false }
+      })
+    },
+  }
+}
+
+/** The `lookup` verdict for a key reused with other arguments, as an error. */
+export function keyReused(key: string): AgentError {
+  return conflict(
+    'idempotency_key_reused',
+    key,
+    `idempotency key ${key} was used with other arguments`,
+    'use a new key for a different request',
+  )
+}

@@ -1,0 +1,42 @@
+import type { ZodNamespace } from '../schema.js'
+
+/** One change a write would make (spec 002 §7). */
+export type Change = { action: string; resource: string; id: string | null; before: unknown; after: unknown }
+
+/** The `data` of a `--dry-run`, as a schema (added to every write command's `output_schema`). */
+export const dryRunSchema = (z: ZodNamespace) =>
+  z.object({
+    preview: z.object({
+      changes: z.array(
+        z.object({
+          action: z.string(),
+          resource: z.string(),
+          id: z.string().nullable(),
+          before: z.unknown(),
+          after: z.unknown(),
+        }),
+      ),
+      rejected: z
+        .array(z.object({ id: z.string(), error: z.object({ code: z.string(), message: z.string() }) }))
+        .optional(),
+    }),
+    confirm_token: z.string().startsWith('ct_'),
+    expires_at: z.iso.datetime(),
+  })
+
+/** One item of a batch result (spec 002 §9). */
+export type BatchItem =
+  | { id: string; ok: true; action: string }
+  | { id: string; ok: false; error: { code: string; message: string } }
+
+/** The `data` of a batch write. */
+export const batchSchema = (z: ZodNamespace) =>
+  z.object({
+    results: z.array(
+      z.union([
+        z.object({ id: z.string(), ok: z.literal(true), action: z.string() }),
+        z.object({ id: z.string(), ok: z.literal(false), error: z.object({ code: z.string(), message: z.string() }) }),
+      ]),
+    ),
+    summary: z.object({ ok_count: z.number().int(), error_count: z.number().int() }),
+  })

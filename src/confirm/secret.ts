@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto'
+import { chmod, link, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { AgentError } from '../errors/agent-error.js'
+
+/** Where the confirm secret comes from: a file by default; injectable (e.g. dry-run here, confirm elsewhere). */
+export type SecretSource = { readonly description: string; get(): Promise<Buffer> }
+
+const SECRET_BYTES = 32
+const HEX = /^[0-9a-f]{64}$/
+
+/** The secret file's name inside the tool's config dir. */
+export const SECRET_FILE = 'confirm.secret'
+
+function parseSecret(text: string, path: string): Buffer {
+  const hex = text.trim()
+  if (!HEX.test(hex)) {
+    throw new AgentError('E_IO', `${path} is corrupt (expected ${SECRET_BYTES} bytes as hex)`, {
+      details: {
+        path,
+        fix: `remove ${path}; a new secret is created on the next dry-run (pending confirm tokens become invalid)`,
+      },
+    })
+  }
+  return Buffer.from(hex, 'hex')
+}
+
+/**
+ * The machine-local secret in `<configDir>/confirm.secret` (spec 002 §7): 32 random bytes, mode 0600 in a 0700
+ * dir, created atomically so that two first runs end with one secret, and never silently replaced — a readable
+ * or corrupt file is refused with a fix, because rotating it would quietly invalidate or weaken tokens.
+ */
+export function fileSecretSource(configDir: string): SecretSource {
+  const path = join(configDir, SECRET_FILE)
+  let cached: Buffer | undefined
+  return {
+    description: path,
+    async get() {
+      if (cached) return cached
+      cached = await readOrCreate(configDir, path)
+      return cached
+    },
+  }
+}
+
+async function readOrCreate(dir: string, path: string): Promise<Buffer> {
+  try {
+    return await readChecked(path)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+  }
+  await mkdir(dir, { recursive: true, mode: 0o700 })
+  await chmod(dir, 0o700)
+  const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`
+  await writeFile(temp, `${randomBytes(SECRET_BYTES).toString('hex')}\n`, { mode: 0o600, flag: 'wx' })
+  try {
+    // link() fails if the name exists: whoever links first wins, everyone else reads the winner's secret.
+    await link(temp, path)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw wrapIo(error, path)
+  } finally {
+    await rm(temp, { force: true })
+  }
+  return readChecked(path)
+}
+
+async function readChecked(path: string): Promise<Buffer> {
+  const info = await stat(path)
+  if ((info.mode & 0o077) !== 0) {
+    throw new AgentError('E_CONFIG', `${path} is readable by other users (mode ${(info.mode & 0o777).toString(8)})`, {
+      details: { path, mode: (info.mode & 0o777).toString(8), fix: `chmod 600 ${path}` },
+    })
+  }
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch (error) {
+    throw wrapIo(error, path)
+  }
+  return parseSecret(text, path)
+}
+
+function wrapIo(error: unknown, path: string): AgentError {
+  return new AgentError('E_IO', `cannot use ${path}: ${(error as Error).message}`, {
+    details: { path },
+    cause: error,
+  })
+}
+
+/** A secret injected as hex through an environment variable (for a fleet that shares one across machines). */
+export function envSecretSource(name: string, value: string): SecretSource {
+  return {
+    description: `$${name}`,
+    async get() {
+      const hex = value.trim().toLowerCase()
+      if (!HEX.test(hex)) {
+        throw new AgentError('E_CONFIG', `${name} must be ${SECRET_BYTES} bytes as 64 hex characters`, {
+          details: { env: name, fix: `unset ${name} or set it to 64 hex characters` },
+        })
+      }
+      return Buffer.from(hex, 'hex')
+    },
+  }
+}
