@@ -89,7 +89,13 @@ for (const [name] of variants) {
 // Confirm tokens, in process: the cost a write pays for its safety.
 const { mintToken, verifyToken } = await import('../dist/confirm/token.js')
 const secret = Buffer.alloc(32, 7)
-const binding = { command: 'edit', args: { id: '1', status: 'done' }, targets: ['1'], versions: { 1: 3 }, principal: { account: 'ann', profile: 'default' } }
+const binding = {
+  command: 'edit',
+  args: { id: '1', status: 'done' },
+  targets: ['1'],
+  versions: { 1: 3 },
+  principal: { account: 'ann', profile: 'default' },
+}
 const n = 20_000
 const mints = []
 let t = process.hrtime.bigint()
@@ -99,3 +105,36 @@ t = process.hrtime.bigint()
 for (const token of mints) if (!verifyToken(secret, token, binding, Date.now()).ok) throw new Error('verify failed')
 const verifyUs = Number(process.hrtime.bigint() - t) / 1e3 / n
 console.log(`\nconfirm token, ${n} each in process: mint ${mintUs.toFixed(1)} µs, verify ${verifyUs.toFixed(1)} µs`)
+
+// Streams: N items to a file, the framework against a plain JSON.stringify + write loop, alternated.
+const { openSync, closeSync, statSync: sizeOf } = await import('node:fs')
+const streamRounds = Number(process.env.BENCH_STREAM_ROUNDS ?? 3)
+const fixtureBin = join(root, 'test/fixtures/cli/bin/run.js')
+const rssHook = join(root, 'bench/rss.mjs')
+const streamTmp = mkdtempSync(join(tmpdir(), 'agentcli-stream-'))
+function streamOnce(args) {
+  const out = join(streamTmp, 'out.ndjson')
+  const fd = openSync(out, 'w')
+  const start = process.hrtime.bigint()
+  const r = spawnSync(node, ['--import', rssHook, ...args], { env, stdio: ['ignore', fd, 'pipe'] })
+  const ms = Number(process.hrtime.bigint() - start) / 1e6
+  closeSync(fd)
+  if (r.status !== 0) throw new Error(`${args.join(' ')}: ${r.stderr}`)
+  return { ms, rssMb: Number(/max_rss_kb=(\d+)/.exec(String(r.stderr))[1]) / 1024, bytes: sizeOf(out).size }
+}
+for (const n of [1_000_000, 2_000_000]) {
+  const plain = []
+  const ours = []
+  for (let r = 0; r < streamRounds; r++) {
+    plain.push(streamOnce([join(root, 'bench/plain-stream.mjs'), String(n)]))
+    ours.push(streamOnce([fixtureBin, 'count', '--n', String(n)]))
+  }
+  const med = (xs, k) => median(xs.map((x) => x[k]))
+  const plainRate = n / (med(plain, 'ms') / 1000)
+  const ourRate = n / (med(ours, 'ms') / 1000)
+  console.log(
+    `stream ${n} items to a file: agentcli ${Math.round(ourRate).toLocaleString('en')} items/s (peak RSS ${med(ours, 'rssMb').toFixed(0)} MB), ` +
+      `plain loop ${Math.round(plainRate).toLocaleString('en')} items/s (peak RSS ${med(plain, 'rssMb').toFixed(0)} MB), ratio ${(ourRate / plainRate).toFixed(2)}`,
+  )
+}
+rmSync(streamTmp, { recursive: true, force: true })

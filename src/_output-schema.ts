@@ -1,12 +1,16 @@
 import type { ZodType } from 'zod'
 import { dryRunSchema } from './confirm/preview.js'
+import { submittedSchema } from './jobs/schema.js'
 import type { OutputSchema, ZodNamespace } from './schema.js'
 
-type Declares = { kind?: 'read' | 'write'; output?: OutputSchema | undefined }
+type Declares = { kind?: 'read' | 'write'; async?: boolean; output?: OutputSchema | undefined }
 
-/** Everything a command can print as `data`: its declared output, and for a write the dry-run preview too. */
+/**
+ * Everything a command can print as `data`: its declared output (for an async command, the submission; the
+ * declared output is then the job's result), and for a write the dry-run preview too.
+ */
 export function effectiveOutput(command: Declares, z: ZodNamespace): ZodType | undefined {
-  const declared = command.output?.(z)
+  const declared = command.async ? submittedSchema(z) : command.output?.(z)
   if (command.kind !== 'write') return declared
   return declared ? z.union([declared, dryRunSchema(z)]) : dryRunSchema(z)
 }

@@ -2,11 +2,21 @@ import { Command, type Interfaces } from '@oclif/core'
 import { effectiveOutput } from './_output-schema.js'
 import { mapParseError, prepareInput } from './_parse.js'
 import { getRunState } from './_state.js'
+import type { Checkpoint, HumanRequest } from './checkpoints.js'
 import { AgentError, usageError } from './errors/agent-error.js'
 import { type Catalogue, defineErrorCodes, type ErrorCode } from './errors/catalogue.js'
 import { GLOBAL_FLAGS, type Globals, scanGlobals } from './globals.js'
+import type { JobContext, SubmittedJob } from './jobs/runtime.js'
 import { type Paginated, paginate } from './list.js'
-import { dataOutcome, type Outcome, type RawOutcome, rawOutcome } from './outcome.js'
+import {
+  dataOutcome,
+  isOutcome,
+  type Outcome,
+  type RawOutcome,
+  rawOutcome,
+  type StreamOutcome,
+  streamOutcome,
+} from './outcome.js'
 import type { Meta, Notice } from './output/envelope.js'
 import { checkFields, type FieldTarget, parseFields, projectData } from './output/fields.js'
 import { fieldPaths, loadZod, type OutputSchema, pageItemSchema } from './schema.js'
@@ -35,6 +45,10 @@ export abstract class AgentCommand extends Command {
   static errorCodes: readonly ErrorCode[] = []
   /** The schema of `data`. */
   static output: OutputSchema | undefined
+  /** Whether `execute` returns an async iterable to print as NDJSON (spec 002 §5); `output` describes one item. */
+  static stream = false
+  /** Whether the command submits an async job (spec 002 §15.2). */
+  static async = false
   /** Whether `execute` may be cut short by SIGINT/SIGTERM through {@link AgentCommand.signal}. */
   static interruptible = true
 
@@ -73,7 +87,13 @@ export abstract class AgentCommand extends Command {
     }
     const target = globals.fields === undefined ? undefined : await this.checkFieldsFlag(ctor, globals.fields)
     const result = await this.execute()
-    if (isRaw(result)) return result
+    if (isOutcome(result)) return result
+    if (ctor.stream) {
+      if (!isAsyncIterable(result))
+        throw new AgentError('E_INTERNAL', `${this.id} is a stream command but execute() returned no async iterable`)
+      const items = process.env.AGENTCLI_VALIDATE_OUTPUT === '1' ? this.checked(ctor, result) : result
+      return streamOutcome({ items, schemaVersion: ctor.schemaVersion, fields: this.fieldPathsRequested })
+    }
     if (process.env.AGENTCLI_VALIDATE_OUTPUT === '1') await this.validateOutput(ctor, result)
     const data = target && this.fieldPathsRequested ? projectData(result, this.fieldPathsRequested, target) : result
     return dataOutcome(data, ctor.schemaVersion, this.metaExtras)
@@ -151,6 +171,45 @@ export abstract class AgentCommand extends Command {
     return page
   }
 
+  /**
+   * Submit this call as an async job instead of doing the work inline: returns `{job_id, status, poll, result}`
+   * at once, and a detached worker runs {@link AgentCommand.work} with the same arguments.
+   */
+  protected async submit(): Promise<SubmittedJob> {
+    const ctor = this.constructor as typeof AgentCommand
+    const { resolveJobStore, submitJob } = await import('./jobs/runtime.js')
+    return submitJob({
+      config: this.config,
+      store: resolveJobStore(this.config),
+      command: this.id!,
+      argv: this.argv,
+      schemaVersion: ctor.schemaVersion,
+    })
+  }
+
+  /** The work of an async job, run in the worker process; its return value is the job's result. */
+  async work(_ctx: JobContext): Promise<unknown> {
+    throw new AgentError('E_INTERNAL', `${this.id} submits jobs but implements no work()`)
+  }
+
+  /** Stop for a person: persist a checkpoint and throw `E_HUMAN_REQUIRED` (exit 9) with `details.resume`. */
+  protected async requireHuman<S>(request: HumanRequest<S>): Promise<never> {
+    const { requireHuman } = await import('./checkpoints.js')
+    throw await requireHuman(this.config.dataDir, this.id!, request)
+  }
+
+  /** Load the checkpoint a resume command continues from (`E_NOT_FOUND` if unknown, `E_CONFLICT` if expired). */
+  protected async resumeCheckpoint<S>(id: string, command: string): Promise<Checkpoint<S>> {
+    const { loadCheckpoint } = await import('./checkpoints.js')
+    return loadCheckpoint<S>(this.config.dataDir, command, id)
+  }
+
+  /** Return items to print as NDJSON from a command that streams only sometimes (e.g. a large job result). */
+  protected streamOf(items: AsyncIterable<unknown>): StreamOutcome {
+    const ctor = this.constructor as typeof AgentCommand
+    return streamOutcome({ items, schemaVersion: ctor.schemaVersion, fields: this.fieldPathsRequested })
+  }
+
   /** Return bytes for `--format raw`. */
   protected raw(body: RawOutcome['body']): RawOutcome {
     return rawOutcome(body)
@@ -165,6 +224,14 @@ export abstract class AgentCommand extends Command {
     const items = pageItemSchema(schema)
     checkFields(paths, fieldPaths(items ?? schema))
     return items ? 'items' : 'data'
+  }
+
+  /** Under test, validate each streamed item against the item schema as it passes. */
+  private async *checked(ctor: typeof AgentCommand, items: AsyncIterable<unknown>): AsyncIterable<unknown> {
+    for await (const item of items) {
+      await this.validateOutput(ctor, item)
+      yield item
+    }
   }
 
   private async validateOutput(ctor: typeof AgentCommand, data: unknown): Promise<void> {
@@ -182,6 +249,6 @@ export abstract class AgentCommand extends Command {
   }
 }
 
-function isRaw(value: unknown): value is RawOutcome {
-  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'raw' && 'body' in value
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value
 }

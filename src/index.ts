@@ -1,6 +1,14 @@
 /** agentcli: the public API. Re-exports only. */
 
 export { Args } from '@oclif/core'
+export {
+  type Checkpoint,
+  completeCheckpoint,
+  HUMAN_ACTIONS,
+  type HumanAction,
+  type HumanRequest,
+  humanError,
+} from './checkpoints.js'
 export { AgentCommand, type CommandKind } from './command.js'
 export type { IdempotencyLedger } from './confirm/idempotency.js'
 export type { TokenLedger } from './confirm/ledger.js'
@@ -27,6 +35,7 @@ export {
 } from './errors/catalogue.js'
 export { Flags } from './flags.js'
 export { FORMATS, type Format, GLOBAL_FLAGS } from './globals.js'
+export type { JobContext, JobRecord, JobStatus, JobStore, SubmittedJob } from './jobs/index.js'
 export { type Page, type PaginationOptions, paginate, paginationFlags } from './list.js'
 export type { Envelope, ErrorBody, ErrorEnvelope, Meta, Notice, SuccessEnvelope } from './output/envelope.js'
 export { type OutputOf, type OutputSchema, output, type ZodNamespace } from './schema.js'

@@ -1,4 +1,5 @@
 import type { Meta } from './output/envelope.js'
+import type { StreamSpec } from './output/ndjson.js'
 
 const BRAND = Symbol.for('agentcli.outcome')
 
@@ -8,8 +9,16 @@ export type DataOutcome = { [BRAND]: true; kind: 'data'; data: unknown; schemaVe
 /** Bytes for `--format raw`, passed through unwrapped. */
 export type RawOutcome = { [BRAND]: true; kind: 'raw'; body: string | Uint8Array | AsyncIterable<string | Uint8Array> }
 
+/** Items to render as NDJSON. */
+export type StreamOutcome = { [BRAND]: true; kind: 'stream'; spec: StreamSpec }
+
 /** What a command hands the entry to render. */
-export type Outcome = DataOutcome | RawOutcome
+export type Outcome = DataOutcome | RawOutcome | StreamOutcome
+
+/** Build a stream outcome. */
+export function streamOutcome(spec: StreamSpec): StreamOutcome {
+  return { [BRAND]: true, kind: 'stream', spec }
+}
 
 /** Build a data outcome. */
 export function dataOutcome(data: unknown, schemaVersion: string, meta: Partial<Meta> = {}): DataOutcome {

@@ -122,18 +122,18 @@ describe('the error catalogue', () => {
   })
 
   it('a topic without a command is E_USAGE listing its commands, never exit 0', async () => {
-    const run = await fixture(box(), ['job'])
+    const run = await fixture(box(), ['queue'])
     expect(run.code).toBe(2)
-    expect(env(run).error.details.allowed).toEqual(['job status'])
+    expect(env(run).error.details.allowed).toEqual(['queue status'])
   })
 
   it('an unknown command under a topic suggests the right one', async () => {
-    const run = await fixture(box(), ['job', 'stat', '--id', '1'])
-    expect(env(run).error.details.suggestions).toEqual(['job status'])
+    const run = await fixture(box(), ['queue', 'stat', '--id', '1'])
+    expect(env(run).error.details.suggestions).toEqual(['queue status'])
   })
 
   it('a missing required flag is named', async () => {
-    const run = await fixture(box(), ['job', 'status'])
+    const run = await fixture(box(), ['queue', 'status'])
     expect(run.code).toBe(2)
     expect(env(run).error).toMatchObject({ code: 'E_USAGE', details: { missing: ['--id'] } })
   })

@@ -13,6 +13,8 @@ export type CommandDescription = {
   description: string
   params: Param[]
   output_schema: Record<string, unknown>
+  /** For an async command: the schema of the job's result, as `job result` returns it. */
+  result_schema: Record<string, unknown> | null
   schema_version: string
   errors: string[]
   examples: string[]
@@ -47,7 +49,7 @@ type Statics = {
 }
 
 function schemaOf(c: Statics, z: ZodNamespace): Record<string, unknown> {
-  const schema = effectiveOutput({ kind: c.kind ?? 'read', output: c.output }, z)
+  const schema = effectiveOutput({ kind: c.kind ?? 'read', async: Boolean(c.async), output: c.output }, z)
   return schema ? toJsonSchema(z, schema) : {}
 }
 
@@ -89,6 +91,7 @@ export function describeCommand(cmd: Command.Class | Statics, bin: string, z: Zo
       UNIVERSAL_FLAG_NAMES,
     ),
     output_schema: schemaOf(c, z),
+    result_schema: c.async && c.output ? toJsonSchema(z, c.output(z)) : null,
     schema_version: c.schemaVersion ?? '1.0',
     errors,
     examples: examples.length > 0 ? examples : [`${bin} ${path}`],

@@ -3,6 +3,7 @@ import type { Catalogue } from '../errors/catalogue.js'
 import type { Globals } from '../globals.js'
 import type { Outcome } from '../outcome.js'
 import { buildMeta, type Envelope, errorBody, errorEnvelope, type Notice, successEnvelope } from './envelope.js'
+import { renderStream } from './ndjson.js'
 import { redact } from './redact.js'
 import { writeStdout } from './stdout.js'
 import { renderText } from './text.js'
@@ -28,6 +29,7 @@ const bold = (s: string) => `\u001b[1m${s}\u001b[22m`
 
 /** Render a command's outcome; returns the exit code (0). */
 export async function renderOutcome(outcome: Outcome, ctx: RenderContext): Promise<number> {
+  if (outcome.kind === 'stream') return renderStream(outcome.spec, ctx)
   if (outcome.kind === 'raw') {
     const body = outcome.body
     if (typeof body === 'string' || body instanceof Uint8Array) await writeStdout(body)

@@ -46,6 +46,7 @@ export const referenceSchema = (z: ZodNamespace) =>
         description: z.string(),
         params: z.array(param(z)),
         output_schema: z.record(z.string(), z.unknown()),
+        result_schema: z.record(z.string(), z.unknown()).nullable(),
         schema_version: z.string(),
         errors: z.array(z.string()),
         examples: z.array(z.string()).min(1),

@@ -1,0 +1,104 @@
+import { createHash } from 'node:crypto'
+import { createReadStream } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import { createInterface } from 'node:readline'
+import { AgentError, Flags, type JobContext, output, type Plan, WriteCommand } from 'agentcli'
+import { STATUSES, type Status, TaskStore } from '../store.js'
+
+type Source = { path: string; digest: string; lines: number }
+
+export default class Import extends WriteCommand<Source> {
+  static override summary = 'Import tasks from a JSON Lines file, as an async job'
+  static override description =
+    'Each line is {"title": string, "status"?: "open"|"done"}. The job reports progress; a malformed line fails it with the line number and no task from the file is written. The confirm token is bound to the file content.'
+  static override examples = [
+    '<%= config.bin %> import --file tasks.jsonl --dry-run',
+    '<%= config.bin %> import --file tasks.jsonl --confirm <confirm_token>',
+    '<%= config.bin %> job status --id <job_id>',
+  ]
+  static override flags = { file: Flags.string({ required: true, description: 'Path of the JSON Lines file.' }) }
+  static override async = true
+  static override errorCodes = ['E_NOT_FOUND', 'E_IO'] as const
+  static override output = output((z) => z.object({ imported: z.number().int(), ids: z.array(z.string()) }))
+
+  async plan(): Promise<Plan<Source>> {
+    const { flags } = await this.parse(Import)
+    const path = resolve(flags.file)
+    let bytes: Buffer
+    try {
+      bytes = await readFile(path)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === 'ENOENT') throw new AgentError('E_NOT_FOUND', `no file ${path}`, { details: { path } })
+      throw new AgentError('E_IO', `cannot read ${path}: ${code}`, { details: { path } })
+    }
+    const digest = createHash('sha256').update(bytes).digest('hex')
+    const lines = bytes
+      .toString('utf8')
+      .split('\n')
+      .filter((l) => l.trim()).length
+    return {
+      changes: [
+        { action: 'import', resource: 'task', id: null, before: null, after: { file: path, lines, sha256: digest } },
+      ],
+      targets: [{ id: `file:${path}`, version: digest }],
+      state: { path, digest, lines },
+    }
+  }
+
+  async apply() {
+    return this.submit()
+  }
+
+  override async work(ctx: JobContext) {
+    const { flags } = await this.parse(Import)
+    const path = resolve(flags.file)
+    const parsed: Array<{ title: string; status: Status }> = []
+    const total = Math.max(1, (await readFile(path, 'utf8')).split('\n').filter((l) => l.trim()).length)
+    const started = Date.now()
+    let lineNo = 0
+    for await (const line of createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY })) {
+      lineNo++
+      if (ctx.signal.aborted) throw ctx.signal.reason
+      if (!line.trim()) continue
+      parsed.push(parseLine(line, lineNo))
+      if (parsed.length % 500 === 0) {
+        const done = parsed.length / total
+        await ctx.progress(done * 0.9, {
+          eta_seconds: Math.round(((Date.now() - started) / done) * (1 - done)) / 1000,
+          message: `parsed ${parsed.length} of ${total}`,
+        })
+      }
+    }
+    // All or nothing: one locked, atomic replacement of the store.
+    const ids = await new TaskStore(this.config.dataDir).update((file) => {
+      const at = new Date().toISOString()
+      return parsed.map((p) => {
+        const id = String(file.next_id++)
+        file.tasks.push({ id, title: p.title, status: p.status, created_at: at, updated_at: at, version: 1 })
+        return id
+      })
+    })
+    return { imported: ids.length, ids }
+  }
+}
+
+function parseLine(line: string, lineNo: number): { title: string; status: Status } {
+  const fail = (reason: string) =>
+    new AgentError('E_VALIDATION', `line ${lineNo}: ${reason}`, {
+      details: { line: lineNo, reason, allowed: '{"title": string, "status"?: "open"|"done"}' },
+    })
+  let value: unknown
+  try {
+    value = JSON.parse(line)
+  } catch {
+    throw fail('not valid JSON')
+  }
+  const v = value as { title?: unknown; status?: unknown }
+  if (typeof v !== 'object' || v === null || typeof v.title !== 'string' || !v.title.trim())
+    throw fail('title must be a non-empty string')
+  if (v.status !== undefined && !(STATUSES as readonly unknown[]).includes(v.status))
+    throw fail(`status must be one of ${STATUSES.join(', ')}`)
+  return { title: v.title.trim(), status: (v.status as Status | undefined) ?? 'open' }
+}

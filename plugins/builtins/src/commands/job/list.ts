@@ -1,0 +1,40 @@
+import { AgentCommand, Flags, output, paginationFlags } from 'agentcli'
+import { resolveJobStore } from 'agentcli/jobs'
+import { jobSchema, readJob, view } from '../../jobs.js'
+
+const MAX = 100
+
+export default class JobList extends AgentCommand {
+  static override summary = 'List async jobs, newest first'
+  static override examples = [
+    '<%= config.bin %> job list',
+    '<%= config.bin %> job list --status running --fields job_id,status',
+  ]
+  static override flags = {
+    status: Flags.option({
+      options: ['pending', 'running', 'succeeded', 'failed', 'cancelled'] as const,
+      description: 'Only jobs in this state.',
+    })(),
+    ...paginationFlags({ defaultLimit: 20, maxLimit: MAX }),
+  }
+  static override errorCodes = ['E_IO'] as const
+  static override output = output((z) =>
+    z.object({
+      items: z.array(jobSchema(z)),
+      count: z.number().int(),
+      next_cursor: z.string().nullable(),
+      has_more: z.boolean(),
+    }),
+  )
+
+  async execute() {
+    const { flags } = await this.parse(JobList)
+    const records = await resolveJobStore(this.config).list()
+    const fresh = await Promise.all(records.map((r) => readJob(this.config, this.catalogue, r.job_id)))
+    const jobs = fresh
+      .filter((r) => !flags.status || r.status === flags.status)
+      .sort((a, b) => b.submitted_at.localeCompare(a.submitted_at) || a.job_id.localeCompare(b.job_id))
+      .map(view)
+    return this.page(jobs, { limit: flags.limit, cursor: flags.cursor, maxLimit: MAX })
+  }
+}

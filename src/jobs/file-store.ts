@@ -1,0 +1,105 @@
+import { randomBytes } from 'node:crypto'
+import { createReadStream } from 'node:fs'
+import { appendFile, mkdir, readdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { AgentError } from '../errors/agent-error.js'
+import { readJsonFile, writeJsonAtomic } from '../fs/json-file.js'
+import { withFileLock } from '../fs/lock.js'
+import type { JobRecord, JobStore } from './types.js'
+
+const ID = /^job_[a-z0-9]{20}$/
+
+/** A new, unguessable job id. */
+export function newJobId(): string {
+  return `job_${randomBytes(16).toString('hex').slice(0, 20)}`
+}
+
+function isRecord(value: unknown): value is JobRecord {
+  const r = value as JobRecord
+  return (
+    typeof r === 'object' &&
+    r !== null &&
+    typeof r.job_id === 'string' &&
+    typeof r.status === 'string' &&
+    Array.isArray(r.argv)
+  )
+}
+
+function notFound(id: string): AgentError {
+  return new AgentError('E_NOT_FOUND', `job ${id} not found`, {
+    details: { job_id: id },
+    hint: 'list jobs with `job list`',
+  })
+}
+
+/**
+ * Jobs in `<dataDir>/jobs/<id>/`: `job.json` replaced atomically under a per-job lock (so submitters, pollers,
+ * the worker and a canceller can touch one job at once), `result.json`, `items.ndjson`.
+ */
+export function fileJobStore(dataDir: string): JobStore {
+  const root = join(dataDir, 'jobs')
+  const dirOf = (id: string) => {
+    if (!ID.test(id)) throw notFound(id)
+    return join(root, id)
+  }
+  const read = (id: string) =>
+    readJsonFile<JobRecord | undefined>(
+      join(dirOf(id), 'job.json'),
+      () => undefined,
+      (v): v is JobRecord => isRecord(v),
+    )
+  return {
+    async create(record) {
+      await mkdir(dirOf(record.job_id), { recursive: true, mode: 0o700 })
+      await writeJsonAtomic(join(dirOf(record.job_id), 'job.json'), record)
+    },
+    get: read,
+    async update(id, change) {
+      const path = join(dirOf(id), 'job.json')
+      return withFileLock(path, async () => {
+        const current = await read(id)
+        if (!current) throw notFound(id)
+        const next = change(current)
+        if (!next) return current
+        const stamped = { ...next, updated_at: new Date().toISOString() }
+        await writeJsonAtomic(path, stamped)
+        return stamped
+      })
+    },
+    async list() {
+      const names = await readdir(root).catch(() => [] as string[])
+      const records = await Promise.all(names.filter((n) => ID.test(n)).map((n) => read(n).catch(() => undefined)))
+      return records.filter((r): r is JobRecord => r !== undefined)
+    },
+    async writeResult(id, data) {
+      await writeJsonAtomic(join(dirOf(id), 'result.json'), { data })
+    },
+    async readResult(id) {
+      const file = await readJsonFile<{ data: unknown } | undefined>(
+        join(dirOf(id), 'result.json'),
+        () => undefined,
+        (v): v is { data: unknown } => typeof v === 'object' && v !== null && 'data' in v,
+      )
+      if (!file) throw new AgentError('E_IO', `the result of job ${id} is missing`, { details: { job_id: id } })
+      return file.data
+    },
+    async appendItems(id, items) {
+      if (items.length === 0) return
+      await appendFile(join(dirOf(id), 'items.ndjson'), items.map((i) => `${JSON.stringify(i)}\n`).join(''), {
+        mode: 0o600,
+      })
+    },
+    async *readItems(id) {
+      const lines = createInterface({
+        input: createReadStream(join(dirOf(id), 'items.ndjson')),
+        crlfDelay: Number.POSITIVE_INFINITY,
+      })
+      try {
+        for await (const line of lines) if (line) yield JSON.parse(line)
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      }
+    },
+  }
+}

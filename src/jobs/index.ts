@@ -1,0 +1,13 @@
+/** agentcli/jobs: async jobs (spec 002 §15.2). */
+export { fileJobStore, newJobId } from './file-store.js'
+export { isAlive, processIdentity } from './liveness.js'
+export {
+  cancelJob,
+  type JobContext,
+  reconcile,
+  resolveJobStore,
+  runJob,
+  type SubmittedJob,
+  submitJob,
+} from './runtime.js'
+export { canMove, isFinished, JOB_STATUSES, type JobRecord, type JobStatus, type JobStore } from './types.js'

@@ -1,0 +1,210 @@
+import { spawn } from 'node:child_process'
+import type { Config } from '@oclif/core'
+import { AgentError } from '../errors/agent-error.js'
+import type { Catalogue } from '../errors/catalogue.js'
+import { toAgentError } from '../errors/normalize.js'
+import { errorBody } from '../output/envelope.js'
+import { redact } from '../output/redact.js'
+import { fileJobStore, newJobId } from './file-store.js'
+import { isAlive, processIdentity } from './liveness.js'
+import { canMove, type JobRecord, type JobStore } from './types.js'
+
+/** What `work()` receives in the worker process. */
+export type JobContext = {
+  job_id: string
+  /** Aborted when the job is cancelled or the worker is told to stop. */
+  signal: AbortSignal
+  /** Report progress in [0, 1], with an optional estimate and a short note. */
+  progress(fraction: number, options?: { eta_seconds?: number; message?: string }): Promise<void>
+  /** Add items to a large result, served as NDJSON by `job result`. */
+  emit(...items: unknown[]): Promise<void>
+}
+
+/** What submitting returns (spec 002 §15.2). */
+export type SubmittedJob = { job_id: string; status: 'pending'; poll: string; result: string }
+
+/** The store every command and the worker use; the one place to plug in another backend. */
+export function resolveJobStore(config: Config): JobStore {
+  return fileJobStore(config.dataDir)
+}
+
+/** A pending job that never got a worker after this long is failed as retryable. */
+const START_TIMEOUT_MS = 60_000
+
+/** Flow flags are never stored: the job re-runs the command's work, not its confirmation. */
+function storedArgv(argv: readonly string[]): string[] {
+  const out: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    if (a === '--confirm') i++
+    else if (!a.startsWith('--confirm=') && a !== '--dry-run') out.push(a)
+  }
+  return out
+}
+
+/** Record a pending job and start a detached worker that outlives this process. */
+export async function submitJob(options: {
+  config: Config
+  store: JobStore
+  command: string
+  argv: readonly string[]
+  schemaVersion: string
+}): Promise<SubmittedJob> {
+  const { config, store } = options
+  const now = new Date().toISOString()
+  const id = newJobId()
+  const record: JobRecord = {
+    job_id: id,
+    command: options.command,
+    argv: storedArgv(options.argv),
+    schema_version: options.schemaVersion,
+    status: 'pending',
+    progress: 0,
+    eta_seconds: null,
+    message: null,
+    submitted_at: now,
+    started_at: null,
+    finished_at: null,
+    updated_at: now,
+    worker_pid: null,
+    worker_start: null,
+    cancel_requested: false,
+    error: null,
+    result_kind: null,
+  }
+  await store.create(record)
+  const bin = process.argv[1]!
+  const child = spawn(process.execPath, [...process.execArgv, bin, 'job', 'worker', '--id', id, '--quiet'], {
+    detached: true,
+    stdio: 'ignore',
+    env: process.env,
+  })
+  child.unref()
+  const words = config.bin
+  return {
+    job_id: id,
+    status: 'pending',
+    poll: `${words} job status --id ${id}`,
+    result: `${words} job result --id ${id}`,
+  }
+}
+
+function failed(record: JobRecord, error: AgentError, catalogue: Catalogue): JobRecord {
+  return {
+    ...record,
+    status: 'failed',
+    finished_at: new Date().toISOString(),
+    error: redact(errorBody(error, catalogue).body),
+  }
+}
+
+/**
+ * Detect a job whose worker died (killed, crashed, machine restarted) and fail it as retryable, so no job stays
+ * `running` forever. Called on every read of a job.
+ */
+export async function reconcile(store: JobStore, record: JobRecord, catalogue: Catalogue): Promise<JobRecord> {
+  const dead =
+    (record.status === 'running' && (record.worker_pid === null || !isAlive(record.worker_pid, record.worker_start))) ||
+    (record.status === 'pending' && Date.now() - Date.parse(record.submitted_at) > START_TIMEOUT_MS)
+  if (!dead) return record
+  const error = new AgentError(
+    'E_INTERRUPTED',
+    record.status === 'pending' ? 'the job never started' : `the worker (pid ${record.worker_pid}) died`,
+  )
+  return store.update(record.job_id, (r) =>
+    r.status === record.status && r.worker_pid === record.worker_pid ? failed(r, error, catalogue) : undefined,
+  )
+}
+
+/** Ask a job to stop: a pending job is cancelled at once; a running one is signalled and cancels itself. */
+export async function cancelJob(store: JobStore, id: string): Promise<JobRecord> {
+  const record = await store.update(id, (r) => {
+    if (r.status === 'pending')
+      return { ...r, status: 'cancelled', cancel_requested: true, finished_at: new Date().toISOString() }
+    if (r.status === 'running') return { ...r, cancel_requested: true }
+    return undefined
+  })
+  if (record.status === 'running' && record.worker_pid !== null && isAlive(record.worker_pid, record.worker_start)) {
+    try {
+      process.kill(record.worker_pid, 'SIGTERM')
+    } catch {}
+  } else if (record.status === 'running') {
+    return store.update(id, (r) =>
+      r.status === 'running' ? { ...r, status: 'cancelled', finished_at: new Date().toISOString() } : undefined,
+    )
+  }
+  return record
+}
+
+type Worker = { work(ctx: JobContext): Promise<unknown> }
+
+/** The worker side: claim the job, run the command's `work`, record the outcome. */
+export async function runJob(options: {
+  store: JobStore
+  id: string
+  worker: Worker
+  signal: AbortSignal
+  catalogue: Catalogue
+}): Promise<JobRecord> {
+  const { store, id, signal, catalogue } = options
+  const claimed = await store.update(id, (r) =>
+    r.status === 'pending' && canMove(r.status, 'running')
+      ? {
+          ...r,
+          status: 'running',
+          started_at: new Date().toISOString(),
+          worker_pid: process.pid,
+          worker_start: processIdentity(process.pid),
+        }
+      : undefined,
+  )
+  if (claimed.status !== 'running' || claimed.worker_pid !== process.pid) return claimed
+  let lastWrite = 0
+  let emitted = false
+  const ctx: JobContext = {
+    job_id: id,
+    signal,
+    async progress(fraction, opts = {}) {
+      const now = Date.now()
+      if (now - lastWrite < 200 && fraction < 1) return
+      lastWrite = now
+      const progress = Math.max(0, Math.min(1, fraction))
+      await store.update(id, (r) =>
+        r.status === 'running'
+          ? { ...r, progress, eta_seconds: opts.eta_seconds ?? null, message: opts.message ?? r.message }
+          : undefined,
+      )
+    },
+    async emit(...items) {
+      emitted = true
+      await store.appendItems(id, redact(items))
+    },
+  }
+  try {
+    const data = await options.worker.work(ctx)
+    if (signal.aborted) throw signal.reason
+    await store.writeResult(id, redact(data ?? null))
+    return await store.update(id, (r) =>
+      r.status === 'running'
+        ? {
+            ...r,
+            status: 'succeeded',
+            progress: 1,
+            eta_seconds: 0,
+            finished_at: new Date().toISOString(),
+            result_kind: emitted ? 'items' : 'data',
+          }
+        : undefined,
+    )
+  } catch (error) {
+    return store.update(id, (r) => {
+      if (r.status !== 'running') return undefined
+      if (r.cancel_requested) return { ...r, status: 'cancelled', finished_at: new Date().toISOString() }
+      return failed(
+        r,
+        signal.aborted ? new AgentError('E_INTERRUPTED', 'the worker was stopped') : toAgentError(error),
+        catalogue,
+      )
+    })
+  }
+}
