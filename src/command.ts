@@ -3,9 +3,12 @@ import { effectiveOutput } from './_output-schema.js'
 import { mapParseError, prepareInput } from './_parse.js'
 import { getRunState } from './_state.js'
 import type { Checkpoint, HumanRequest } from './checkpoints.js'
+import type { Credentials, StorageMode } from './credentials/credentials.js'
+import type { CredentialRecord } from './credentials/types.js'
 import { AgentError, usageError } from './errors/agent-error.js'
 import { type Catalogue, defineErrorCodes, type ErrorCode } from './errors/catalogue.js'
 import { GLOBAL_FLAGS, type Globals, scanGlobals } from './globals.js'
+import type { HttpClient } from './http/client.js'
 import type { JobContext, SubmittedJob } from './jobs/runtime.js'
 import { type Paginated, paginate } from './list.js'
 import {
@@ -208,6 +211,96 @@ export abstract class AgentCommand extends Command {
   protected streamOf(items: AsyncIterable<unknown>): StreamOutcome {
     const ctor = this.constructor as typeof AgentCommand
     return streamOutcome({ items, schemaVersion: ctor.schemaVersion, fields: this.fieldPathsRequested })
+  }
+
+  /**
+   * The tool's credentials (env → keychain → file). `mode` comes from the caller (login's --insecure-storage or
+   * --require-keychain), else `<BIN>_CREDENTIAL_STORE`, else `agentcli.credentials.storage` in package.json.
+   */
+  protected async credentials(mode?: StorageMode): Promise<Credentials> {
+    const { Credentials, envPrefix } = await import('./credentials/credentials.js')
+    const settings = readToolSettings(this.config).credentials as
+      | { storage?: StorageMode; refreshable?: boolean }
+      | undefined
+    const fromEnv = process.env[`${envPrefix(this.config.bin)}CREDENTIAL_STORE`] as StorageMode | undefined
+    const chosen = mode ?? fromEnv ?? settings?.storage ?? 'auto'
+    if (!['auto', 'keychain', 'file'].includes(chosen)) {
+      throw new AgentError('E_CONFIG', `credential storage must be auto, keychain or file (got: '${chosen}')`, {
+        details: { allowed: ['auto', 'keychain', 'file'], got: chosen },
+      })
+    }
+    return new Credentials({
+      bin: this.config.bin,
+      configDir: this.config.configDir,
+      mode: chosen,
+      refreshable: Boolean(settings?.refreshable),
+      warn: (m) => this.warn(m),
+    })
+  }
+
+  /**
+   * A usable credential of the current account: refreshed through {@link AgentCommand.refreshCredential} when it
+   * expires within `skewSeconds`. Missing, or expired and not refreshable, is `E_AUTH` naming the login command.
+   */
+  protected async credential(options: { skewSeconds?: number; force?: boolean } = {}): Promise<CredentialRecord> {
+    const store = await this.credentials()
+    const found = await store.read()
+    const reauth = `${this.config.bin} login`
+    if (!found) throw new AgentError('E_AUTH', 'not logged in', { details: { reauth } })
+    const { isValid } = await import('./credentials/credentials.js')
+    const soon = Date.now() + (options.skewSeconds ?? 60) * 1000
+    if (!options.force && isValid(found.record, soon)) return found.record
+    if (found.source === 'env' || !found.record.refresh_token) {
+      if (!options.force && isValid(found.record)) return found.record
+      throw new AgentError('E_AUTH', 'the credentials expired and cannot be refreshed', {
+        details: { reauth, account: found.record.account },
+      })
+    }
+    let fresh: CredentialRecord
+    try {
+      fresh = await this.refreshCredential(found.record)
+    } catch (error) {
+      throw new AgentError('E_AUTH', 'refreshing the credentials failed', {
+        details: { reauth, account: found.record.account },
+        cause: error,
+      })
+    }
+    await store.save(fresh)
+    return fresh
+  }
+
+  /** Exchange a refresh token for a new record. Tools that can refresh override this; by default it cannot. */
+  protected async refreshCredential(_record: CredentialRecord): Promise<CredentialRecord> {
+    throw new AgentError('E_AUTH', `${this.config.bin} cannot refresh credentials`)
+  }
+
+  /**
+   * An HTTP client for an upstream API: bearer token from {@link AgentCommand.credential} (when `auth` is
+   * true), one refresh and retry on 401, the command's cancellation signal, failures mapped to the catalogue.
+   */
+  protected async upstream(options: {
+    baseUrl: string
+    auth?: boolean
+    timeoutMs?: number
+    retries?: number
+  }): Promise<HttpClient> {
+    const { httpClient } = await import('./http/client.js')
+    const prefix = `${this.config.bin.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_`
+    const envNumber = (name: string) =>
+      process.env[prefix + name] === undefined ? undefined : Number(process.env[prefix + name])
+    return httpClient({
+      baseUrl: options.baseUrl,
+      signal: this.signal,
+      timeoutMs: options.timeoutMs ?? envNumber('HTTP_TIMEOUT_MS') ?? 10_000,
+      retries: options.retries ?? envNumber('HTTP_RETRIES') ?? 2,
+      userAgent: `${this.config.bin}/${this.config.version}`,
+      ...(options.auth
+        ? {
+            token: async () => (await this.credential()).access_token,
+            refresh: async () => (await this.credential({ force: true })).access_token,
+          }
+        : {}),
+    })
   }
 
   /** Return bytes for `--format raw`. */

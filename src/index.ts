@@ -14,6 +14,8 @@ export type { IdempotencyLedger } from './confirm/idempotency.js'
 export type { TokenLedger } from './confirm/ledger.js'
 export { type BatchItem, batchSchema, type Change, dryRunSchema } from './confirm/preview.js'
 export type { SecretSource } from './confirm/secret.js'
+export type { CredentialStatus, StorageMode } from './credentials/credentials.js'
+export type { CredentialRecord, CredentialSource, SecretStore } from './credentials/types.js'
 export { type RunOptions, run } from './entry.js'
 export {
   AgentError,
@@ -35,6 +37,7 @@ export {
 } from './errors/catalogue.js'
 export { Flags } from './flags.js'
 export { FORMATS, type Format, GLOBAL_FLAGS } from './globals.js'
+export type { HttpClient, HttpOptions, RequestOptions } from './http/client.js'
 export type { JobContext, JobRecord, JobStatus, JobStore, SubmittedJob } from './jobs/index.js'
 export { type Page, type PaginationOptions, paginate, paginationFlags } from './list.js'
 export type { Envelope, ErrorBody, ErrorEnvelope, Meta, Notice, SuccessEnvelope } from './output/envelope.js'

@@ -82,11 +82,17 @@ describe('reference', () => {
       'job cancel': async () => [await data(['job', 'status', '--id', job.job_id])],
       'login resume': async () => [await data(login.resume.split(' ').slice(1))],
       login: async () => [await data(['login'])],
+      whoami: async () => [await data(['whoami'])],
+      logout: async () => [await data(['logout'])],
+      // Needs the mock upstream: its output is validated against this schema in upstream.test.ts.
+      sync: async () => [{ created: 0, updated: 0, unchanged: 0 }],
     }
     expect(schemaOf('import', 'result_schema')(await data(['job', 'result', '--id', job.job_id]))).toBe(true)
+    const first = ['login resume', 'login', 'whoami']
     const order = [
-      'login resume',
-      ...ref.commands.map((c: { path: string }) => c.path).filter((p: string) => p !== 'login resume'),
+      ...first,
+      ...ref.commands.map((c: { path: string }) => c.path).filter((p: string) => !first.includes(p) && p !== 'logout'),
+      'logout',
     ]
     for (const path of order) {
       const command = ref.commands.find((c: { path: string }) => c.path === path)
@@ -240,7 +246,12 @@ describe('doctor', () => {
     const run = await tasks(box(), ['doctor'])
     expect(run.code).toBe(0)
     const checks = env(run).data.checks
-    expect(checks.map((c: { check: string }) => c.check)).toEqual(['release_readiness', 'min_version', 'config_dir'])
+    expect(checks.map((c: { check: string }) => c.check)).toEqual([
+      'release_readiness',
+      'min_version',
+      'config_dir',
+      'credentials',
+    ])
     for (const c of checks) expect(c.fix === null).toBe(c.status === 'pass')
     expect(checks.find((c: { check: string }) => c.check === 'min_version').status).toBe('pass')
   })

@@ -4,6 +4,7 @@ import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import type { Config } from '@oclif/core'
 import { readToolSettings } from 'agentcli'
+import type { Credentials } from 'agentcli/credentials'
 import { releaseReadiness, skillMinVersions, skillName } from 'agentcli/describe'
 import semver from 'semver'
 
@@ -119,9 +120,69 @@ function isCheck(value: unknown): value is Check {
   )
 }
 
+/** Credential health (spec 002 §15.1): warn before expiry, fail when expired for good or unreadable. */
+async function credentialsCheck(config: Config, credentials: Credentials): Promise<Check> {
+  const settings = (readToolSettings(config).credentials ?? {}) as {
+    required?: boolean
+    warn_before_expiry_seconds?: number
+  }
+  const login = `\`${config.bin} login\``
+  let report: Awaited<ReturnType<Credentials['status']>>
+  try {
+    report = await credentials.status()
+  } catch (error) {
+    const details = (error as { details?: { fix?: string } }).details
+    return {
+      check: 'credentials',
+      status: 'fail',
+      message: (error as Error).message,
+      fix: details?.fix ?? `log in again with ${login}`,
+    }
+  }
+  const { status } = report
+  if (!status.configured) {
+    if (settings.required)
+      return { check: 'credentials', status: 'fail', message: 'not logged in', fix: `run ${login}` }
+    return { check: 'credentials', status: 'pass', message: 'not logged in (optional for this tool)', fix: null }
+  }
+  const left =
+    status.expires_at === null ? Number.POSITIVE_INFINITY : (Date.parse(status.expires_at) - Date.now()) / 1000
+  const window = settings.warn_before_expiry_seconds ?? 3600
+  if (left <= 0 && !status.refreshable)
+    return { check: 'credentials', status: 'fail', message: `expired at ${status.expires_at}`, fix: `run ${login}` }
+  if (left < window && !status.refreshable) {
+    return {
+      check: 'credentials',
+      status: 'warn',
+      message: `expires at ${status.expires_at} and cannot be refreshed`,
+      fix: `run ${login} before it expires`,
+    }
+  }
+  if (status.source === 'file') {
+    return {
+      check: 'credentials',
+      status: 'warn',
+      message: 'stored in a plain 0600 file: no OS keychain was available',
+      fix: `start a Secret Service (e.g. gnome-keyring), then run ${login} again`,
+    }
+  }
+  const when =
+    status.expires_at === null
+      ? 'does not expire'
+      : left <= window
+        ? `expires at ${status.expires_at} and will be refreshed on use`
+        : `valid until ${status.expires_at}`
+  return { check: 'credentials', status: 'pass', message: `${report.account} (${status.source}): ${when}`, fix: null }
+}
+
 /** Every check, built-in first, then those tools and plugins contribute through the `agentcli:doctor` hook. */
-export async function runChecks(config: Config): Promise<Check[]> {
-  const checks = [readinessCheck(config), await minVersionCheck(config), await configDirCheck(config)]
+export async function runChecks(config: Config, credentials: Credentials): Promise<Check[]> {
+  const checks = [
+    readinessCheck(config),
+    await minVersionCheck(config),
+    await configDirCheck(config),
+    await credentialsCheck(config, credentials),
+  ]
   const hooked = await config.runHook(DOCTOR_HOOK as never, {} as never)
   for (const success of hooked.successes) {
     const result = (success as { result?: unknown }).result

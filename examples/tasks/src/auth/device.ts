@@ -63,8 +63,9 @@ export function localAuthority(
         state: 'approved',
         account: grant.account,
         access_token: `tk_${randomBytes(24).toString('hex')}`,
-        refresh_token: `rt_${randomBytes(24).toString('hex')}`,
-        expires_in: 3600,
+        // The local stand-in issues tokens that do not expire; refresh is exercised against the remote API.
+        refresh_token: null,
+        expires_in: null,
       }
     },
     async approve(userCode, account) {

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { AgentCommand, AgentError, output } from 'agentcli'
-import { credentialStatus } from '../credentials.js'
 import { contextSchema } from '../schemas.js'
 
 export default class Context extends AgentCommand {
@@ -14,7 +13,7 @@ export default class Context extends AgentCommand {
 
   async execute() {
     const prefix = this.config.bin.toUpperCase().replace(/[^A-Z0-9]/g, '_')
-    const credentials = await credentialStatus(this.config)
+    const credentials = await (await this.credentials()).status()
     return {
       tool: this.config.bin,
       version: this.config.version,

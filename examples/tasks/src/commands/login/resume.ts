@@ -1,30 +1,47 @@
 import { AgentCommand, AgentError, completeCheckpoint, Flags, humanError, output } from 'agentcli'
-import { fileSecretStore } from 'agentcli/credentials'
+import { remoteAuthority, requireApiUrl } from '../../api.js'
 import { localAuthority } from '../../auth/device.js'
-import { setCurrentAccount } from '../../auth/session.js'
+import { storageFlags, storageMode } from '../../auth/flags.js'
 
-type State = { device_code: string; user_code: string; url: string }
+type State = { device_code: string; user_code: string; url: string; remote: boolean }
 
 export default class LoginResume extends AgentCommand {
   static override summary = 'Finish a login after the person approved it'
   static override description =
-    'Continues from the checkpoint that `login` returned. Not approved yet: E_HUMAN_REQUIRED again, same resume. Unknown checkpoint: E_NOT_FOUND; expired: E_CONFLICT.'
+    'Continues from the checkpoint that `login` returned. Not approved yet: E_HUMAN_REQUIRED again, same resume. Unknown checkpoint: E_NOT_FOUND; expired: E_CONFLICT; denied: E_AUTH.'
   static override examples = ['<%= config.bin %> login resume --id <checkpoint_id>']
   static override flags = {
     id: Flags.string({ required: true, description: 'The checkpoint_id from the E_HUMAN_REQUIRED details.' }),
+    ...storageFlags,
   }
-  static override errorCodes = ['E_HUMAN_REQUIRED', 'E_NOT_FOUND', 'E_CONFLICT', 'E_AUTH', 'E_IO'] as const
-  static override output = output((z) => z.object({ account: z.string(), logged_in: z.literal(true) }))
+  static override errorCodes = [
+    'E_HUMAN_REQUIRED',
+    'E_NOT_FOUND',
+    'E_CONFLICT',
+    'E_AUTH',
+    'E_CONFIG',
+    'E_NETWORK',
+    'E_SERVER',
+    'E_TIMEOUT',
+    'E_IO',
+  ] as const
+  static override output = output((z) =>
+    z.object({ account: z.string(), logged_in: z.literal(true), source: z.enum(['env', 'keychain', 'file']) }),
+  )
 
   async execute() {
     const { flags } = await this.parse(LoginResume)
     const checkpoint = await this.resumeCheckpoint<State>(flags.id, 'login')
-    const result = await localAuthority(this.config.dataDir).poll(checkpoint.state.device_code)
+    const authority = checkpoint.state.remote
+      ? remoteAuthority(await this.upstream({ baseUrl: await requireApiUrl(this.config) }))
+      : localAuthority(this.config.dataDir)
+    const result = await authority.poll(checkpoint.state.device_code)
     if (result.state === 'pending') {
+      const resume = `${this.config.bin} login resume --id ${flags.id}${flags['insecure-storage'] ? ' --insecure-storage' : flags['require-keychain'] ? ' --require-keychain' : ''}`
       throw humanError(
         checkpoint,
         `Not approved yet: open ${checkpoint.state.url} and enter the code ${checkpoint.state.user_code}`,
-        `${this.config.bin} login resume --id ${flags.id}`,
+        resume,
         {
           url: checkpoint.state.url,
           user_code: checkpoint.state.user_code,
@@ -38,15 +55,14 @@ export default class LoginResume extends AgentCommand {
       })
     }
     const expires = result.expires_in === null ? null : new Date(Date.now() + result.expires_in * 1000).toISOString()
-    await fileSecretStore(this.config.configDir).set({
+    const source = await (await this.credentials(storageMode(flags))).save({
       account: result.account,
       access_token: result.access_token,
       refresh_token: result.refresh_token,
       expires_at: expires,
       scopes: [],
     })
-    await setCurrentAccount(this.config, result.account)
     await completeCheckpoint(this.config.dataDir, flags.id)
-    return { account: result.account, logged_in: true as const }
+    return { account: result.account, logged_in: true as const, source }
   }
 }

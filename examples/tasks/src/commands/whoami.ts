@@ -1,0 +1,46 @@
+import { AgentCommand, type CredentialRecord, output } from 'agentcli'
+import { apiUrl, refreshWithApi } from '../api.js'
+
+export default class Whoami extends AgentCommand {
+  static override summary = 'Show the logged-in account'
+  static override description =
+    'With a remote API configured, asks it (refreshing an expired token once); otherwise reports the stored login. Not logged in: E_AUTH with details.reauth.'
+  static override examples = ['<%= config.bin %> whoami']
+  static override errorCodes = [
+    'E_AUTH',
+    'E_FORBIDDEN',
+    'E_CONFIG',
+    'E_NETWORK',
+    'E_RATE_LIMITED',
+    'E_SERVER',
+    'E_TIMEOUT',
+    'E_IO',
+  ] as const
+  static override output = output((z) =>
+    z.object({
+      account: z.string(),
+      source: z.enum(['env', 'keychain', 'file']),
+      expires_at: z.iso.datetime().nullable(),
+      verified_by_api: z.boolean(),
+    }),
+  )
+
+  async execute() {
+    const record = await this.credential()
+    const found = await (await this.credentials()).read()
+    const api = await apiUrl(this.config)
+    let account = record.account
+    if (api) {
+      const { data } = await (await this.upstream({ baseUrl: api, auth: true })).get<{ account: string }>('v1/me')
+      account = data.account
+    }
+    const latest = (await (await this.credentials()).read())?.record ?? record
+    return { account, source: found!.source, expires_at: latest.expires_at, verified_by_api: Boolean(api) }
+  }
+
+  protected override async refreshCredential(record: CredentialRecord) {
+    const api = await apiUrl(this.config)
+    if (!api) return super.refreshCredential(record)
+    return refreshWithApi(await this.upstream({ baseUrl: api }), record)
+  }
+}

@@ -1,0 +1,3 @@
+/** agentcli/http: the upstream client and its mapping to the catalogue. */
+export { type HttpClient, type HttpOptions, type HttpResponse, httpClient, type RequestOptions } from './client.js'
+export { codeForStatus, errorForFailure, errorForResponse, retryAfterSeconds } from './status.js'
