@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import semver from 'semver'
+import { writeJsonAtomic } from './fs/json-file.js'
 import type { Notice } from './output/envelope.js'
 
 /** The update-notice cache in the tool's cache dir; written by `update --check`, read by every command. */
@@ -44,4 +45,14 @@ export function readUpdateNotice(cacheDir: string, currentVersion: string): Noti
     severity: cache.severity === 'warning' ? 'warning' : 'info',
     message: `${cache.latest_version} is available (running ${currentVersion}): ${cache.recommended_command}`,
   }
+}
+
+/** Record what `update --check` learned; every later command reads it for `meta.notices`. */
+export async function writeUpdateNotice(cacheDir: string, cache: NoticeCache): Promise<void> {
+  await writeJsonAtomic(join(cacheDir, NOTICE_CACHE_FILE), cache, { mode: 0o644, dirMode: 0o755 })
+}
+
+/** Forget the notice (after an update). */
+export function clearUpdateNotice(cacheDir: string): void {
+  rmSync(join(cacheDir, NOTICE_CACHE_FILE), { force: true })
 }

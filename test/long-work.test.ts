@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Sandbox } from 'agentcli/testing'
-import { Ajv2020 } from 'ajv/dist/2020.js'
 import { describe, expect, it } from 'vitest'
 import { env, fixture, seed, storeBytes, TASKS_BIN, tasks, useSandbox } from './helpers.js'
+import { schemaValidator } from './schema.js'
 
 const box = useSandbox()
 
@@ -166,7 +166,7 @@ describe('async jobs', () => {
     const cancel = await fixture(box(), ['job', 'cancel', '--id', job.job_id])
     expect(env(cancel).data.status).toBe('cancelled')
     const ref = env(await fixture(box(), ['reference'])).data
-    const validate = new Ajv2020({ strict: false }).compile(
+    const validate = schemaValidator().compile(
       ref.commands.find((c: { path: string }) => c.path === 'job cancel').output_schema,
     )
     expect(validate(env(cancel).data)).toBe(true)

@@ -2,10 +2,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import type { Sandbox } from 'agentcli/testing'
-import { Ajv2020 } from 'ajv/dist/2020.js'
 import { delay, HttpResponse, http } from 'msw'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { env, tasks, useSandbox } from './helpers.js'
+import { schemaValidator } from './schema.js'
 import { startUpstream, type Upstream } from './upstream.js'
 
 const box = useSandbox()
@@ -154,7 +154,12 @@ describe('upstream HTTP errors map to the catalogue', () => {
 
   it('does not retry a non-idempotent request', async () => {
     let calls = 0
-    api.use(http.post('*/oauth/device/code', () => (++calls, HttpResponse.json({}, { status: 503 }))))
+    api.use(
+      http.post('*/oauth/device/code', () => {
+        calls++
+        return HttpResponse.json({}, { status: 503 })
+      }),
+    )
     const result = await run(box(), ['login'], { TASKS_HTTP_RETRIES: '2', TASKS_TOKEN: '' })
     expect(result.code).toBe(7)
     expect(calls).toBe(1)
@@ -239,7 +244,7 @@ describe('sync (pagination, empty results, the write gate)', () => {
     const done = await run(box(), ['sync', '--confirm', env(dry).data.confirm_token])
     expect(env(done).data).toEqual({ created: 5, updated: 0, unchanged: 0 })
     const ref = env(await run(box(), ['reference'])).data
-    const validate = new Ajv2020({ strict: false }).compile(
+    const validate = schemaValidator().compile(
       ref.commands.find((c: { path: string }) => c.path === 'sync').output_schema,
     )
     expect(validate(env(done).data)).toBe(true)

@@ -20,7 +20,7 @@ export const dryRunSchema = (z: ZodNamespace) =>
         .array(z.object({ id: z.string(), error: z.object({ code: z.string(), message: z.string() }) }))
         .optional(),
     }),
-    confirm_token: z.string().startsWith('ct_'),
+    confirm_token: z.string().regex(/^ct_/),
     expires_at: z.iso.datetime(),
   })
 

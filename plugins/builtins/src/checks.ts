@@ -175,6 +175,37 @@ async function credentialsCheck(config: Config, credentials: Credentials): Promi
   return { check: 'credentials', status: 'pass', message: `${report.account} (${status.source}): ${when}`, fix: null }
 }
 
+/** Is a newer release out? A short timeout; an absent network never fails doctor (spec 002 §14). */
+async function updateCheck(config: Config): Promise<Check> {
+  const { checkUpdate, updateSettings } = await import('agentcli/update')
+  const settings = updateSettings(config)
+  if (settings.source === 'github' && !settings.repository)
+    return { check: 'update', status: 'pass', message: 'this tool does not self-update', fix: null }
+  try {
+    const { result } = await checkUpdate(config, { timeoutMs: 1500 })
+    if (!result.update_available)
+      return {
+        check: 'update',
+        status: 'pass',
+        message: `${config.version} is the newest on the ${result.channel} channel`,
+        fix: null,
+      }
+    return {
+      check: 'update',
+      status: 'warn',
+      message: `${result.target_version} is available (running ${config.version})`,
+      fix: result.recommended_command ?? `${config.bin} update --dry-run`,
+    }
+  } catch (error) {
+    return {
+      check: 'update',
+      status: 'pass',
+      message: `could not check for updates: ${(error as Error).message}`,
+      fix: null,
+    }
+  }
+}
+
 /** Every check, built-in first, then those tools and plugins contribute through the `agentcli:doctor` hook. */
 export async function runChecks(config: Config, credentials: Credentials): Promise<Check[]> {
   const checks = [
@@ -182,6 +213,7 @@ export async function runChecks(config: Config, credentials: Credentials): Promi
     await minVersionCheck(config),
     await configDirCheck(config),
     await credentialsCheck(config, credentials),
+    await updateCheck(config),
   ]
   const hooked = await config.runHook(DOCTOR_HOOK as never, {} as never)
   for (const success of hooked.successes) {

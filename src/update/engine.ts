@@ -1,0 +1,431 @@
+import { spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Config } from '@oclif/core'
+import semver from 'semver'
+import { AgentError, isAgentError } from '../errors/agent-error.js'
+import { toAgentError } from '../errors/normalize.js'
+import { clearUpdateNotice, writeUpdateNotice } from '../notices.js'
+import { readToolSettings } from '../tool-settings.js'
+import { expectedDigest, findChecksumAssets, findTarball } from './checksums.js'
+import { integrityError, type UpdateStage } from './errors.js'
+import {
+  cleanup,
+  detectInstall,
+  downloadTo,
+  extractRelease,
+  type InstallMethod,
+  previousVersionDir,
+  switchVersion,
+} from './install.js'
+import { expectedIdentity, publicGoodTrustedRoot, verifyBundle } from './signature.js'
+import { syncSkill } from './skills.js'
+import { directorySource, githubSource, mirrorSource, pickRelease, type Release, type ReleaseSource } from './source.js'
+
+/** A tool's update settings: `"agentcli": {"update": {…}}` in package.json, overridable by environment. */
+export type UpdateSettings = {
+  repository: string | null
+  workflow: string
+  issuer: string
+  source: string
+  channel: string
+  trusted_root: string | null
+  package: string
+  github_api: string
+}
+
+function prefix(config: Config): string {
+  return `${config.bin.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_`
+}
+
+/** Resolve the settings; `<BIN>_UPDATE_SOURCE` (github, a mirror URL, or a directory) and friends override. */
+export function updateSettings(config: Config): UpdateSettings {
+  const declared = (readToolSettings(config).update ?? {}) as Partial<UpdateSettings>
+  const env = (name: string) => process.env[prefix(config) + name] || undefined
+  return {
+    repository: declared.repository ?? null,
+    workflow: declared.workflow ?? '.github/workflows/release.yml',
+    issuer: declared.issuer ?? 'https://token.actions.githubusercontent.com',
+    source: env('UPDATE_SOURCE') ?? declared.source ?? 'github',
+    channel: env('UPDATE_CHANNEL') ?? declared.channel ?? 'stable',
+    trusted_root: env('SIGSTORE_TRUSTED_ROOT') ?? declared.trusted_root ?? null,
+    package: declared.package ?? config.name,
+    github_api: env('UPDATE_API_URL') ?? declared.github_api ?? 'https://api.github.com/',
+  }
+}
+
+/** The release source the settings name. */
+export function releaseSource(settings: UpdateSettings, signal?: AbortSignal, timeoutMs?: number): ReleaseSource {
+  if (/^https?:\/\//.test(settings.source)) return mirrorSource(settings.source, signal)
+  if (settings.source !== 'github') return directorySource(settings.source)
+  if (!settings.repository) {
+    throw new AgentError('E_CONFIG', 'this tool declares no repository to update from', {
+      details: { stage: 'discover', fix: 'set "agentcli": {"update": {"repository": "owner/repo"}} in package.json' },
+    })
+  }
+  return githubSource(settings.repository, settings.github_api, signal, timeoutMs)
+}
+
+/** What `update --check` reports (read-only). */
+export type CheckResult = {
+  current_version: string
+  target_version: string | null
+  update_available: boolean
+  install_method: InstallMethod['method']
+  channel: string
+  source: string
+  release_url: string | null
+  changes: { package: boolean; skills: boolean }
+  checksums_available: boolean
+  signature_available: boolean
+  recommended_command: string | null
+}
+
+function recommended(config: Config, install: InstallMethod, settings: UpdateSettings, version: string): string {
+  if (install.method === 'unknown') return `npm install -g ${settings.package}@${version}`
+  return `${config.bin} update --dry-run`
+}
+
+/** Discover the target release and what an update would change; refresh the notice cache. */
+export async function checkUpdate(
+  config: Config,
+  options: { to?: string | undefined; signal?: AbortSignal; timeoutMs?: number; writeCache?: boolean },
+): Promise<{ result: CheckResult; release: Release | undefined; install: InstallMethod }> {
+  const settings = updateSettings(config)
+  const install = await detectInstall(config.root, settings.package)
+  const releases = await releaseSource(settings, options.signal, options.timeoutMs).list()
+  const release = pickRelease(releases, { channel: settings.channel, to: options.to })
+  if (options.to && !release) {
+    throw new AgentError('E_NOT_FOUND', `no release ${options.to} in ${releaseSource(settings).describe}`, {
+      details: { stage: 'discover', got: options.to, allowed: releases.map((r) => r.version) },
+    })
+  }
+  const available = Boolean(
+    release && (options.to ? release.version !== config.version : semver.gt(release.version, config.version)),
+  )
+  const assets = release ? findChecksumAssets(release, config.bin) : undefined
+  const result: CheckResult = {
+    current_version: config.version,
+    target_version: release?.version ?? null,
+    update_available: available,
+    install_method: install.method,
+    channel: settings.channel,
+    source: releaseSource(settings).describe,
+    release_url: release?.url ?? null,
+    changes: { package: available, skills: available },
+    checksums_available: Boolean(assets),
+    signature_available: Boolean(assets?.bundle),
+    recommended_command: available && release ? recommended(config, install, settings, release.version) : null,
+  }
+  if (options.writeCache !== false) {
+    if (release && available && !options.to) {
+      const major = semver.major(release.version) > semver.major(config.version)
+      const security = /^#+\s*security/im.test(release.notes)
+      await writeUpdateNotice(config.cacheDir, {
+        latest_version: release.version,
+        checked_at: new Date().toISOString(),
+        install_method: install.method,
+        recommended_command: result.recommended_command!,
+        release_url: release.url,
+        severity: major || security ? 'warning' : 'info',
+      })
+    } else if (!options.to) clearUpdateNotice(config.cacheDir)
+  }
+  return { result, release, install }
+}
+
+/** What the confirm step needs, fixed at dry-run time and bound into the token. */
+export type UpdatePlanState = {
+  kind: 'update'
+  install: InstallMethod
+  from: string
+  to: string
+  tag: string
+  tarball: { name: string; url: string; sha256: string } | null
+  checksums: { text: string; sha256: string; name: string } | null
+  bundle: unknown
+}
+
+async function fetchText(
+  source: ReleaseSource,
+  asset: { name: string; url: string },
+  signal?: AbortSignal,
+): Promise<string> {
+  let response: Response
+  try {
+    response = await source.fetch(asset, signal)
+  } catch (error) {
+    throw new AgentError('E_NETWORK', `cannot download ${asset.name}`, { details: { stage: 'download' }, cause: error })
+  }
+  if (!response.ok)
+    throw new AgentError(
+      response.status === 404 ? 'E_NOT_FOUND' : 'E_SERVER',
+      `cannot download ${asset.name}: HTTP ${response.status}`,
+      { details: { stage: 'download', asset: asset.name } },
+    )
+  return response.text()
+}
+
+/**
+ * Plan an update: the release, its checksums file and bundle (read into memory, nothing written), and the
+ * tarball's expected digest. Integrity problems that can be seen here fail closed here.
+ */
+export async function planUpdate(
+  config: Config,
+  options: { to?: string | undefined; signal?: AbortSignal },
+): Promise<UpdatePlanState> {
+  const { result, release, install } = await checkUpdate(config, { ...options, writeCache: false })
+  if (!release || !result.update_available) {
+    throw new AgentError('E_CONFLICT', `already at ${config.version}; nothing newer on the ${result.channel} channel`, {
+      details: { reason: 'up_to_date', current_version: config.version },
+    })
+  }
+  if (!options.to && semver.lt(release.version, config.version))
+    throw new AgentError('E_CONFLICT', 'a downgrade needs --to', { details: { reason: 'downgrade' } })
+  const settings = updateSettings(config)
+  if (install.method === 'unknown') {
+    throw new AgentError(
+      'E_CONFIG',
+      `cannot tell how ${config.bin} was installed; update it the way you installed it`,
+      {
+        details: {
+          stage: 'discover',
+          install_method: 'unknown',
+          fix: `npm install -g ${settings.package}@${release.version}`,
+        },
+      },
+    )
+  }
+  const base: UpdatePlanState = {
+    kind: 'update',
+    install,
+    from: config.version,
+    to: release.version,
+    tag: release.tag,
+    tarball: null,
+    checksums: null,
+    bundle: null,
+  }
+  if (install.method === 'npm') return base
+  const source = releaseSource(settings, options.signal)
+  const assets = findChecksumAssets(release, config.bin)
+  if (!assets)
+    throw staged(
+      integrityError('checksum_missing', `release ${release.tag} has no checksums.txt`),
+      'discover',
+      config.version,
+      false,
+      'not_started',
+    )
+  const tarball = findTarball(release, config.bin)
+  if (!tarball)
+    throw new AgentError(
+      'E_NOT_FOUND',
+      `release ${release.tag} has no tarball for ${process.platform}-${process.arch}`,
+      { details: { stage: 'discover', assets: release.assets.map((a) => a.name) } },
+    )
+  const text = await fetchText(source, assets.checksums, options.signal)
+  const bundle = assets.bundle ? parseBundle(await fetchText(source, assets.bundle, options.signal)) : null
+  let sha256: string
+  try {
+    sha256 = expectedDigest(text, tarball.name)
+  } catch (error) {
+    throw staged(error, 'discover', config.version, false, 'not_started')
+  }
+  return {
+    ...base,
+    tarball: { ...tarball, sha256 },
+    checksums: { text, sha256: createHash('sha256').update(text).digest('hex'), name: assets.checksums.name },
+    bundle,
+  }
+}
+
+/** A bundle that is not JSON is kept as text: verification then refuses it as `bundle_invalid`, fail closed. */
+function parseBundle(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
+/** The result of an update or a rollback. */
+export type UpdateResult = {
+  previous_version: string
+  current_version: string
+  install_method: InstallMethod['method']
+  signature_status: 'verified' | 'handled_by_npm_installer' | 'not_checked'
+  signature_verified: boolean
+  checksum_verified: boolean
+  skill_sync_status: 'synced' | 'not_applicable' | 'failed'
+  hint: string
+}
+
+/** Decorate a failure with where it happened and what state the install is in (spec 002 §14). */
+function staged(error: unknown, stage: UpdateStage, from: string, replaced: boolean, skill: string): AgentError {
+  const agent = toAgentError(error)
+  agent.details.stage ??= stage
+  agent.details.current_version = from
+  agent.details.binary_replaced = replaced
+  agent.details.skill_sync_status = skill
+  return agent
+}
+
+function trustedRoot(settings: UpdateSettings): Promise<unknown> {
+  return settings.trusted_root
+    ? readFile(settings.trusted_root, 'utf8').then((t) => JSON.parse(t))
+    : Promise.resolve(publicGoodTrustedRoot())
+}
+
+/**
+ * Apply a planned update in stages with one commit point (the switch of `current`): download into a temp dir,
+ * verify the Sigstore bundle over checksums.txt and the identity of the tag, verify the tarball's SHA-256,
+ * extract, switch, sync the skill, clear the notice, clean up. Before the switch nothing installed changes.
+ */
+export async function applyUpdate(config: Config, plan: UpdatePlanState, signal: AbortSignal): Promise<UpdateResult> {
+  const settings = updateSettings(config)
+  const hint = `run "${config.bin} changelog --since ${plan.from}" to see what changed`
+  if (plan.install.method === 'npm') {
+    const npm = spawnSync('npm', ['install', '-g', `${settings.package}@${plan.to}`], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    if (npm.status !== 0)
+      throw staged(
+        new AgentError('E_IO', `npm install failed: ${npm.stderr.slice(-500)}`),
+        'switch',
+        plan.from,
+        false,
+        'not_started',
+      )
+    clearUpdateNotice(config.cacheDir)
+    return {
+      previous_version: plan.from,
+      current_version: plan.to,
+      install_method: 'npm',
+      signature_status: 'handled_by_npm_installer',
+      signature_verified: false,
+      checksum_verified: false,
+      skill_sync_status: 'not_applicable',
+      hint,
+    }
+  }
+  if (plan.install.method !== 'standalone' || !plan.tarball || !plan.checksums)
+    throw new AgentError('E_INTERNAL', 'incomplete update plan')
+  const root = plan.install.root
+  const temp = await mkdtemp(join(tmpdir(), `${config.bin}-update-`))
+  let stage: UpdateStage = 'download'
+  let extracted: string | undefined
+  try {
+    if (!plan.bundle)
+      throw integrityError('signature_missing', `release ${plan.tag} has no ${plan.checksums.name}.sigstore.json`)
+    const source = releaseSource(settings, signal)
+    const tarPath = join(temp, plan.tarball.name)
+    const digest = await downloadTo(await source.fetch(plan.tarball, signal), tarPath, signal)
+    stage = 'verify_signature'
+    if (!settings.repository)
+      throw integrityError(
+        'identity_mismatch',
+        'the tool declares no repository, so no signing identity can be expected',
+      )
+    await verifyBundle({
+      bundle: plan.bundle,
+      artifact: Buffer.from(plan.checksums.text),
+      identity: {
+        subject: expectedIdentity(settings.repository, settings.workflow, plan.tag),
+        issuer: settings.issuer,
+      },
+      trustedRoot: await trustedRoot(settings),
+    })
+    stage = 'verify_checksum'
+    if (digest !== plan.tarball.sha256)
+      throw integrityError(
+        'checksum_mismatch',
+        `${plan.tarball.name} has SHA-256 ${digest}, checksums.txt says ${plan.tarball.sha256}`,
+      )
+    stage = 'extract'
+    if (signal.aborted) throw signal.reason
+    extracted = await extractRelease(tarPath, root, plan.to)
+    if (signal.aborted) throw signal.reason
+    stage = 'switch'
+    await switchVersion(root, extracted)
+  } catch (error) {
+    if (extracted) await rm(extracted, { recursive: true, force: true })
+    await rm(temp, { recursive: true, force: true })
+    throw staged(error, stage, plan.from, false, 'not_started')
+  }
+  // Past the commit point: the new version is live; what follows cannot undo it, only report.
+  let skill: UpdateResult['skill_sync_status'] = 'not_applicable'
+  try {
+    skill = (await syncSkill({ versionDir: extracted, name: config.bin, repository: settings.repository })).status
+  } catch (error) {
+    await rm(temp, { recursive: true, force: true })
+    const failure = staged(
+      isAgentError(error)
+        ? error
+        : new AgentError('E_IO', `skill sync failed: ${(error as Error).message}`, { cause: error }),
+      'skill_sync',
+      plan.to,
+      true,
+      'failed',
+    )
+    failure.details.previous_version = plan.from
+    failure.details.skill_sync_command = `npx --yes skills add ${settings.repository ?? '<repository>'} -y -g`
+    throw failure
+  }
+  clearUpdateNotice(config.cacheDir)
+  await rm(temp, { recursive: true, force: true })
+  await cleanup(root).catch(() => [])
+  return {
+    previous_version: plan.from,
+    current_version: plan.to,
+    install_method: 'standalone',
+    signature_status: 'verified',
+    signature_verified: true,
+    checksum_verified: true,
+    skill_sync_status: skill,
+    hint,
+  }
+}
+
+/** What a rollback would switch to. */
+export type RollbackPlanState = { kind: 'rollback'; root: string; from: string; to: string; target: string }
+
+/** Plan a rollback to the kept previous version. */
+export async function planRollback(config: Config): Promise<RollbackPlanState> {
+  const settings = updateSettings(config)
+  const install = await detectInstall(config.root, settings.package)
+  if (install.method !== 'standalone')
+    throw new AgentError('E_CONFIG', `rollback needs a standalone install (this one is ${install.method})`, {
+      details: { install_method: install.method },
+    })
+  const target = await previousVersionDir(install.root)
+  if (!target)
+    throw new AgentError('E_NOT_FOUND', 'no previous version is kept', { details: { reason: 'no_previous_version' } })
+  const version = (JSON.parse(await readFile(join(target, 'package.json'), 'utf8')) as { version: string }).version
+  return { kind: 'rollback', root: install.root, from: config.version, to: version, target }
+}
+
+/** Switch back to the previous version (the same atomic switch), and sync its skill. */
+export async function applyRollback(config: Config, plan: RollbackPlanState): Promise<UpdateResult> {
+  const settings = updateSettings(config)
+  await switchVersion(plan.root, plan.target)
+  let skill: UpdateResult['skill_sync_status'] = 'not_applicable'
+  try {
+    skill = (await syncSkill({ versionDir: plan.target, name: config.bin, repository: settings.repository })).status
+  } catch {
+    skill = 'failed'
+  }
+  return {
+    previous_version: plan.from,
+    current_version: plan.to,
+    install_method: 'standalone',
+    signature_status: 'not_checked',
+    signature_verified: false,
+    checksum_verified: false,
+    skill_sync_status: skill,
+    hint: `run "${config.bin} changelog" to see what this version has`,
+  }
+}

@@ -1,0 +1,158 @@
+import { readFile } from 'node:fs/promises'
+import { isAbsolute, join } from 'node:path'
+import semver from 'semver'
+import { AgentError, isAgentError } from '../errors/agent-error.js'
+import { httpClient } from '../http/client.js'
+
+/** One downloadable file of a release. */
+export type Asset = { name: string; url: string }
+
+/** A release, whatever the source. */
+export type Release = {
+  version: string
+  tag: string
+  url: string | null
+  notes: string
+  prerelease: boolean
+  assets: Asset[]
+}
+
+/** Where releases come from. */
+export type ReleaseSource = {
+  describe: string
+  list(): Promise<Release[]>
+  fetch(asset: Asset, signal?: AbortSignal): Promise<Response>
+}
+
+type GithubRelease = {
+  tag_name: string
+  html_url: string
+  body: string | null
+  prerelease: boolean
+  draft: boolean
+  assets: Array<{ name: string; browser_download_url: string }>
+}
+
+function discoverError(error: unknown, where: string): AgentError {
+  const base = isAgentError(error) ? error : new AgentError('E_NETWORK', `cannot reach ${where}`, { cause: error })
+  base.details.stage = 'discover'
+  return base
+}
+
+/** GitHub Releases of `repository` (`api` defaults to api.github.com; set it for GitHub Enterprise). */
+export function githubSource(
+  repository: string,
+  api = 'https://api.github.com/',
+  signal?: AbortSignal,
+  timeoutMs = 10_000,
+): ReleaseSource {
+  const client = httpClient({
+    baseUrl: api,
+    timeoutMs,
+    retries: 1,
+    ...(signal ? { signal } : {}),
+    userAgent: 'agentcli-update',
+  })
+  return {
+    describe: `github:${repository}`,
+    async list() {
+      try {
+        const { data } = await client.get<GithubRelease[]>(`repos/${repository}/releases`, { query: { per_page: 50 } })
+        return data
+          .filter((r) => !r.draft && semver.valid(r.tag_name.replace(/^v/, '')))
+          .map((r) => ({
+            version: semver.valid(r.tag_name.replace(/^v/, ''))!,
+            tag: r.tag_name,
+            url: r.html_url,
+            notes: r.body ?? '',
+            prerelease: r.prerelease,
+            assets: r.assets.map((a) => ({ name: a.name, url: a.browser_download_url })),
+          }))
+      } catch (error) {
+        throw discoverError(error, `GitHub releases of ${repository}`)
+      }
+    },
+    fetch: (asset, s) => fetch(asset.url, { signal: s ?? null, redirect: 'follow' }),
+  }
+}
+
+type Manifest = Array<{
+  version: string
+  tag?: string
+  notes?: string
+  prerelease?: boolean
+  url?: string
+  assets: Array<{ name: string; url?: string }>
+}>
+
+function fromManifest(manifest: Manifest, resolve: (name: string, url?: string) => string): Release[] {
+  return manifest
+    .filter((r) => semver.valid(r.version))
+    .map((r) => ({
+      version: r.version,
+      tag: r.tag ?? `v${r.version}`,
+      url: r.url ?? null,
+      notes: r.notes ?? '',
+      prerelease: Boolean(r.prerelease),
+      assets: r.assets.map((a) => ({ name: a.name, url: resolve(a.name, a.url) })),
+    }))
+}
+
+/** A mirror: `<base>/releases.json` listing releases, assets relative to the base (for enterprises). */
+export function mirrorSource(base: string, signal?: AbortSignal): ReleaseSource {
+  const root = base.endsWith('/') ? base : `${base}/`
+  return {
+    describe: `mirror:${root}`,
+    async list() {
+      try {
+        const { data } = await httpClient({ baseUrl: root, retries: 1, ...(signal ? { signal } : {}) }).get<Manifest>(
+          'releases.json',
+        )
+        return fromManifest(data, (name, url) => new URL(url ?? name, root).toString())
+      } catch (error) {
+        throw discoverError(error, `the mirror ${root}`)
+      }
+    },
+    fetch: (asset, s) => fetch(asset.url, { signal: s ?? null }),
+  }
+}
+
+/** A local directory with `releases.json` and the assets beside it (for air-gapped machines). */
+export function directorySource(dir: string): ReleaseSource {
+  return {
+    describe: `dir:${dir}`,
+    async list() {
+      try {
+        return fromManifest(JSON.parse(await readFile(join(dir, 'releases.json'), 'utf8')) as Manifest, (name, url) =>
+          url && isAbsolute(url) ? url : join(dir, url ?? name),
+        )
+      } catch (error) {
+        throw discoverError(
+          new AgentError('E_IO', `cannot read ${join(dir, 'releases.json')}`, {
+            details: { path: join(dir, 'releases.json') },
+            cause: error,
+          }),
+          dir,
+        )
+      }
+    },
+    async fetch(asset) {
+      try {
+        return new Response(await readFile(asset.url))
+      } catch {
+        return new Response('missing', { status: 404 })
+      }
+    },
+  }
+}
+
+/** The newest release on a channel (`stable` skips prereleases), or the one asked for. */
+export function pickRelease(
+  releases: Release[],
+  options: { channel: string; to?: string | undefined },
+): Release | undefined {
+  if (options.to) return releases.find((r) => r.version === semver.valid(options.to!.replace(/^v/, '')))
+  return releases
+    .filter((r) => options.channel !== 'stable' || !r.prerelease)
+    .sort((a, b) => semver.rcompare(a.version, b.version))[0]
+}

@@ -1,0 +1,88 @@
+import { spawnSync } from 'node:child_process'
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
+import { join, relative } from 'node:path'
+import { ROOT } from './helpers.js'
+
+const BUILD = join(ROOT, 'bin/agentcli-build.js')
+const PARTS = ['bin', 'dist', 'package.json', 'oclif.manifest.json', 'agentcli.meta.json', 'skills', 'CHANGELOG.md']
+
+function copyTool(target: string): void {
+  mkdirSync(target, { recursive: true })
+  for (const part of PARTS) cpSync(join(ROOT, 'examples/tasks', part), join(target, part), { recursive: true })
+}
+
+/** A standalone install of the example tool at 0.1.0, inside the repository so its imports resolve. */
+export function makeInstall(): { root: string; bin: string; cleanup(): void } {
+  const root = mkdtempSync(join(ROOT, 'test/fixtures/.tmp-install-'))
+  copyTool(join(root, 'versions', '0.1.0'))
+  symlinkSync('versions/0.1.0', join(root, 'current'))
+  mkdirSync(join(root, 'bin'))
+  writeFileSync(join(root, 'bin', 'tasks'), '#!/bin/sh\nexec node "$(dirname "$0")/../current/bin/run.js" "$@"\n', {
+    mode: 0o755,
+  })
+  return {
+    root,
+    bin: join(root, 'current', 'bin', 'run.js'),
+    cleanup: () => rmSync(root, { recursive: true, force: true }),
+  }
+}
+
+/** A release tarball of the example tool at `version`, built the way a release workflow would. */
+export async function makeRelease(version: string): Promise<{ name: string; bytes: Buffer }> {
+  const stage = mkdtempSync(join(ROOT, 'test/fixtures/.tmp-release-'))
+  try {
+    const dir = join(stage, 'tasks')
+    copyTool(dir)
+    const pjsonPath = join(dir, 'package.json')
+    writeFileSync(pjsonPath, JSON.stringify({ ...JSON.parse(readFileSync(pjsonPath, 'utf8')), version }, null, 2))
+    const changelog = readFileSync(join(dir, 'CHANGELOG.md'), 'utf8').replace(
+      '## [Unreleased]',
+      `## [Unreleased]\n\n## [${version}] - 2026-11-30\n\n### Added\n\n- Everything in ${version}.`,
+    )
+    writeFileSync(join(dir, 'CHANGELOG.md'), changelog)
+    for (const args of [[dir], ['--skill', 'write', dir]]) {
+      const r = spawnSync(process.execPath, [BUILD, ...args], { encoding: 'utf8' })
+      if (r.status !== 0) throw new Error(r.stderr)
+    }
+    const { create } = await import('tar')
+    const file = join(stage, 'out.tar.gz')
+    await create({ gzip: true, file, cwd: stage, portable: true }, ['tasks'])
+    return { name: `tasks-v${version}-${process.platform}-${process.arch}.tar.gz`, bytes: readFileSync(file) }
+  } finally {
+    rmSync(stage, { recursive: true, force: true })
+  }
+}
+
+/** Every file under a directory with its bytes (links as their target), to prove nothing changed. */
+export function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  const walk = (d: string) => {
+    for (const name of readdirSync(d, { withFileTypes: true })) {
+      const path = join(d, name.name)
+      if (name.isSymbolicLink()) out[relative(dir, path)] = `-> ${readlinkSafe(path)}`
+      else if (name.isDirectory()) walk(path)
+      else out[relative(dir, path)] = `${statSync(path).size}:${readFileSync(path).toString('base64').slice(0, 4096)}`
+    }
+  }
+  walk(dir)
+  return out
+}
+
+function readlinkSafe(path: string): string {
+  try {
+    return readlinkSync(path)
+  } catch {
+    return '?'
+  }
+}
