@@ -1,9 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import {
+  cpSync,
   existsSync,
   lstatSync,
   mkdirSync,
+  mkdtempSync,
   readFileSync,
   readlinkSync,
   realpathSync,
@@ -455,6 +457,46 @@ describe('after the commit point', () => {
       },
     })
     expect(env(await tool(box(), ['--version'])).data.version).toBe('0.2.0')
+  })
+})
+
+describe('an npm global install', () => {
+  it('is detected, and updated by running npm for the target version', async () => {
+    serve('v0.2.0', await goodAssets())
+    const base = mkdtempSync(join(ROOT, 'test/fixtures/.tmp-install-npm-'))
+    try {
+      const prefix = join(base, 'prefix')
+      const pkg = join(prefix, 'lib', 'node_modules', 'tasks-example')
+      cpSync(join(install.root, 'versions', '0.1.0'), pkg, { recursive: true })
+      const stubs = join(base, 'stubs')
+      mkdirSync(stubs)
+      const log = join(base, 'npm.log')
+      writeFileSync(
+        join(stubs, 'npm'),
+        `#!/bin/sh\nif [ "$1" = prefix ]; then echo "${prefix}"; exit 0; fi\necho "$@" >> "${log}"\n`,
+        { mode: 0o755 },
+      )
+      const run = (args: string[]) =>
+        runTool(join(pkg, 'bin', 'run.js'), args, {
+          env: { ...box().env, PATH: `${stubs}:${process.env.PATH}`, TASKS_UPDATE_API_URL: api.url },
+        })
+      expect(env(await run(['update', '--check'])).data).toMatchObject({
+        install_method: 'npm',
+        update_available: true,
+      })
+      const dry = await run(['update', '--dry-run'])
+      expect(env(dry).data.preview.changes.map((c: { action: string }) => c.action)).toEqual(['npm_install'])
+      const done = await run(['update', '--confirm', env(dry).data.confirm_token])
+      expect(env(done).data).toMatchObject({
+        install_method: 'npm',
+        signature_status: 'handled_by_npm_installer',
+        signature_verified: false,
+        current_version: '0.2.0',
+      })
+      expect(readFileSync(log, 'utf8').trim()).toBe('install -g tasks-example@0.2.0')
+    } finally {
+      rmSync(base, { recursive: true, force: true })
+    }
   })
 })
 
