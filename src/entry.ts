@@ -37,6 +37,7 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
   let globals: Globals = scanGlobals(argv)
   let catalogue: Catalogue = CORE_CATALOGUE
   let schemaVersion = '1.0'
+  let stream = false
   const notices: RunState['notices'] = []
   let finished = false
   let interrupted = false
@@ -55,7 +56,7 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
           : toAgentError(result.error)
         debugStack(error)
         resultCode = error.code
-        code = await renderError(error, ctx(), schemaVersion)
+        code = await renderError(error, ctx(), schemaVersion, stream)
       }
       const audit = getAudit()
       if (audit)
@@ -107,10 +108,21 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
       bin: config.bin,
       envPrefix: envName.slice(0, -'FORMAT'.length),
     })
-    if (globals.error) throw globals.error
-    if (argv[0] === '--version') return await finish({ outcome: versionOutcome(config, globals) })
+    if (argv[0] === '--version' && !globals.error) return await finish({ outcome: versionOutcome(config, globals) })
     const helpAsked = argv.length === 0 || helpRequested(argv)
-    const route = helpAsked && argv.length === 0 ? undefined : resolveCommand(config, argv)
+    const commandWords = argv.filter((a) => !a.startsWith('-'))
+    let route: Route | undefined
+    try {
+      route = (helpAsked || globals.error) && commandWords.length === 0 ? undefined : resolveCommand(config, argv)
+    } catch (error) {
+      throw globals.error ?? error
+    }
+    // Known before any flag error is raised, so a stream command answers in NDJSON whatever went wrong.
+    if (route) {
+      schemaVersion = String((route.command as { schemaVersion?: unknown }).schemaVersion ?? '1.0')
+      stream = (route.command as { stream?: unknown }).stream === true
+    }
+    if (globals.error) throw globals.error
     if (helpAsked) {
       await withRealStdout(async () => {
         const Help = await loadHelpClass(config)
@@ -120,7 +132,6 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
     }
     if (!route) throw new Error('unreachable: no route')
     argv = route.rest
-    schemaVersion = String((route.command as { schemaVersion?: unknown }).schemaVersion ?? '1.0')
     const init = await config.runHook('init', { argv: route.rest, id: route.id })
     if (init.failures.length > 0) throw hookFailure(init.failures[0]!.error)
     const result = await config.runCommand(route.id, route.rest, route.command)

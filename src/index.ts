@@ -34,6 +34,7 @@ export {
   defineErrorCodes,
   type ErrorCode,
   EXIT_CODES,
+  UPSTREAM_ERRORS,
 } from './errors/catalogue.js'
 export { Flags } from './flags.js'
 export { FORMATS, type Format, GLOBAL_FLAGS } from './globals.js'

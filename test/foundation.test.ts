@@ -215,6 +215,12 @@ describe('universal flags', () => {
     expect(text.stdout).toBe('tasks 0.1.0\n')
   })
 
+  it('a bare --help is the root help, exit 0 (regression: it was routed as a missing command)', async () => {
+    const run = await tasks(box(), ['--help'])
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain('COMMANDS')
+  })
+
   it('--help is human text on stdout, exit 0', async () => {
     const run = await tasks(box(), ['list', '--help'])
     expect(run.code).toBe(0)

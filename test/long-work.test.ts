@@ -69,6 +69,24 @@ describe('NDJSON streams', () => {
     expect(out[3]).toMatchObject({ ok: false, schema_version: '1.0', error: { code: 'E_SERVER', retryable: true } })
   })
 
+  it('a stream command that fails before its first item still speaks NDJSON: one error line', async () => {
+    const run = await tasks(box(), ['export', '--bogus'])
+    expect(run.code).toBe(2)
+    expect(run.stdout.split('\n').filter(Boolean)).toHaveLength(1)
+    expect(lines(run.stdout)[0]).toMatchObject({
+      ok: false,
+      schema_version: '1.0',
+      type: 'error',
+      error: { code: 'E_USAGE' },
+    })
+    // Found by the fuzzer: a bad --format is rejected before the command runs, and still as NDJSON.
+    const format = await tasks(box(), ['export', '--format', 'yaml'])
+    expect(format.code).toBe(2)
+    expect(lines(format.stdout)).toEqual([
+      expect.objectContaining({ ok: false, type: 'error', error: expect.objectContaining({ code: 'E_VALIDATION' }) }),
+    ])
+  })
+
   it('`tasks export | head -1` exits cleanly', () => {
     seed(
       box(),

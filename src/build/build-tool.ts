@@ -25,7 +25,11 @@ type PackageJson = { name?: string; version: string; bin?: string | Record<strin
  * Write the manifest with each command's `reference` description baked in (so `reference` loads neither zod nor
  * the command modules), the embedded changelog, and the skill file.
  */
-export async function buildTool(dir: string, skill: SkillMode): Promise<BuildReport> {
+export async function buildTool(
+  dir: string,
+  skill: SkillMode,
+  options: { changelog?: boolean } = {},
+): Promise<BuildReport> {
   const root = resolve(dir)
   const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as PackageJson
   const plugin = new Plugin({ root, type: 'core', ignoreManifest: true, errorOnManifestCreate: true, isRoot: true })
@@ -40,7 +44,7 @@ export async function buildTool(dir: string, skill: SkillMode): Promise<BuildRep
 
   let entries: number | null = null
   const changelogPath = join(root, 'CHANGELOG.md')
-  if (existsSync(changelogPath)) {
+  if (options.changelog !== false && existsSync(changelogPath)) {
     const changelog = await parseChangelog(readFileSync(changelogPath, 'utf8'), pjson.version)
     writeFileSync(join(root, META_FILE), `${JSON.stringify({ changelog }, null, 2)}\n`)
     entries = changelog.length

@@ -1,10 +1,11 @@
 import { buildTool, type SkillMode } from './build-tool.js'
 
-const USAGE = 'usage: agentcli-build [--skill write|check] <package-dir>...'
+const USAGE = 'usage: agentcli-build [--skill write|check] [--no-changelog] <package-dir>...'
 
 /** `agentcli-build`: the build step of a tool (manifest, embedded changelog, SKILL.md). Exits 1 on any failure. */
 export async function main(argv: string[]): Promise<number> {
   let skill: SkillMode = 'skip'
+  let changelog = true
   const dirs: string[] = []
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!
@@ -15,6 +16,8 @@ export async function main(argv: string[]): Promise<number> {
         return 2
       }
       skill = mode
+    } else if (a === '--no-changelog') {
+      changelog = false
     } else if (a.startsWith('-')) {
       process.stderr.write(`unknown option ${a}\n${USAGE}\n`)
       return 2
@@ -27,7 +30,7 @@ export async function main(argv: string[]): Promise<number> {
   let failed = false
   for (const dir of dirs) {
     try {
-      const r = await buildTool(dir, skill)
+      const r = await buildTool(dir, skill, { changelog })
       const log = `agentcli-build: ${dir}: ${r.commands} commands, changelog ${r.changelog_entries ?? 'none'}, skill ${r.skill}\n`
       process.stderr.write(log)
       if (r.skill === 'stale') {

@@ -90,6 +90,19 @@ export type CoreErrorCode = keyof typeof CORE_ERRORS
 /** Any error code: a core one, or a tool extension (which must also start with `E_`). */
 export type ErrorCode = CoreErrorCode | `E_${string}`
 
+/** The codes a call through `this.upstream()` can raise: list them in `errorCodes` of commands that use it. */
+export const UPSTREAM_ERRORS = [
+  'E_VALIDATION',
+  'E_AUTH',
+  'E_FORBIDDEN',
+  'E_NOT_FOUND',
+  'E_CONFLICT',
+  'E_NETWORK',
+  'E_RATE_LIMITED',
+  'E_SERVER',
+  'E_TIMEOUT',
+] as const
+
 /** Exit codes and what an agent should do on each (spec 002 §6). */
 export const EXIT_CODES = {
   0: 'Success. Continue.',

@@ -52,7 +52,12 @@ export async function renderOutcome(outcome: Outcome, ctx: RenderContext): Promi
 }
 
 /** Render a failure; returns its exit code from the catalogue. */
-export async function renderError(error: AgentError, ctx: RenderContext, schemaVersion = '1.0'): Promise<number> {
+export async function renderError(
+  error: AgentError,
+  ctx: RenderContext,
+  schemaVersion = '1.0',
+  stream = false,
+): Promise<number> {
   const { body: raw, exit } = errorBody(error, ctx.catalogue)
   const body = { ...raw, message: redact(raw.message), details: redact(raw.details) }
   if (ctx.globals.format === 'text') {
@@ -61,6 +66,13 @@ export async function renderError(error: AgentError, ctx: RenderContext, schemaV
     return exit
   }
   const meta = buildMeta(performance.now() - ctx.startedAt, { notices: redact([...ctx.notices]) })
+  if (stream) {
+    // A stream command's stdout is NDJSON from its first byte, even when it fails before its first item.
+    await writeStdout(
+      `${JSON.stringify({ ok: false, schema_version: schemaVersion, type: 'error', error: body, meta })}\n`,
+    )
+    return exit
+  }
   await writeStdout(serialize(errorEnvelope(body, schemaVersion, meta), ctx.globals.compact))
   return exit
 }

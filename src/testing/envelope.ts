@@ -19,6 +19,7 @@ function keysOf(value: unknown, path: string, out: Array<[string, string]>, skip
 /** Key names under these members are data (schemas, maps keyed by ids or codes), not contract keys. */
 const OPAQUE = new Set([
   'output_schema',
+  'result_schema',
   'error_codes',
   'exit_codes',
   'suggestions',

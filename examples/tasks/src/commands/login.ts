@@ -1,4 +1,4 @@
-import { AgentCommand, output } from 'agentcli'
+import { AgentCommand, output, UPSTREAM_ERRORS } from 'agentcli'
 import { apiUrl, remoteAuthority } from '../api.js'
 import { localAuthority } from '../auth/device.js'
 import { storageFlags, storageMode } from '../auth/flags.js'
@@ -9,7 +9,7 @@ export default class Login extends AgentCommand {
     'Already logged in: reports the account. Otherwise starts a device-code login and stops with E_HUMAN_REQUIRED (exit 9): a person opens details.url and enters details.user_code, then the agent runs details.resume. The token goes to the OS keychain (a 0600 file only when no keychain is available).'
   static override examples = ['<%= config.bin %> login', '<%= config.bin %> login resume --id <checkpoint_id>']
   static override flags = storageFlags
-  static override errorCodes = ['E_HUMAN_REQUIRED', 'E_CONFIG', 'E_NETWORK', 'E_SERVER', 'E_TIMEOUT', 'E_IO'] as const
+  static override errorCodes = [...UPSTREAM_ERRORS, 'E_HUMAN_REQUIRED', 'E_CONFIG', 'E_IO'] as const
   static override output = output((z) =>
     z.object({ account: z.string(), logged_in: z.literal(true), source: z.enum(['env', 'keychain', 'file']) }),
   )

@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { type CredentialRecord, output, type Plan, WriteCommand } from 'agentcli'
+import { type CredentialRecord, output, type Plan, UPSTREAM_ERRORS, WriteCommand } from 'agentcli'
 import { readJsonFile, writeJsonAtomic } from 'agentcli/fs'
 import { refreshWithApi, requireApiUrl } from '../api.js'
 import { STATUSES, type Status, TaskStore } from '../store.js'
@@ -19,17 +19,7 @@ export default class Sync extends WriteCommand<Work> {
   static override description =
     'Reads every page of the remote API (TASKS_API_URL or api_url in the config file), then creates or updates local tasks. The confirm token is bound to the remote versions previewed. Without a configured API: E_CONFIG.'
   static override examples = ['<%= config.bin %> sync --dry-run', '<%= config.bin %> sync --confirm <confirm_token>']
-  static override errorCodes = [
-    'E_CONFIG',
-    'E_AUTH',
-    'E_FORBIDDEN',
-    'E_NOT_FOUND',
-    'E_NETWORK',
-    'E_RATE_LIMITED',
-    'E_SERVER',
-    'E_TIMEOUT',
-    'E_IO',
-  ] as const
+  static override errorCodes = [...UPSTREAM_ERRORS, 'E_CONFIG', 'E_IO'] as const
   static override output = output((z) =>
     z.object({ created: z.number().int(), updated: z.number().int(), unchanged: z.number().int() }),
   )

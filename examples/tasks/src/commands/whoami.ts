@@ -1,4 +1,4 @@
-import { AgentCommand, type CredentialRecord, output } from 'agentcli'
+import { AgentCommand, type CredentialRecord, output, UPSTREAM_ERRORS } from 'agentcli'
 import { apiUrl, refreshWithApi } from '../api.js'
 
 export default class Whoami extends AgentCommand {
@@ -6,16 +6,7 @@ export default class Whoami extends AgentCommand {
   static override description =
     'With a remote API configured, asks it (refreshing an expired token once); otherwise reports the stored login. Not logged in: E_AUTH with details.reauth.'
   static override examples = ['<%= config.bin %> whoami']
-  static override errorCodes = [
-    'E_AUTH',
-    'E_FORBIDDEN',
-    'E_CONFIG',
-    'E_NETWORK',
-    'E_RATE_LIMITED',
-    'E_SERVER',
-    'E_TIMEOUT',
-    'E_IO',
-  ] as const
+  static override errorCodes = [...UPSTREAM_ERRORS, 'E_CONFIG', 'E_IO'] as const
   static override output = output((z) =>
     z.object({
       account: z.string(),

@@ -1,4 +1,13 @@
-import { AgentError, Flags, output, type Plan, usageError, WriteCommand, type ZodNamespace } from 'agentcli'
+import {
+  AgentError,
+  Flags,
+  output,
+  type Plan,
+  UPSTREAM_ERRORS,
+  usageError,
+  WriteCommand,
+  type ZodNamespace,
+} from 'agentcli'
 import {
   applyRollback,
   applyUpdate,
@@ -60,15 +69,7 @@ export default class Update extends WriteCommand<State> {
     }),
     rollback: Flags.boolean({ description: 'Switch back to the previous version kept by the last update.' }),
   }
-  static override errorCodes = [
-    'E_INTEGRITY',
-    'E_NOT_FOUND',
-    'E_CONFIG',
-    'E_NETWORK',
-    'E_SERVER',
-    'E_TIMEOUT',
-    'E_IO',
-  ] as const
+  static override errorCodes = [...UPSTREAM_ERRORS, 'E_INTEGRITY', 'E_CONFIG', 'E_IO'] as const
   static override output = output((z) => z.union([checkSchema(z), resultSchema(z)]))
 
   override async execute(): Promise<unknown> {

@@ -1,4 +1,4 @@
-import { AgentCommand, AgentError, completeCheckpoint, Flags, humanError, output } from 'agentcli'
+import { AgentCommand, AgentError, completeCheckpoint, Flags, humanError, output, UPSTREAM_ERRORS } from 'agentcli'
 import { remoteAuthority, requireApiUrl } from '../../api.js'
 import { localAuthority } from '../../auth/device.js'
 import { storageFlags, storageMode } from '../../auth/flags.js'
@@ -14,17 +14,7 @@ export default class LoginResume extends AgentCommand {
     id: Flags.string({ required: true, description: 'The checkpoint_id from the E_HUMAN_REQUIRED details.' }),
     ...storageFlags,
   }
-  static override errorCodes = [
-    'E_HUMAN_REQUIRED',
-    'E_NOT_FOUND',
-    'E_CONFLICT',
-    'E_AUTH',
-    'E_CONFIG',
-    'E_NETWORK',
-    'E_SERVER',
-    'E_TIMEOUT',
-    'E_IO',
-  ] as const
+  static override errorCodes = [...UPSTREAM_ERRORS, 'E_HUMAN_REQUIRED', 'E_CONFIG', 'E_IO'] as const
   static override output = output((z) =>
     z.object({ account: z.string(), logged_in: z.literal(true), source: z.enum(['env', 'keychain', 'file']) }),
   )

@@ -1,0 +1,6 @@
+#!/usr/bin/env node
+import module from 'node:module'
+
+module.enableCompileCache?.()
+const { run } = await import('../dist/entry.js')
+await run(new URL('..', import.meta.url))

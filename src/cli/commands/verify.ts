@@ -1,0 +1,116 @@
+import { AgentCommand } from '../../command.js'
+import { AgentError } from '../../errors/agent-error.js'
+import { Flags } from '../../flags.js'
+import { output } from '../../schema.js'
+import { target } from '../../verify/call.js'
+import { runChecks } from '../../verify/checks.js'
+import { fuzz } from '../../verify/fuzz.js'
+import { Report } from '../../verify/report.js'
+
+export default class Verify extends AgentCommand {
+  static override summary = 'Check any CLI against the agent contract, as a black box'
+  static override description =
+    'Runs the target with stdin closed, no TTY, a fresh HOME and config dirs, no network and a timeout per call; discovers it through its `reference`; checks envelopes, exit codes, universal flags, self-description, the write gate and non-interactivity. Exit 0 only when no check fails; otherwise E_CONFORMANCE with the report. --fuzz N adds N seeded random invocations.'
+  static override examples = [
+    '<%= config.bin %> verify -- node examples/tasks/bin/run.js',
+    '<%= config.bin %> verify --fuzz 2000 --seed 7 -- tasks',
+  ]
+  static override strict = false
+  static override flags = {
+    fuzz: Flags.integer({
+      min: 0,
+      max: 100_000,
+      default: 0,
+      description: 'Random invocations to run after the checks.',
+    }),
+    seed: Flags.integer({ min: 0, description: 'Seed of the fuzzer (printed on failure, for reproduction).' }),
+    'timeout-ms': Flags.integer({ min: 100, max: 600_000, default: 15_000, description: 'Time limit of each call.' }),
+  }
+  static override errorCodes = ['E_CONFORMANCE'] as const
+  static override output = output((z) =>
+    z.object({
+      target: z.string(),
+      tool: z.string().nullable(),
+      version: z.string().nullable(),
+      checks: z.array(
+        z.object({ id: z.string(), group: z.string(), status: z.enum(['pass', 'fail', 'skip']), evidence: z.string() }),
+      ),
+      summary: z.object({
+        pass: z.number().int(),
+        fail: z.number().int(),
+        skip: z.number().int(),
+        total: z.number().int(),
+      }),
+      fuzz: z
+        .object({
+          runs: z.number().int(),
+          seed: z.number().int(),
+          failures: z.array(
+            z.object({
+              index: z.number().int(),
+              args: z.array(z.string()),
+              env: z.record(z.string(), z.string()),
+              violations: z.array(z.string()),
+            }),
+          ),
+        })
+        .nullable(),
+    }),
+  )
+
+  async execute() {
+    const { argv, flags } = await this.parse(Verify)
+    const command = (argv as string[]).filter((a) => a !== '--')
+    if (command.length === 0)
+      throw new AgentError('E_USAGE', 'name the CLI to verify after --', {
+        details: { hint: 'agentcli verify -- node path/to/bin.js' },
+      })
+    const t = target(command, flags['timeout-ms'])
+    const report = new Report()
+    try {
+      const ref = await runChecks(t, report)
+      let fuzzed = null
+      if (ref && flags.fuzz > 0) {
+        const seed = flags.seed ?? Math.floor(Math.random() * 2 ** 31)
+        fuzzed = await fuzz(t, ref, flags.fuzz, seed)
+        const shown = fuzzed.failures
+          .slice(0, 5)
+          .map(
+            (f) =>
+              `#${f.index} ${JSON.stringify(f.args)}${Object.keys(f.env).length ? ` env ${JSON.stringify(f.env)}` : ''}: ${f.violations.join('; ')}`,
+          )
+        report.add(
+          'fuzz.invariants',
+          'fuzz',
+          fuzzed.failures.length === 0,
+          fuzzed.failures.length
+            ? `seed ${seed}: ${fuzzed.failures.length}/${flags.fuzz} broke an invariant; ${shown.join(' | ')}`
+            : `seed ${seed}: ${flags.fuzz} invocations kept every invariant`,
+        )
+      }
+      const data = {
+        target: command.join(' '),
+        tool: ref?.tool ?? null,
+        version: ref?.version ?? null,
+        checks: report.checks,
+        summary: report.summary(),
+        fuzz: fuzzed,
+      }
+      if (data.summary.fail > 0) {
+        if (this.globals.format === 'text')
+          for (const c of report.checks.filter((x) => x.status === 'fail')) this.log(`FAIL ${c.id}: ${c.evidence}`)
+        throw new AgentError(
+          'E_CONFORMANCE',
+          `${data.summary.fail} of ${data.summary.total} conformance checks failed: ${report.checks
+            .filter((c) => c.status === 'fail')
+            .map((c) => c.id)
+            .join(', ')}`,
+          { details: data },
+        )
+      }
+      return data
+    } finally {
+      t.dispose()
+    }
+  }
+}
