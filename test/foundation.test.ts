@@ -141,7 +141,15 @@ describe('the error catalogue', () => {
   it('an unknown --fields path names it and lists the valid ones', async () => {
     const run = await tasks(box(), ['get', '1', '--fields', 'title,colour'])
     expect(env(run).error.details.got).toBe('colour')
-    expect(env(run).error.details.allowed).toEqual(['created_at', 'id', 'status', 'title', 'updated_at', 'version'])
+    expect(env(run).error.details.allowed).toEqual([
+      'created_at',
+      'id',
+      'remote_id',
+      'status',
+      'title',
+      'updated_at',
+      'version',
+    ])
   })
 })
 

@@ -249,7 +249,16 @@ describe('sync (pagination, empty results, the write gate)', () => {
     )
     expect(validate(env(done).data)).toBe(true)
     expect(validate(env(dry).data)).toBe(true)
-    expect(env(await run(box(), ['list'])).data.count).toBe(5)
+    const listed = env(await run(box(), ['list'])).data
+    expect(listed.count).toBe(5)
+    // Titles came from the upstream: a third party's text, marked so an agent treats it as data.
+    expect(listed.items[0]).toMatchObject({ title: 'remote 1', remote_id: 'r1', _untrusted: ['title'] })
+    expect(env(await run(box(), ['list', '--fields', 'title'])).data.items[0]).toEqual({
+      title: 'remote 1',
+      _untrusted: ['title'],
+    })
+    expect(env(await run(box(), ['list', '--fields', 'id'])).data.items[0]).toEqual({ id: '1' })
+    expect(env(await run(box(), ['get', '1'])).data._untrusted).toEqual(['title'])
     const again = await run(box(), ['sync', '--dry-run'])
     expect(env(again).data.preview.changes).toEqual([])
   })

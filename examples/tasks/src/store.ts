@@ -15,6 +15,16 @@ export type Task = {
   created_at: string
   updated_at: string
   version: number
+  /** Set on tasks pulled by `sync`: their id at the remote API. */
+  remote_id?: string
+}
+
+/** What commands print: a task pulled from the remote API says that its title is a third party's text. */
+export type TaskView = Task & { _untrusted?: string[] }
+
+/** The printed form of a task (spec 002 §10, `_untrusted`). */
+export function view(task: Task): TaskView {
+  return task.remote_id ? { ...task, _untrusted: ['title'] } : { ...task }
 }
 
 /** The store file's content. */

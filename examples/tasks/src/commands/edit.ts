@@ -1,5 +1,5 @@
 import { AgentError, Args, Flags, output, type Plan, usageError, WriteCommand } from 'agentcli'
-import { STATUSES, type Task, TaskStore } from '../store.js'
+import { STATUSES, type Task, TaskStore, view } from '../store.js'
 import { taskSchema } from '../task-schema.js'
 
 type Edit = { id: string; version: number; title?: string; status?: Task['status'] }
@@ -63,7 +63,7 @@ export default class EditTask extends WriteCommand<Edit> {
       if (edit.status !== undefined) task.status = edit.status
       task.version += 1
       task.updated_at = new Date().toISOString()
-      return { ...task }
+      return view(task)
     })
   }
 }

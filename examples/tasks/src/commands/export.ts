@@ -1,5 +1,5 @@
 import { AgentCommand, Flags, output } from 'agentcli'
-import { STATUSES, type Task, TaskStore } from '../store.js'
+import { STATUSES, type Task, TaskStore, view } from '../store.js'
 import { taskSchema } from '../task-schema.js'
 
 const COLUMNS = ['id', 'title', 'status', 'created_at', 'updated_at', 'version'] as const
@@ -31,7 +31,7 @@ export default class Export extends AgentCommand {
 }
 
 async function* items(tasks: Task[]): AsyncIterable<Task> {
-  yield* tasks
+  yield* tasks.map(view)
 }
 
 async function* csv(tasks: Task[]): AsyncIterable<string> {

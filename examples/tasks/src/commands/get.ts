@@ -1,5 +1,5 @@
 import { AgentCommand, Args, output } from 'agentcli'
-import { TaskStore } from '../store.js'
+import { TaskStore, view } from '../store.js'
 import { taskSchema } from '../task-schema.js'
 
 export default class Get extends AgentCommand {
@@ -11,6 +11,6 @@ export default class Get extends AgentCommand {
 
   async execute() {
     const { args } = await this.parse(Get)
-    return new TaskStore(this.config.dataDir).get(args.id)
+    return view(await new TaskStore(this.config.dataDir).get(args.id))
   }
 }

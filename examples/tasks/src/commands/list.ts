@@ -1,5 +1,5 @@
 import { AgentCommand, Flags, output, paginationFlags } from 'agentcli'
-import { STATUSES, TaskStore } from '../store.js'
+import { STATUSES, TaskStore, view } from '../store.js'
 import { taskSchema } from '../task-schema.js'
 
 const MAX_LIMIT = 100
@@ -29,6 +29,6 @@ export default class List extends AgentCommand {
     const { flags } = await this.parse(List)
     const store = new TaskStore(this.config.dataDir)
     const tasks = (await store.all()).filter((t) => !flags.status || t.status === flags.status)
-    return this.page(tasks, { limit: flags.limit, cursor: flags.cursor, maxLimit: MAX_LIMIT })
+    return this.page(tasks.map(view), { limit: flags.limit, cursor: flags.cursor, maxLimit: MAX_LIMIT })
   }
 }

@@ -85,7 +85,15 @@ export default class Sync extends WriteCommand<Work> {
       const at = new Date().toISOString()
       for (const item of work.creates) {
         const id = String(file.next_id++)
-        file.tasks.push({ id, title: item.title, status: item.status, created_at: at, updated_at: at, version: 1 })
+        file.tasks.push({
+          id,
+          title: item.title,
+          status: item.status,
+          created_at: at,
+          updated_at: at,
+          version: 1,
+          remote_id: item.id,
+        })
         mapping.remote[item.id] = { local_id: id, updated_at: item.updated_at }
       }
       for (const u of work.updates) {
