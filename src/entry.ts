@@ -1,7 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { type Command, Config, Errors, loadHelpClass } from '@oclif/core'
 import { getAudit, type RunState, setRunState } from './_state.js'
-import { appendAudit } from './confirm/audit.js'
 import { AgentError, usageError } from './errors/agent-error.js'
 import { type Catalogue, CatalogueDefinitionError, CORE_CATALOGUE, defineErrorCodes } from './errors/catalogue.js'
 import { toAgentError } from './errors/normalize.js'
@@ -59,8 +58,9 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
         code = await renderError(error, ctx(), schemaVersion, stream)
       }
       const audit = getAudit()
+      // Loaded only when a write ran: read commands never pay for the audit module.
       if (audit)
-        appendAudit(audit, {
+        (await import('./confirm/audit.js')).appendAudit(audit, {
           result_code: resultCode,
           exit_code: code,
           duration_ms: Math.round(performance.now() - startedAt),

@@ -1,13 +1,14 @@
 import { userInfo } from 'node:os'
+import { join } from 'node:path'
 import type { Interfaces } from '@oclif/core'
 import { setAudit } from './_state.js'
 import { AgentCommand } from './command.js'
-import { type AuditDraft, auditPath } from './confirm/audit.js'
-import { fileIdempotencyLedger, type IdempotencyLedger, keyReused } from './confirm/idempotency.js'
-import { fileTokenLedger, type TokenLedger } from './confirm/ledger.js'
+import type { AuditDraft } from './confirm/audit.js'
+import type { IdempotencyLedger } from './confirm/idempotency.js'
+import type { TokenLedger } from './confirm/ledger.js'
 import type { BatchItem, Change } from './confirm/preview.js'
-import { envSecretSource, fileSecretSource, type SecretSource } from './confirm/secret.js'
-import { type Binding, mintToken, readClaims, verifyToken } from './confirm/token.js'
+import type { SecretSource } from './confirm/secret.js'
+import type { Binding } from './confirm/token.js'
 import { AgentError, usageError } from './errors/agent-error.js'
 import type { ErrorCode } from './errors/catalogue.js'
 import { Flags } from './flags.js'
@@ -90,19 +91,22 @@ export abstract class WriteCommand<S = unknown> extends AgentCommand {
   }
 
   /** Where the confirm secret comes from: `<BIN>_CONFIRM_SECRET` (hex) if set, else the config dir's file. */
-  protected secretSource(): SecretSource {
+  protected async secretSource(): Promise<SecretSource> {
+    const { envSecretSource, fileSecretSource } = await import('./confirm/secret.js')
     const name = `${this.envPrefix}CONFIRM_SECRET`
     const injected = process.env[name]
     return injected ? envSecretSource(name, injected) : fileSecretSource(this.config.configDir)
   }
 
   /** The consumed-token ledger. */
-  protected tokenLedger(): TokenLedger {
+  protected async tokenLedger(): Promise<TokenLedger> {
+    const { fileTokenLedger } = await import('./confirm/ledger.js')
     return fileTokenLedger(this.config.dataDir, (m) => this.warn(m))
   }
 
   /** The idempotency ledger. */
-  protected idempotencyLedger(): IdempotencyLedger {
+  protected async idempotencyLedger(): Promise<IdempotencyLedger> {
+    const { fileIdempotencyLedger } = await import('./confirm/idempotency.js')
     return fileIdempotencyLedger(this.config.dataDir)
   }
 
@@ -153,8 +157,8 @@ export abstract class WriteCommand<S = unknown> extends AgentCommand {
     const audit = this.draftAudit(principal, dryRun ? 'dry_run' : token ? 'confirm' : 'refused')
 
     if (key) {
-      const seen = await this.idempotencyLedger().lookup(this.id!, key, bound)
-      if (seen.state === 'mismatch') throw keyReused(key)
+      const seen = await (await this.idempotencyLedger()).lookup(this.id!, key, bound)
+      if (seen.state === 'mismatch') throw (await import('./confirm/idempotency.js')).keyReused(key)
       if (seen.state === 'done' && !dryRun) {
         this.setMeta('replayed', true)
         return seen.data
@@ -172,7 +176,8 @@ export abstract class WriteCommand<S = unknown> extends AgentCommand {
     }
 
     if (dryRun) {
-      const secret = await this.secretSource().get()
+      const secret = await (await this.secretSource()).get()
+      const { mintToken } = await import('./confirm/token.js')
       const { token: minted, claims } = mintToken(secret, binding, now(), ctor.confirmTtlSeconds * 1000)
       audit.token_id = claims.id
       const rejected = (plan.rejected ?? []).map((r) => ({
@@ -199,8 +204,9 @@ export abstract class WriteCommand<S = unknown> extends AgentCommand {
       )
     }
 
-    const secret = await this.secretSource().get()
-    const ledger = this.tokenLedger()
+    const secret = await (await this.secretSource()).get()
+    const ledger = await this.tokenLedger()
+    const { readClaims, verifyToken } = await import('./confirm/token.js')
     const claims = readClaims(secret, token)
     if (claims) audit.token_id = claims.id
     if (claims && (await ledger.isUsed(claims.id))) throw this.refuse(audit, 'already_used')
@@ -210,14 +216,14 @@ export abstract class WriteCommand<S = unknown> extends AgentCommand {
     if (!(await ledger.consume(verdict.claims.id, verdict.claims.expiresAt))) throw this.refuse(audit, 'already_used')
 
     if (!key) return this.apply(plan)
-    const { data, replayed } = await this.idempotencyLedger().run(this.id!, key, bound, () => this.apply(plan))
+    const { data, replayed } = await (await this.idempotencyLedger()).run(this.id!, key, bound, () => this.apply(plan))
     if (replayed) this.setMeta('replayed', true)
     return data
   }
 
   private draftAudit(principal: Record<string, unknown>, mode: AuditDraft['mode']): AuditDraft {
     const draft: AuditDraft = {
-      path: auditPath(this.config.dataDir),
+      path: join(this.config.dataDir, 'audit.jsonl'),
       command: this.id!.replaceAll(':', ' '),
       args: redactArgv(this.argv),
       account: typeof principal.account === 'string' ? principal.account : null,
