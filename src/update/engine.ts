@@ -7,134 +7,15 @@ import type { Config } from '@oclif/core'
 import semver from 'semver'
 import { AgentError, isAgentError } from '../errors/agent-error.js'
 import { toAgentError } from '../errors/normalize.js'
-import { clearUpdateNotice, writeUpdateNotice } from '../notices.js'
-import { readToolSettings } from '../tool-settings.js'
+import { clearUpdateNotice } from '../notices.js'
+import { checkUpdate } from './check.js'
 import { expectedDigest, findChecksumAssets, findTarball } from './checksums.js'
 import { integrityError, type UpdateStage } from './errors.js'
-import {
-  cleanup,
-  detectInstall,
-  downloadTo,
-  extractRelease,
-  type InstallMethod,
-  previousVersionDir,
-  switchVersion,
-} from './install.js'
+import { cleanup, downloadTo, extractRelease, type InstallMethod, switchVersion } from './install.js'
+import { releaseSource, type UpdateSettings, updateSettings } from './settings.js'
 import { expectedIdentity, publicGoodTrustedRoot, verifyBundle } from './signature.js'
 import { syncSkill } from './skills.js'
-import { directorySource, githubSource, mirrorSource, pickRelease, type Release, type ReleaseSource } from './source.js'
-
-/** A tool's update settings: `"agentcli": {"update": {…}}` in package.json, overridable by environment. */
-export type UpdateSettings = {
-  repository: string | null
-  workflow: string
-  issuer: string
-  source: string
-  channel: string
-  trusted_root: string | null
-  package: string
-  github_api: string
-}
-
-function prefix(config: Config): string {
-  return `${config.bin.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_`
-}
-
-/** Resolve the settings; `<BIN>_UPDATE_SOURCE` (github, a mirror URL, or a directory) and friends override. */
-export function updateSettings(config: Config): UpdateSettings {
-  const declared = (readToolSettings(config).update ?? {}) as Partial<UpdateSettings>
-  const env = (name: string) => process.env[prefix(config) + name] || undefined
-  return {
-    repository: declared.repository ?? null,
-    workflow: declared.workflow ?? '.github/workflows/release.yml',
-    issuer: declared.issuer ?? 'https://token.actions.githubusercontent.com',
-    source: env('UPDATE_SOURCE') ?? declared.source ?? 'github',
-    channel: env('UPDATE_CHANNEL') ?? declared.channel ?? 'stable',
-    trusted_root: env('SIGSTORE_TRUSTED_ROOT') ?? declared.trusted_root ?? null,
-    package: declared.package ?? config.name,
-    github_api: env('UPDATE_API_URL') ?? declared.github_api ?? 'https://api.github.com/',
-  }
-}
-
-/** The release source the settings name. */
-export function releaseSource(settings: UpdateSettings, signal?: AbortSignal, timeoutMs?: number): ReleaseSource {
-  if (/^https?:\/\//.test(settings.source)) return mirrorSource(settings.source, signal)
-  if (settings.source !== 'github') return directorySource(settings.source)
-  if (!settings.repository) {
-    throw new AgentError('E_CONFIG', 'this tool declares no repository to update from', {
-      details: { stage: 'discover', fix: 'set "agentcli": {"update": {"repository": "owner/repo"}} in package.json' },
-    })
-  }
-  return githubSource(settings.repository, settings.github_api, signal, timeoutMs)
-}
-
-/** What `update --check` reports (read-only). */
-export type CheckResult = {
-  current_version: string
-  target_version: string | null
-  update_available: boolean
-  install_method: InstallMethod['method']
-  channel: string
-  source: string
-  release_url: string | null
-  changes: { package: boolean; skills: boolean }
-  checksums_available: boolean
-  signature_available: boolean
-  recommended_command: string | null
-}
-
-function recommended(config: Config, install: InstallMethod, settings: UpdateSettings, version: string): string {
-  if (install.method === 'unknown') return `npm install -g ${settings.package}@${version}`
-  return `${config.bin} update --dry-run`
-}
-
-/** Discover the target release and what an update would change; refresh the notice cache. */
-export async function checkUpdate(
-  config: Config,
-  options: { to?: string | undefined; signal?: AbortSignal; timeoutMs?: number; writeCache?: boolean },
-): Promise<{ result: CheckResult; release: Release | undefined; install: InstallMethod }> {
-  const settings = updateSettings(config)
-  const install = await detectInstall(config.root, settings.package)
-  const releases = await releaseSource(settings, options.signal, options.timeoutMs).list()
-  const release = pickRelease(releases, { channel: settings.channel, to: options.to })
-  if (options.to && !release) {
-    throw new AgentError('E_NOT_FOUND', `no release ${options.to} in ${releaseSource(settings).describe}`, {
-      details: { stage: 'discover', got: options.to, allowed: releases.map((r) => r.version) },
-    })
-  }
-  const available = Boolean(
-    release && (options.to ? release.version !== config.version : semver.gt(release.version, config.version)),
-  )
-  const assets = release ? findChecksumAssets(release, config.bin) : undefined
-  const result: CheckResult = {
-    current_version: config.version,
-    target_version: release?.version ?? null,
-    update_available: available,
-    install_method: install.method,
-    channel: settings.channel,
-    source: releaseSource(settings).describe,
-    release_url: release?.url ?? null,
-    changes: { package: available, skills: available },
-    checksums_available: Boolean(assets),
-    signature_available: Boolean(assets?.bundle),
-    recommended_command: available && release ? recommended(config, install, settings, release.version) : null,
-  }
-  if (options.writeCache !== false) {
-    if (release && available && !options.to) {
-      const major = semver.major(release.version) > semver.major(config.version)
-      const security = /^#+\s*security/im.test(release.notes)
-      await writeUpdateNotice(config.cacheDir, {
-        latest_version: release.version,
-        checked_at: new Date().toISOString(),
-        install_method: install.method,
-        recommended_command: result.recommended_command!,
-        release_url: release.url,
-        severity: major || security ? 'warning' : 'info',
-      })
-    } else if (!options.to) clearUpdateNotice(config.cacheDir)
-  }
-  return { result, release, install }
-}
+import type { ReleaseSource } from './source.js'
 
 /** What the confirm step needs, fixed at dry-run time and bound into the token. */
 export type UpdatePlanState = {
@@ -387,45 +268,5 @@ export async function applyUpdate(config: Config, plan: UpdatePlanState, signal:
     checksum_verified: true,
     skill_sync_status: skill,
     hint,
-  }
-}
-
-/** What a rollback would switch to. */
-export type RollbackPlanState = { kind: 'rollback'; root: string; from: string; to: string; target: string }
-
-/** Plan a rollback to the kept previous version. */
-export async function planRollback(config: Config): Promise<RollbackPlanState> {
-  const settings = updateSettings(config)
-  const install = await detectInstall(config.root, settings.package)
-  if (install.method !== 'standalone')
-    throw new AgentError('E_CONFIG', `rollback needs a standalone install (this one is ${install.method})`, {
-      details: { install_method: install.method },
-    })
-  const target = await previousVersionDir(install.root)
-  if (!target)
-    throw new AgentError('E_NOT_FOUND', 'no previous version is kept', { details: { reason: 'no_previous_version' } })
-  const version = (JSON.parse(await readFile(join(target, 'package.json'), 'utf8')) as { version: string }).version
-  return { kind: 'rollback', root: install.root, from: config.version, to: version, target }
-}
-
-/** Switch back to the previous version (the same atomic switch), and sync its skill. */
-export async function applyRollback(config: Config, plan: RollbackPlanState): Promise<UpdateResult> {
-  const settings = updateSettings(config)
-  await switchVersion(plan.root, plan.target)
-  let skill: UpdateResult['skill_sync_status'] = 'not_applicable'
-  try {
-    skill = (await syncSkill({ versionDir: plan.target, name: config.bin, repository: settings.repository })).status
-  } catch {
-    skill = 'failed'
-  }
-  return {
-    previous_version: plan.from,
-    current_version: plan.to,
-    install_method: 'standalone',
-    signature_status: 'not_checked',
-    signature_verified: false,
-    checksum_verified: false,
-    skill_sync_status: skill,
-    hint: `run "${config.bin} changelog" to see what this version has`,
   }
 }

@@ -1,20 +1,10 @@
 /** agentcli/update: self-update that an agent can trust (spec 002 §14). */
-export {
-  applyRollback,
-  applyUpdate,
-  type CheckResult,
-  checkUpdate,
-  planRollback,
-  planUpdate,
-  type RollbackPlanState,
-  releaseSource,
-  type UpdatePlanState,
-  type UpdateResult,
-  type UpdateSettings,
-  updateSettings,
-} from './engine.js'
+export { type CheckResult, checkUpdate } from './check.js'
+export { applyUpdate, planUpdate, type UpdatePlanState, type UpdateResult } from './engine.js'
 export { type IntegrityReason, integrityError, type UpdateStage } from './errors.js'
 export { cleanup, detectInstall, extractRelease, type InstallMethod, switchVersion } from './install.js'
+export { applyRollback, planRollback, type RollbackPlanState } from './rollback.js'
+export { releaseSource, type UpdateSettings, updateSettings } from './settings.js'
 export { expectedIdentity, publicGoodTrustedRoot, type SigningIdentity, verifyBundle } from './signature.js'
 export { type SkillSync, syncSkill } from './skills.js'
 export {
