@@ -23,7 +23,7 @@ import {
 import type { Meta, Notice } from './output/envelope.js'
 import { checkFields, type FieldTarget, parseFields, projectData } from './output/fields.js'
 import { fieldPaths, loadZod, type OutputSchema, pageItemSchema } from './schema.js'
-import { readToolSettings } from './tool-settings.js'
+import { envPrefix, readToolSettings } from './tool-settings.js'
 
 /** Whether a command only reads, or changes state (and so goes through dry-run → confirm). */
 export type CommandKind = 'read' | 'write'
@@ -58,6 +58,7 @@ export abstract class AgentCommand extends Command {
   private parsedCache: { input: unknown; result: Interfaces.ParserOutput } | undefined
   private readonly metaExtras: Partial<Meta> = {}
   private fieldPathsRequested: string[][] | undefined
+  private readonly credentialStores = new Map<StorageMode | undefined, Credentials>()
 
   /** The universal flags of this call. */
   protected get globals(): Globals {
@@ -218,7 +219,10 @@ export abstract class AgentCommand extends Command {
    * --require-keychain), else `<BIN>_CREDENTIAL_STORE`, else `agentcli.credentials.storage` in package.json.
    */
   protected async credentials(mode?: StorageMode): Promise<Credentials> {
-    const { Credentials, envPrefix } = await import('./credentials/credentials.js')
+    // One instance per mode for the life of the command: its keychain entries (each a D-Bus connection) are reused.
+    const cached = this.credentialStores.get(mode)
+    if (cached) return cached
+    const { Credentials } = await import('./credentials/credentials.js')
     const settings = readToolSettings(this.config).credentials as
       | { storage?: StorageMode; refreshable?: boolean }
       | undefined
@@ -229,13 +233,15 @@ export abstract class AgentCommand extends Command {
         details: { allowed: ['auto', 'keychain', 'file'], got: chosen },
       })
     }
-    return new Credentials({
+    const store = new Credentials({
       bin: this.config.bin,
       configDir: this.config.configDir,
       mode: chosen,
       refreshable: Boolean(settings?.refreshable),
       warn: (m) => this.warn(m),
     })
+    this.credentialStores.set(mode, store)
+    return store
   }
 
   /**
@@ -285,7 +291,7 @@ export abstract class AgentCommand extends Command {
     retries?: number
   }): Promise<HttpClient> {
     const { httpClient } = await import('./http/client.js')
-    const prefix = `${this.config.bin.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_`
+    const prefix = envPrefix(this.config.bin)
     const envNumber = (name: string) =>
       process.env[prefix + name] === undefined ? undefined : Number(process.env[prefix + name])
     return httpClient({

@@ -11,7 +11,7 @@ import { dataOutcome, isOutcome, type Outcome } from './outcome.js'
 import { addSensitiveKeys } from './output/redact.js'
 import { type RenderContext, renderError, renderOutcome } from './output/render.js'
 import { guardStdout, withRealStdout } from './output/stdout.js'
-import { readToolSettings } from './tool-settings.js'
+import { envPrefix, readToolSettings } from './tool-settings.js'
 
 /** Options of {@link run}. */
 export type RunOptions = {
@@ -97,7 +97,7 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
     if (Array.isArray(settings.redact_keys)) addSensitiveKeys(settings.redact_keys as string[])
     const notice = readUpdateNotice(config.cacheDir, config.version)
     if (notice) notices.push(notice)
-    const envName = `${config.bin.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_FORMAT`
+    const envName = `${envPrefix(config.bin)}FORMAT`
     globals = scanGlobals(argv, { name: envName, value: process.env[envName] })
     setRunState({
       startedAt,

@@ -43,5 +43,5 @@ export type { JobContext, JobRecord, JobStatus, JobStore, SubmittedJob } from '.
 export { type Page, type PaginationOptions, paginate, paginationFlags } from './list.js'
 export type { Envelope, ErrorBody, ErrorEnvelope, Meta, Notice, SuccessEnvelope } from './output/envelope.js'
 export { type OutputOf, type OutputSchema, output, type ZodNamespace } from './schema.js'
-export { type EvidenceStatus, readToolSettings, type ToolSettings } from './tool-settings.js'
+export { type EvidenceStatus, envPrefix, readToolSettings, type ToolSettings } from './tool-settings.js'
 export { idempotencyFlags, type Plan, WRITE_FLAGS, WriteCommand } from './write-command.js'

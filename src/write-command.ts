@@ -13,6 +13,7 @@ import { AgentError, usageError } from './errors/agent-error.js'
 import type { ErrorCode } from './errors/catalogue.js'
 import { Flags } from './flags.js'
 import { GLOBAL_FLAGS } from './globals.js'
+import { envPrefix } from './tool-settings.js'
 
 /** What `plan()` returns: the preview, what the token binds, and private state for `apply()`. */
 export type Plan<S = unknown> = {
@@ -137,7 +138,7 @@ export abstract class WriteCommand<S = unknown> extends AgentCommand {
   }
 
   private get envPrefix(): string {
-    return `${this.config.bin.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_`
+    return envPrefix(this.config.bin)
   }
 
   /** The write flow; tools implement `plan` and `apply` instead. */

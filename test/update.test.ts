@@ -64,13 +64,17 @@ function checksumsFor(r: { name: string; bytes: Buffer }): string {
   return `${createHash('sha256').update(r.bytes).digest('hex')}  ${r.name}\n`
 }
 
-async function goodAssets(tag = 'v0.2.0', r = release): Promise<Assets> {
-  const sums = checksumsFor(r)
+/** A tarball with this checksums file and a bundle over it signed for `subject`. */
+async function signedAssets(sums: string, subject: string, r = release): Promise<Assets> {
   return {
     [r.name]: r.bytes,
     'checksums.txt': sums,
-    'checksums.txt.sigstore.json': JSON.stringify(await authority.sign(Buffer.from(sums), identityFor(tag))),
+    'checksums.txt.sigstore.json': JSON.stringify(await authority.sign(Buffer.from(sums), subject)),
   }
+}
+
+function goodAssets(tag = 'v0.2.0', r = release): Promise<Assets> {
+  return signedAssets(checksumsFor(r), identityFor(tag), r)
 }
 
 function tool(b: Sandbox, args: string[], extra: Record<string, string> = {}) {
@@ -247,18 +251,7 @@ describe('integrity failures fail closed, and nothing installed changes', () => 
     ],
     [
       'a wrong hash',
-      async () => {
-        const sums = `${'ab'.repeat(32)}  ${release.name}\n`
-        return {
-          assets: {
-            [release.name]: release.bytes,
-            'checksums.txt': sums,
-            'checksums.txt.sigstore.json': JSON.stringify(
-              await authority.sign(Buffer.from(sums), identityFor('v0.2.0')),
-            ),
-          },
-        }
-      },
+      async () => ({ assets: await signedAssets(`${'ab'.repeat(32)}  ${release.name}\n`, identityFor('v0.2.0')) }),
       'checksum_mismatch',
     ],
     [
@@ -319,17 +312,7 @@ describe('integrity failures fail closed, and nothing installed changes', () => 
       'a certificate for v1.2.30 when v1.2.3 is expected',
       async () => {
         const r = { name: `tasks-v1.2.3-${process.platform}-${process.arch}.tar.gz`, bytes: release.bytes }
-        const sums = checksumsFor(r)
-        return {
-          tag: 'v1.2.3',
-          assets: {
-            [r.name]: r.bytes,
-            'checksums.txt': sums,
-            'checksums.txt.sigstore.json': JSON.stringify(
-              await authority.sign(Buffer.from(sums), identityFor('v1.2.30')),
-            ),
-          },
-        }
+        return { tag: 'v1.2.3', assets: await signedAssets(checksumsFor(r), identityFor('v1.2.30'), r) }
       },
       'identity_mismatch',
     ],

@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
 import { readJsonFile, writeJsonAtomic } from '../fs/json-file.js'
+import { envPrefix } from '../tool-settings.js'
 import { envSecretStore } from './env-store.js'
 import { fileSecretStore } from './file-store.js'
 import { KeychainError, keychainSecretStore } from './keychain-store.js'
@@ -33,11 +34,6 @@ export type CredentialsOptions = {
 
 type Session = { account: string | null }
 const isSession = (v: unknown): v is Session => typeof v === 'object' && v !== null && 'account' in v
-
-/** The environment variable prefix of a tool (`TASKS_` for `tasks`). */
-export function envPrefix(bin: string): string {
-  return `${bin.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_`
-}
 
 /**
  * A tool's credentials, in the order of spec 002 §10 and seed 000 §10: an injected `<BIN>_TOKEN` (read-only),
@@ -187,3 +183,5 @@ export class Credentials {
 export function isValid(record: CredentialRecord, now = Date.now()): boolean {
   return record.expires_at === null || Date.parse(record.expires_at) > now
 }
+
+export { envPrefix }

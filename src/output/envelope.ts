@@ -1,4 +1,4 @@
-import { type AgentError, isAgentError } from '../errors/agent-error.js'
+import type { AgentError } from '../errors/agent-error.js'
 import type { Catalogue } from '../errors/catalogue.js'
 
 /** A notice carried in `meta.notices` (e.g. an update is available). */
@@ -70,6 +70,3 @@ export function errorBody(error: AgentError, catalogue: Catalogue): { body: Erro
 export function errorEnvelope(body: ErrorBody, schemaVersion: string, meta: Meta): ErrorEnvelope {
   return { ok: false, schema_version: schemaVersion, error: body, meta }
 }
-
-/** True for anything shaped like an {@link AgentError}. */
-export { isAgentError }

@@ -1,6 +1,6 @@
 import type { Config } from '@oclif/core'
 import { AgentError } from '../errors/agent-error.js'
-import { readToolSettings } from '../tool-settings.js'
+import { envPrefix, readToolSettings } from '../tool-settings.js'
 import { directorySource, githubSource, mirrorSource, type ReleaseSource } from './source.js'
 
 /** A tool's update settings: `"agentcli": {"update": {…}}` in package.json, overridable by environment. */
@@ -16,7 +16,7 @@ export type UpdateSettings = {
 }
 
 function prefix(config: Config): string {
-  return `${config.bin.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_`
+  return envPrefix(config.bin)
 }
 
 /** Resolve the settings; `<BIN>_UPDATE_SOURCE` (github, a mirror URL, or a directory) and friends override. */

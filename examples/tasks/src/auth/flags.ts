@@ -11,6 +11,13 @@ export const storageFlags = {
   }),
 }
 
+/** The same storage flags, to repeat in a resume command. */
+export function storageSuffix(flags: { 'insecure-storage'?: boolean; 'require-keychain'?: boolean }): string {
+  if (flags['insecure-storage']) return ' --insecure-storage'
+  if (flags['require-keychain']) return ' --require-keychain'
+  return ''
+}
+
 /** The storage mode the flags ask for, if any. */
 export function storageMode(flags: {
   'insecure-storage'?: boolean

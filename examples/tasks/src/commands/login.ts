@@ -1,7 +1,7 @@
 import { AgentCommand, output, UPSTREAM_ERRORS } from 'agentcli'
 import { apiUrl, remoteAuthority } from '../api.js'
 import { localAuthority } from '../auth/device.js'
-import { storageFlags, storageMode } from '../auth/flags.js'
+import { storageFlags, storageMode, storageSuffix } from '../auth/flags.js'
 
 export default class Login extends AgentCommand {
   static override summary = 'Log in with a device code (a person approves it)'
@@ -21,11 +21,7 @@ export default class Login extends AgentCommand {
     const api = await apiUrl(this.config)
     const authority = api ? remoteAuthority(await this.upstream({ baseUrl: api })) : localAuthority(this.config.dataDir)
     const grant = await authority.start()
-    const storage = flags['insecure-storage']
-      ? ' --insecure-storage'
-      : flags['require-keychain']
-        ? ' --require-keychain'
-        : ''
+    const storage = storageSuffix(flags)
     return this.requireHuman({
       action: 'open_url',
       message: `Open ${grant.verification_url} and enter the code ${grant.user_code} to log in to ${this.config.bin}`,

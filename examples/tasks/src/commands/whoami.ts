@@ -18,15 +18,15 @@ export default class Whoami extends AgentCommand {
 
   async execute() {
     const record = await this.credential()
-    const found = await (await this.credentials()).read()
     const api = await apiUrl(this.config)
     let account = record.account
     if (api) {
       const { data } = await (await this.upstream({ baseUrl: api, auth: true })).get<{ account: string }>('v1/me')
       account = data.account
     }
-    const latest = (await (await this.credentials()).read())?.record ?? record
-    return { account, source: found!.source, expires_at: latest.expires_at, verified_by_api: Boolean(api) }
+    // Read after the call: a 401 may have refreshed the token and moved its expiry.
+    const found = await (await this.credentials()).read()
+    return { account, source: found!.source, expires_at: found!.record.expires_at, verified_by_api: Boolean(api) }
   }
 
   protected override async refreshCredential(record: CredentialRecord) {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { AgentCommand, AgentError, output } from 'agentcli'
+import { AgentCommand, AgentError, envPrefix, output } from 'agentcli'
 import { contextSchema } from '../schemas.js'
 
 export default class Context extends AgentCommand {
@@ -12,12 +12,11 @@ export default class Context extends AgentCommand {
   static override output = output(contextSchema)
 
   async execute() {
-    const prefix = this.config.bin.toUpperCase().replace(/[^A-Z0-9]/g, '_')
     const credentials = await (await this.credentials()).status()
     return {
       tool: this.config.bin,
       version: this.config.version,
-      environment: process.env[`${prefix}_PROFILE`] ?? 'default',
+      environment: process.env[`${envPrefix(this.config.bin)}PROFILE`] ?? 'default',
       account: credentials.account,
       paths: { config_dir: this.config.configDir, data_dir: this.config.dataDir, cache_dir: this.config.cacheDir },
       config: await readConfig(join(this.config.configDir, 'config.json')),

@@ -1,7 +1,7 @@
 import { AgentCommand, AgentError, completeCheckpoint, Flags, humanError, output, UPSTREAM_ERRORS } from 'agentcli'
 import { remoteAuthority, requireApiUrl } from '../../api.js'
 import { localAuthority } from '../../auth/device.js'
-import { storageFlags, storageMode } from '../../auth/flags.js'
+import { storageFlags, storageMode, storageSuffix } from '../../auth/flags.js'
 
 type State = { device_code: string; user_code: string; url: string; remote: boolean }
 
@@ -27,7 +27,7 @@ export default class LoginResume extends AgentCommand {
       : localAuthority(this.config.dataDir)
     const result = await authority.poll(checkpoint.state.device_code)
     if (result.state === 'pending') {
-      const resume = `${this.config.bin} login resume --id ${flags.id}${flags['insecure-storage'] ? ' --insecure-storage' : flags['require-keychain'] ? ' --require-keychain' : ''}`
+      const resume = `${this.config.bin} login resume --id ${flags.id}${storageSuffix(flags)}`
       throw humanError(
         checkpoint,
         `Not approved yet: open ${checkpoint.state.url} and enter the code ${checkpoint.state.user_code}`,
