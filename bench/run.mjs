@@ -40,6 +40,9 @@ const variants = [
   ['tasks get 1', [tasksBin, 'get', '1']],
   ['tasks --version', [tasksBin, '--version']],
   ['tasks reference', [tasksBin, 'reference']],
+  // The same command from the tool's modules instead of its bundle: what the bundle and its code cache save.
+  ['tasks list (modules)', [tasksBin, 'list'], { AGENTCLI_NO_BUNDLE: '1' }],
+  ['tasks list (no cache)', [tasksBin, 'list'], { AGENTCLI_CODE_CACHE: '0' }],
 ]
 const extra = (process.env.BENCH_EXTRA ?? '')
   .split(';')
@@ -48,11 +51,12 @@ const extra = (process.env.BENCH_EXTRA ?? '')
 variants.push(...extra)
 
 const times = new Map(variants.map(([name]) => [name, []]))
-for (let warm = 0; warm < 2; warm++) for (const [, args] of variants) spawnSync(node, args, { env, stdio: 'ignore' })
+for (let warm = 0; warm < 2; warm++)
+  for (const [, args, extraEnv] of variants) spawnSync(node, args, { env: { ...env, ...extraEnv }, stdio: 'ignore' })
 for (let round = 0; round < rounds; round++) {
-  for (const [name, args] of variants) {
+  for (const [name, args, extraEnv] of variants) {
     const start = process.hrtime.bigint()
-    const result = spawnSync(node, args, { env, stdio: ['ignore', 'ignore', 'pipe'] })
+    const result = spawnSync(node, args, { env: { ...env, ...extraEnv }, stdio: ['ignore', 'ignore', 'pipe'] })
     const ms = Number(process.hrtime.bigint() - start) / 1e6
     if (result.status !== 0) throw new Error(`${name} exited ${result.status}: ${result.stderr}`)
     times.get(name).push(ms)
@@ -68,7 +72,7 @@ const base = median(times.get('node -e 0'))
 const bare = median(times.get('bare oclif list'))
 console.log(`startup, ${rounds} alternated rounds, node ${process.version}`)
 console.log(
-  'variant'.padEnd(22),
+  'variant'.padEnd(24),
   'median ms'.padStart(10),
   'min'.padStart(7),
   'x node -e 0'.padStart(12),
@@ -78,7 +82,7 @@ for (const [name] of variants) {
   const m = median(times.get(name))
   const min = Math.min(...times.get(name))
   console.log(
-    name.padEnd(22),
+    name.padEnd(24),
     m.toFixed(1).padStart(10),
     min.toFixed(1).padStart(7),
     (m / base).toFixed(2).padStart(12),

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import { type Command, Config, Errors, loadHelpClass } from '@oclif/core'
 import { getAudit, type RunState, setRunState } from './_state.js'
+import { bundledPjson } from './boot/pjson.js'
 import { AgentError, usageError } from './errors/agent-error.js'
 import { type Catalogue, CatalogueDefinitionError, CORE_CATALOGUE, defineErrorCodes } from './errors/catalogue.js'
 import { toAgentError } from './errors/normalize.js'
@@ -19,6 +20,8 @@ export type RunOptions = {
   argv?: string[]
   /** How long a command may take to wind down after SIGINT/SIGTERM before the process exits anyway. */
   interruptGraceMs?: number
+  /** Set by `agentcli/boot` when the tool runs from its bundle: the bundle's path, its commands' source. */
+  bundle?: string
 }
 
 const HELP_FLAGS = new Set(['--help', '-h'])
@@ -88,9 +91,11 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
   process.on('unhandledRejection', (error) => void finish({ error }))
 
   try {
+    const rootDir = typeof root === 'string' && !root.startsWith('file:') ? root : fileURLToPath(root)
     const config = await Config.load({
-      root: typeof root === 'string' && !root.startsWith('file:') ? root : fileURLToPath(root),
+      root: rootDir,
       userPlugins: false,
+      ...(options.bundle ? { pjson: bundledPjson(rootDir, options.bundle) as never } : {}),
     })
     const settings = readToolSettings(config)
     catalogue = defineErrorCodes(settings.errors)

@@ -7,6 +7,7 @@ import { BIN_TEMPLATE, describeCommand } from '../describe/command.js'
 import type { Reference } from '../describe/reference.js'
 import { renderSkill, skillName } from '../describe/skill.js'
 import { loadZod } from '../schema.js'
+import { bundleTool } from './bundle.js'
 
 /** What to do with the tool's SKILL.md. */
 export type SkillMode = 'write' | 'check' | 'skip'
@@ -16,6 +17,8 @@ export type BuildReport = {
   dir: string
   commands: number
   changelog_entries: number | null
+  /** Size of `dist/bundle.cjs`, when the tool is bundled. */
+  bundle_bytes: number | null
   skill: 'written' | 'fresh' | 'stale' | 'skipped'
 }
 
@@ -41,6 +44,8 @@ export async function buildTool(
     manifest.commands[id]!.agent = describeCommand(cmd, BIN_TEMPLATE, z)
   }
   writeFileSync(join(root, 'oclif.manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`)
+  // Before the skill: the skill is read from the tool as it will run, which is from its bundle.
+  const bundle = await bundleTool(root)
 
   let entries: number | null = null
   const changelogPath = join(root, 'CHANGELOG.md')
@@ -53,6 +58,7 @@ export async function buildTool(
     dir,
     commands: Object.keys(manifest.commands).length,
     changelog_entries: entries,
+    bundle_bytes: bundle?.bytes ?? null,
     skill: buildSkill(root, pjson, skill),
   }
 }

@@ -31,7 +31,7 @@ export async function main(argv: string[]): Promise<number> {
   for (const dir of dirs) {
     try {
       const r = await buildTool(dir, skill, { changelog })
-      const log = `agentcli-build: ${dir}: ${r.commands} commands, changelog ${r.changelog_entries ?? 'none'}, skill ${r.skill}\n`
+      const log = `agentcli-build: ${dir}: ${r.commands} commands, changelog ${r.changelog_entries ?? 'none'}, bundle ${r.bundle_bytes === null ? 'none' : `${Math.round(r.bundle_bytes / 1024)} KiB`}, skill ${r.skill}\n`
       process.stderr.write(log)
       if (r.skill === 'stale') {
         process.stderr.write(`agentcli-build: ${dir}: SKILL.md is stale; run agentcli-build --skill write ${dir}\n`)

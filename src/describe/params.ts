@@ -1,3 +1,4 @@
+import { byCodePoint } from '../compare.js'
 /** How a flag or argument is described in `reference` (spec 002 §11). */
 export type Param = {
   name: string
@@ -69,7 +70,7 @@ export function describeParams(
 ): Param[] {
   const out: Param[] = []
   for (const [name, def] of Object.entries(args)) if (!def.hidden) out.push(describeParam(name, 'arg', def))
-  for (const [name, def] of Object.entries(flags).sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [name, def] of Object.entries(flags).sort(([a], [b]) => byCodePoint(a, b))) {
     if (!def.hidden && !skip.has(name)) out.push(describeParam(name, 'flag', def))
   }
   return out

@@ -1,4 +1,5 @@
 import type { Command, Config } from '@oclif/core'
+import { byCodePoint } from '../compare.js'
 import type { Catalogue } from '../errors/catalogue.js'
 import { EXIT_CODES } from '../errors/catalogue.js'
 import { GLOBAL_FLAGS } from '../globals.js'
@@ -36,7 +37,7 @@ export async function describeCommands(config: Config): Promise<CommandDescripti
     // Examples are baked as templates: a plugin's command must show the bin of the tool that loaded it.
     out.push({ ...description, examples: description.examples.map((e) => e.replaceAll(BIN_TEMPLATE, config.bin)) })
   }
-  return out.sort((a, b) => a.path.localeCompare(b.path))
+  return out.sort((a, b) => byCodePoint(a.path, b.path))
 }
 
 /** Build the `reference` document of a tool. */

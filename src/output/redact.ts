@@ -39,6 +39,8 @@ const VALUE_PATTERNS: RegExp[] = [
 
 const extraKeys = new Set<string>()
 const knownSecrets = new Set<string>()
+/** Verdicts by raw key: a reference document repeats a few dozen keys thousands of times. */
+const keyVerdicts = new Map<string, boolean>()
 
 function normalizeKey(key: string): string {
   return key.toLowerCase().replace(/[^a-z0-9]+/g, '_')
@@ -47,6 +49,7 @@ function normalizeKey(key: string): string {
 /** Add tool-declared sensitive key names (matched like the built-in ones). */
 export function addSensitiveKeys(keys: Iterable<string>): void {
   for (const key of keys) extraKeys.add(normalizeKey(key))
+  keyVerdicts.clear()
 }
 
 /**
@@ -59,10 +62,13 @@ export function registerSecret(value: string | undefined | null): void {
 
 /** True when a key names something secret. */
 export function isSensitiveKey(key: string): boolean {
-  const k = normalizeKey(key)
-  if (ALLOWED_KEYS.has(k)) return false
-  if (extraKeys.has(k)) return true
-  return SENSITIVE_NAMES.some((name) => k === name || k.endsWith(`_${name}`))
+  let known = keyVerdicts.get(key)
+  if (known === undefined) {
+    const k = normalizeKey(key)
+    known = !ALLOWED_KEYS.has(k) && (extraKeys.has(k) || SENSITIVE_NAMES.some((n) => k === n || k.endsWith(`_${n}`)))
+    keyVerdicts.set(key, known)
+  }
+  return known
 }
 
 /** Scrub secrets out of a string. */

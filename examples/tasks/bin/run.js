@@ -3,5 +3,5 @@
 import module from 'node:module'
 
 module.enableCompileCache?.()
-const { run } = await import('agentcli/entry')
-await run(new URL('..', import.meta.url))
+const { start } = await import('agentcli/boot')
+await start(new URL('..', import.meta.url))

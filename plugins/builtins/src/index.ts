@@ -1,2 +1,30 @@
-/** @agentcli/plugin-builtins: the built-in commands every agentcli tool lists in `oclif.plugins`. */
-export {}
+/**
+ * @agentcli/plugin-builtins: the built-in commands of every agentcli tool. A tool either lists this package in
+ * `oclif.plugins`, or (to be bundled into one file, see docs/performance.md) spreads {@link COMMANDS} into the
+ * `COMMANDS` of its own explicit command strategy, so the plugin shares the tool's single copy of agentcli.
+ */
+import type { Command } from '@oclif/core'
+import Changelog from './commands/changelog.js'
+import Context from './commands/context.js'
+import Doctor from './commands/doctor.js'
+import JobCancel from './commands/job/cancel.js'
+import JobList from './commands/job/list.js'
+import JobResult from './commands/job/result.js'
+import JobStatus from './commands/job/status.js'
+import JobWorker from './commands/job/worker.js'
+import Reference from './commands/reference.js'
+import Update from './commands/update.js'
+
+/** The built-in commands by id, in the shape of oclif's explicit command strategy. */
+export const COMMANDS: Readonly<Record<string, Command.Class>> = {
+  changelog: Changelog,
+  context: Context,
+  doctor: Doctor,
+  'job:cancel': JobCancel,
+  'job:list': JobList,
+  'job:result': JobResult,
+  'job:status': JobStatus,
+  'job:worker': JobWorker,
+  reference: Reference,
+  update: Update,
+}

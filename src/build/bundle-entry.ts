@@ -1,0 +1,88 @@
+import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+
+/** Where a command class is defined: a module file and the export that holds it. */
+type Source = { file: string; name: string }
+
+/**
+ * The source of the bundle: the framework's `run`, and the tool's commands as getters that evaluate a command's
+ * module the first time oclif asks for that command. A run then evaluates one command module, not all of them.
+ * A command whose module cannot be told apart (defined inline in the target, say) is read from the target.
+ */
+export async function bundleEntry(
+  esbuild: typeof import('esbuild'),
+  root: string,
+  target: string,
+  identifier: string,
+  external: string[],
+): Promise<string> {
+  const commands = (await import(pathToFileURL(target).href))[identifier] as Record<string, unknown> | undefined
+  if (!commands || typeof commands !== 'object') throw new Error(`${target} does not export ${identifier}`)
+  const sources = await findSources(esbuild, root, target, external, commands)
+  const lines = [
+    `export { run } from 'agentcli/entry'`,
+    `export const ${identifier === 'default' ? '__commands' : identifier} = {}`,
+    ...(identifier === 'default' ? ['export default __commands'] : []),
+    `const command = (id, load) => Object.defineProperty(${identifier === 'default' ? '__commands' : identifier}, id, { enumerable: true, configurable: true, get: load })`,
+  ]
+  for (const id of Object.keys(commands)) {
+    const source = sources.get(id) ?? { file: target, name: identifier }
+    const access = source.file === target ? `[${JSON.stringify(identifier)}][${JSON.stringify(id)}]` : ''
+    lines.push(
+      `command(${JSON.stringify(id)}, () => require(${JSON.stringify(source.file)})[${JSON.stringify(source.name)}]${access})`,
+    )
+  }
+  return `${lines.join('\n')}\n`
+}
+
+/**
+ * Match each command class to the module that exports it, among the modules the target imports (two levels:
+ * the tool's commands, and a plugin's index and its commands). Importing them is free: the target already did.
+ */
+async function findSources(
+  esbuild: typeof import('esbuild'),
+  root: string,
+  target: string,
+  external: string[],
+  commands: Record<string, unknown>,
+): Promise<Map<string, Source>> {
+  const analysis = await esbuild.build({
+    entryPoints: [target],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    write: false,
+    metafile: true,
+    external: [...external, '@oclif/core', 'agentcli', 'agentcli/*'],
+    logLevel: 'silent',
+    absWorkingDir: root,
+  })
+  const inputs = analysis.metafile.inputs
+  const ids = new Map<unknown, string[]>()
+  for (const [id, value] of Object.entries(commands)) ids.set(value, [...(ids.get(value) ?? []), id])
+  const sources = new Map<string, Source>()
+  let level = [resolve(root, target)]
+  const seen = new Set(level)
+  for (let depth = 0; depth < 3 && level.length > 0; depth++) {
+    const next: string[] = []
+    for (const file of level) {
+      const input = inputs[relativeKey(root, file, inputs)]
+      for (const imported of input?.imports ?? []) {
+        if (imported.external || !/\.m?js$/.test(imported.path)) continue
+        const path = resolve(root, imported.path)
+        if (seen.has(path)) continue
+        seen.add(path)
+        next.push(path)
+        const namespace = (await import(pathToFileURL(path).href)) as Record<string, unknown>
+        for (const [name, value] of Object.entries(namespace))
+          for (const id of ids.get(value) ?? []) if (!sources.has(id)) sources.set(id, { file: path, name })
+      }
+    }
+    level = next
+  }
+  return sources
+}
+
+function relativeKey(root: string, file: string, inputs: Record<string, unknown>): string {
+  return Object.keys(inputs).find((key) => resolve(root, key) === file) ?? file
+}

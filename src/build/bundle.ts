@@ -1,0 +1,98 @@
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join, resolve } from 'node:path'
+import { BUNDLE_FILE } from '../boot/index.js'
+import { bundleEntry } from './bundle-entry.js'
+import { lazyBuiltins, plainIdSort } from './bundle-plugins.js'
+
+/** `"agentcli": {"bundle": …}` in a tool's package.json: `true`, or options. */
+export type BundleSettings = boolean | { external?: string[] }
+
+type ToolPjson = {
+  oclif?: { commands?: unknown; plugins?: string[] }
+  agentcli?: { bundle?: BundleSettings }
+}
+
+/**
+ * agentcli's own dependencies stay outside the bundle and load from node_modules when first used: they are the
+ * heavy, lazily loaded ones (zod, Sigstore, the keychain binding, tar…). These two run on every command.
+ */
+const INLINED = new Set(['@oclif/core', 'semver'])
+/** Never bundled: development-only loaders oclif looks for, and native or optional packages. */
+const ALWAYS_EXTERNAL = ['typescript', 'ts-node', 'tsx', 'esbuild']
+
+/** What a bundle build wrote. */
+export type BundleReport = { file: string; bytes: number; external: string[] }
+
+/**
+ * Bundle the tool, agentcli, its agentcli plugins and oclif into `dist/bundle.cjs` with esbuild, entered through
+ * the tool's explicit command target. One file means one module instance of agentcli (its run state and audit
+ * are shared by every command) and no module resolution at start-up.
+ */
+export async function bundleTool(dir: string): Promise<BundleReport | undefined> {
+  const root = resolve(dir)
+  const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as ToolPjson
+  const settings = pjson.agentcli?.bundle
+  if (!settings) return undefined
+  const commands = pjson.oclif?.commands as { strategy?: string; target?: string; identifier?: string } | undefined
+  if (typeof commands !== 'object' || commands.strategy !== 'explicit' || !commands.target)
+    throw new Error(
+      'agentcli.bundle needs oclif.commands to use the explicit strategy ({"strategy": "explicit", "target": "./dist/index.js", "identifier": "COMMANDS"})',
+    )
+  const require = createRequire(join(root, 'package.json'))
+  const agentcliPlugins = (pjson.oclif?.plugins ?? []).filter((name) => dependsOnAgentcli(require, name))
+  if (agentcliPlugins.length > 0)
+    throw new Error(
+      `agentcli.bundle cannot bundle oclif plugins built on agentcli (${agentcliPlugins.join(', ')}): each would load a second agentcli. Remove them from oclif.plugins and spread their COMMANDS into yours`,
+    )
+  const framework = JSON.parse(readFileSync(require.resolve('agentcli/package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>
+  }
+  const external = [
+    ...Object.keys(framework.dependencies ?? {}).filter((name) => !INLINED.has(name)),
+    ...ALWAYS_EXTERNAL,
+    ...(typeof settings === 'object' ? (settings.external ?? []) : []),
+  ]
+  const identifier = commands.identifier ?? 'default'
+  const esbuild = await loadEsbuild()
+  const outfile = join(root, BUNDLE_FILE)
+  const contents = await bundleEntry(esbuild, root, resolve(root, commands.target), identifier, external)
+  const result = await esbuild.build({
+    stdin: { contents, resolveDir: root, sourcefile: 'agentcli-bundle-entry.js' },
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node22',
+    outfile,
+    external,
+    // `import.meta.url` in an ES module becomes the bundle's own URL; only createRequire uses it, for externals.
+    define: { 'import.meta.url': '__agentcli_bundle_url' },
+    banner: { js: 'var __agentcli_bundle_url = require("node:url").pathToFileURL(__filename).href;' },
+    plugins: [lazyBuiltins(), plainIdSort()],
+    logLevel: 'silent',
+    metafile: true,
+  })
+  for (const warning of result.warnings) process.stderr.write(`agentcli-build: esbuild: ${warning.text}\n`)
+  const bytes = Object.values(result.metafile?.outputs ?? {}).reduce((sum, output) => sum + output.bytes, 0)
+  return { file: outfile, bytes, external }
+}
+
+function dependsOnAgentcli(require: NodeRequire, name: string): boolean {
+  try {
+    const plugin = JSON.parse(readFileSync(require.resolve(`${name}/package.json`), 'utf8')) as {
+      dependencies?: Record<string, string>
+      peerDependencies?: Record<string, string>
+    }
+    return Boolean(plugin.dependencies?.agentcli ?? plugin.peerDependencies?.agentcli)
+  } catch {
+    return false
+  }
+}
+
+async function loadEsbuild(): Promise<typeof import('esbuild')> {
+  try {
+    return await import('esbuild')
+  } catch {
+    throw new Error('agentcli.bundle needs esbuild: npm install --save-dev esbuild')
+  }
+}
