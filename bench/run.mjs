@@ -32,10 +32,29 @@ writeFileSync(join(home, 'data', 'tasks', 'tasks.json'), JSON.stringify({ schema
 
 spawnSync(node, [join(root, 'bin/agentcli-build.js'), join(root, 'bench/bare')], { stdio: 'ignore' })
 
+// The floor of any oclif tool: @oclif/core alone, bundled and loaded the way agentcli/boot loads a tool's bundle
+// (with its post-run code cache). Nothing runs; this is what evaluating oclif costs.
+const floor = mkdtempSync(join(tmpdir(), 'agentcli-floor-'))
+const { build } = await import('esbuild')
+await build({
+  stdin: { contents: "require('@oclif/core')", resolveDir: root },
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  outfile: join(floor, 'bundle.cjs'),
+  external: ['typescript', 'ts-node', 'tsx'],
+  logLevel: 'silent',
+})
+writeFileSync(
+  join(floor, 'run.mjs'),
+  `import { loadBundle } from ${JSON.stringify(join(root, 'dist/boot/index.js'))}\nloadBundle(process.argv[2])\n`,
+)
+
 const tasksBin = join(root, 'examples/tasks/bin/run.js')
 const variants = [
   ['node -e 0', ['-e', '0']],
   ['bare oclif list', [join(root, 'bench/bare/bin/run.js'), 'list']],
+  ['oclif alone, bundled', [join(floor, 'run.mjs'), join(floor, 'bundle.cjs')]],
   ['tasks list', [tasksBin, 'list']],
   ['tasks get 1', [tasksBin, 'get', '1']],
   ['tasks --version', [tasksBin, '--version']],
@@ -63,6 +82,7 @@ for (let round = 0; round < rounds; round++) {
   }
 }
 rmSync(home, { recursive: true, force: true })
+rmSync(floor, { recursive: true, force: true })
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b)

@@ -172,6 +172,22 @@ export default class Probe extends AgentCommand {
     expect(String(built.stderr)).toContain('cannot bundle oclif plugins built on agentcli (@agentcli/plugin-builtins)')
   })
 
+  it('runs from the modules, saying why on stderr, when the bundle is damaged or throws while loading', () => {
+    for (const damage of ['\n}}} not javascript', '\nthrow new Error("bundle boom")\n']) {
+      const dir = copy('examples/tasks', (d) => {
+        const bundle = join(d, 'dist/bundle.cjs')
+        writeFileSync(bundle, `${readFileSync(bundle, 'utf8')}${damage}`)
+      })
+      const run = spawnSync(process.execPath, [join(dir, 'bin/run.js'), 'list'], {
+        encoding: 'utf8',
+        env: { ...box().env },
+      })
+      expect(run.status, run.stderr).toBe(0)
+      expect(JSON.parse(run.stdout).ok).toBe(true)
+      expect(run.stderr).toMatch(/dist\/bundle\.cjs could not be loaded \(.+\); running from the modules/)
+    }
+  })
+
   it('keeps one cache per bundle: a rebuilt bundle replaces the old cache', () => {
     const dir = copy('examples/tasks')
     expect(build(dir).status).toBe(0)

@@ -1,4 +1,5 @@
-import {
+// See index.ts: built-ins without their ES module facades.
+const {
   closeSync,
   constants,
   fstatSync,
@@ -10,9 +11,9 @@ import {
   renameSync,
   rmSync,
   writeFileSync,
-} from 'node:fs'
-import { homedir } from 'node:os'
-import { basename, dirname, join } from 'node:path'
+} = process.getBuiltinModule('node:fs')
+const { homedir } = process.getBuiltinModule('node:os')
+const { basename, dirname, join } = process.getBuiltinModule('node:path')
 
 /**
  * Where V8 code caches of bundles live: `AGENTCLI_CODE_CACHE_DIR`, else the user's cache directory. `undefined`

@@ -1,7 +1,4 @@
 #!/usr/bin/env node
-// Cache compiled code between runs (Node >= 22.1): start-up is most of an agent's wait on a CLI.
-import module from 'node:module'
-
-module.enableCompileCache?.()
+// The whole bin: agentcli/boot runs the tool's bundle (dist/bundle.cjs) when it has one, else its modules.
 const { start } = await import('agentcli/boot')
 await start(new URL('..', import.meta.url))
