@@ -7,6 +7,7 @@ import {
   readFileSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs'
 import { join } from 'node:path'
@@ -93,6 +94,20 @@ describe('the bundled start', () => {
     chownSync(file, 1, 1)
     expect((await tasks(box(), ['list'])).code).toBe(0)
     expect(statSync(file).uid).toBe(0)
+  })
+
+  it('clears caches untouched for 30 days when it writes one, and keeps recent ones', async () => {
+    mkdirSync(cacheDir(), { recursive: true, mode: 0o700 })
+    const old = join(cacheDir(), '00000000-00000000.v8')
+    const recent = join(cacheDir(), '11111111-11111111.v8')
+    writeFileSync(old, 'x', { mode: 0o600 })
+    writeFileSync(recent, 'x', { mode: 0o600 })
+    const longAgo = new Date(Date.now() - 31 * 24 * 3600 * 1000)
+    utimesSync(old, longAgo, longAgo)
+    expect((await tasks(box(), ['list'])).code).toBe(0)
+    expect(caches()).toContain('11111111-11111111.v8')
+    expect(caches()).not.toContain('00000000-00000000.v8')
+    expect(caches()).toHaveLength(2)
   })
 
   it('writes nothing with AGENTCLI_CODE_CACHE=0', async () => {

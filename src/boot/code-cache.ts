@@ -10,6 +10,7 @@ const {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } = process.getBuiltinModule('node:fs')
 const { homedir } = process.getBuiltinModule('node:os')
@@ -81,9 +82,12 @@ export function readCodeCache(file: string): Buffer | undefined {
   }
 }
 
+/** Caches of other bundles (an uninstalled version, a moved tool) go when they have not been rewritten this long. */
+const STALE_AFTER_MS = 30 * 24 * 3600 * 1000
+
 /**
  * Write a cache whole or not at all (temporary file, then rename), readable by this user only, and remove the
- * caches of the same bundle's earlier builds. Best effort.
+ * caches of the same bundle's earlier builds and any cache untouched for 30 days. Best effort.
  */
 export function writeCodeCache(file: string, data: Buffer): void {
   const tmp = `${file}.${process.pid}.tmp`
@@ -93,8 +97,12 @@ export function writeCodeCache(file: string, data: Buffer): void {
     const dir = dirname(file)
     const name = basename(file)
     const bundle = name.slice(0, name.indexOf('-') + 1)
-    for (const other of readdirSync(dir))
-      if (other !== name && other.startsWith(bundle) && other.endsWith('.v8')) rmSync(join(dir, other), { force: true })
+    const stale = Date.now() - STALE_AFTER_MS
+    for (const other of readdirSync(dir)) {
+      if (other === name || !other.endsWith('.v8')) continue
+      const path = join(dir, other)
+      if (other.startsWith(bundle) || statSync(path).mtimeMs < stale) rmSync(path, { force: true })
+    }
   } catch {
     // A cache that cannot be written costs the next run its speed, never its result.
   }
