@@ -1,7 +1,7 @@
-import { fileURLToPath } from 'node:url'
 import { type Command, Config, Errors, loadHelpClass } from '@oclif/core'
 import { getAudit, type RunState, setRunState } from './_state.js'
 import { bundledPjson } from './boot/pjson.js'
+import { rootPath } from './boot/root-path.js'
 import { AgentError, usageError } from './errors/agent-error.js'
 import { type Catalogue, CatalogueDefinitionError, CORE_CATALOGUE, defineErrorCodes } from './errors/catalogue.js'
 import { toAgentError } from './errors/normalize.js'
@@ -91,7 +91,7 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
   process.on('unhandledRejection', (error) => void finish({ error }))
 
   try {
-    const rootDir = typeof root === 'string' && !root.startsWith('file:') ? root : fileURLToPath(root)
+    const rootDir = rootPath(root)
     const config = await Config.load({
       root: rootDir,
       userPlugins: false,

@@ -35,6 +35,11 @@ function build(dir: string): ReturnType<typeof spawnSync> {
   return spawnSync(process.execPath, [BUILD, dir], { encoding: 'utf8' })
 }
 
+/** Run a copied tool's own bin in the test's sandbox. */
+function runCopy(dir: string, args: string[]): ReturnType<typeof spawnSync> & { stdout: string; stderr: string } {
+  return spawnSync(process.execPath, [join(dir, 'bin/run.js'), ...args], { encoding: 'utf8', env: { ...box().env } })
+}
+
 describe('the bundled start', () => {
   it('writes a private code cache on the first run and reuses it untouched', async () => {
     seed(box(), [{ id: '1', title: 'a' }])
@@ -154,12 +159,10 @@ export default class Probe extends AgentCommand {
     const built = build(dir)
     expect(built.status, String(built.stderr)).toBe(0)
     expect(String(built.stderr)).toMatch(/24 commands, changelog \d+, bundle \d+ KiB/)
-    const run = (args: string[]) =>
-      spawnSync(process.execPath, [join(dir, 'bin/run.js'), ...args], { encoding: 'utf8', env: { ...box().env } })
-    const list = run(['list'])
+    const list = runCopy(dir, ['list'])
     expect(list.status, list.stderr).toBe(0)
     expect(list.stderr).not.toContain('probe module evaluated')
-    const probe = run(['probe'])
+    const probe = runCopy(dir, ['probe'])
     expect(probe.status, probe.stderr).toBe(0)
     expect(probe.stderr).toContain('probe module evaluated')
     expect(JSON.parse(probe.stdout).data).toEqual({ probed: true })
@@ -195,10 +198,7 @@ export default class Probe extends AgentCommand {
         const bundle = join(d, 'dist/bundle.cjs')
         writeFileSync(bundle, `${readFileSync(bundle, 'utf8')}${damage}`)
       })
-      const run = spawnSync(process.execPath, [join(dir, 'bin/run.js'), 'list'], {
-        encoding: 'utf8',
-        env: { ...box().env },
-      })
+      const run = runCopy(dir, ['list'])
       expect(run.status, run.stderr).toBe(0)
       expect(JSON.parse(run.stdout).ok).toBe(true)
       expect(run.stderr).toMatch(/dist\/bundle\.cjs could not be loaded \(.+\); running from the modules/)
@@ -208,8 +208,7 @@ export default class Probe extends AgentCommand {
   it('keeps one cache per bundle: a rebuilt bundle replaces the old cache', () => {
     const dir = copy('examples/tasks')
     expect(build(dir).status).toBe(0)
-    const run = () =>
-      spawnSync(process.execPath, [join(dir, 'bin/run.js'), 'list'], { encoding: 'utf8', env: { ...box().env } })
+    const run = () => runCopy(dir, ['list'])
     expect(run().status).toBe(0)
     const before = caches()
     expect(before).toHaveLength(1)

@@ -6,6 +6,7 @@ import { normalizeArgv, scanGlobals } from '../src/globals.js'
 import { codeForStatus, errorForFailure, retryAfterSeconds } from '../src/http/status.js'
 import { paginate } from '../src/list.js'
 import { checkFields, parseFields, projectData } from '../src/output/fields.js'
+import { addSensitiveKeys, REDACTED, redact } from '../src/output/redact.js'
 
 describe('defineErrorCodes', () => {
   it('derives retryable from the exit class', () => {
@@ -144,5 +145,19 @@ describe('keychain error classes', () => {
         ),
       ).problem,
     ).toBe('unavailable')
+  })
+})
+
+describe('redact, remembering its verdicts per key', () => {
+  it('judges keys the same after thousands of distinct ones, and after a tool adds its own', () => {
+    const many = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`item_${i}`, 'x']))
+    expect(Object.values(redact(many)).every((v) => v === 'x')).toBe(true)
+    expect(redact({ api_key: 'k', note: 'n', shipping_code: 'c' })).toEqual({
+      api_key: REDACTED,
+      note: 'n',
+      shipping_code: 'c',
+    })
+    addSensitiveKeys(['shipping_code'])
+    expect(redact({ shipping_code: 'c' })).toEqual({ shipping_code: REDACTED })
   })
 })

@@ -1,18 +1,19 @@
 import type { RunOptions } from '../entry.js'
 import { cacheFileName, codeCacheDir, readCodeCache, writeCodeCache } from './code-cache.js'
+import { rootPath } from './root-path.js'
 
 // Built-ins come from process.getBuiltinModule, not `import`: the ES module facade of `node:fs` alone costs
 // ≈ 2.5 ms (it reads every export, `fs.promises` included), a twentieth of a bundled start.
-const { existsSync, readFileSync, statSync } = process.getBuiltinModule('node:fs')
+const { readFileSync, statSync } = process.getBuiltinModule('node:fs')
 const Module = process.getBuiltinModule('node:module')
 const { dirname, join } = process.getBuiltinModule('node:path')
-const { fileURLToPath } = process.getBuiltinModule('node:url')
 const { constants, Script } = process.getBuiltinModule('node:vm')
 
 /** Where `agentcli-build` writes a tool's bundle, relative to the tool's root. */
 export const BUNDLE_FILE = 'dist/bundle.cjs'
 
 type BundleExports = { run(root: string, options: RunOptions): Promise<never> }
+type BundleStat = { size: number; mtimeMs: number }
 
 /**
  * The whole of a tool's `bin/run.js`: start from the bundle when the tool has one (one file holding the tool,
@@ -20,9 +21,10 @@ type BundleExports = { run(root: string, options: RunOptions): Promise<never> }
  * `AGENTCLI_NO_BUNDLE=1` forces the modules, for stack traces that name source files.
  */
 export async function start(root: string | URL, options: RunOptions = {}): Promise<never> {
-  const dir = typeof root === 'string' && !root.startsWith('file:') ? root : fileURLToPath(root)
+  const dir = rootPath(root)
   const bundle = join(dir, BUNDLE_FILE)
-  const loaded = process.env.AGENTCLI_NO_BUNDLE === '1' || !existsSync(bundle) ? undefined : tryBundle(bundle)
+  const stat = process.env.AGENTCLI_NO_BUNDLE === '1' ? undefined : statSync(bundle, { throwIfNoEntry: false })
+  const loaded = stat ? tryBundle(bundle, stat) : undefined
   if (loaded) return loaded.run(dir, { ...options, bundle })
   // From the modules, Node's own compile cache is what helps: some 200 files instead of one.
   Module.enableCompileCache?.()
@@ -34,9 +36,9 @@ export async function start(root: string | URL, options: RunOptions = {}): Promi
  * A bundle that fails to load (damaged, or built for another Node) must not cost the user the command: the
  * modules are still there, so say so on stderr and run from them. Nothing has reached stdout yet.
  */
-function tryBundle(file: string): BundleExports | undefined {
+function tryBundle(file: string, stat: BundleStat): BundleExports | undefined {
   try {
-    const loaded = loadBundle(file)
+    const loaded = loadBundle(file, stat)
     if (loaded && typeof loaded.run !== 'function') throw new Error('it does not export run()')
     return loaded
   } catch (error) {
@@ -53,11 +55,11 @@ function tryBundle(file: string): BundleExports | undefined {
  * before the first line runs, which for a bundle is little more than its outer function; the cache written here
  * is taken when the process exits, so it holds every function the run compiled.
  */
-export function loadBundle(file: string): BundleExports | undefined {
+export function loadBundle(file: string, stat: BundleStat = statSync(file)): BundleExports | undefined {
   // Dynamic import() from a vm script needs the main context's loader; without it, start from the modules.
   const loader = constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER
   if (loader === undefined) return undefined
-  const { size, mtimeMs } = statSync(file)
+  const { size, mtimeMs } = stat
   const dir = codeCacheDir()
   const cacheFile = dir ? join(dir, cacheFileName(file, size, mtimeMs)) : undefined
   const cachedData = cacheFile ? readCodeCache(cacheFile) : undefined

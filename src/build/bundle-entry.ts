@@ -57,7 +57,7 @@ async function findSources(
     logLevel: 'silent',
     absWorkingDir: root,
   })
-  const inputs = analysis.metafile.inputs
+  const inputs = new Map(Object.entries(analysis.metafile.inputs).map(([key, input]) => [resolve(root, key), input]))
   const ids = new Map<unknown, string[]>()
   for (const [id, value] of Object.entries(commands)) ids.set(value, [...(ids.get(value) ?? []), id])
   const sources = new Map<string, Source>()
@@ -66,8 +66,7 @@ async function findSources(
   for (let depth = 0; depth < 3 && level.length > 0; depth++) {
     const next: string[] = []
     for (const file of level) {
-      const input = inputs[relativeKey(root, file, inputs)]
-      for (const imported of input?.imports ?? []) {
+      for (const imported of inputs.get(file)?.imports ?? []) {
         if (imported.external || !/\.m?js$/.test(imported.path)) continue
         const path = resolve(root, imported.path)
         if (seen.has(path)) continue
@@ -81,8 +80,4 @@ async function findSources(
     level = next
   }
   return sources
-}
-
-function relativeKey(root: string, file: string, inputs: Record<string, unknown>): string {
-  return Object.keys(inputs).find((key) => resolve(root, key) === file) ?? file
 }

@@ -1,3 +1,5 @@
+import { byCodePoint } from '../compare.js'
+
 /** Damerau-Levenshtein distance (optimal string alignment), for did-you-mean suggestions. */
 function distance(a: string, b: string): number {
   const rows = a.length + 1
@@ -30,6 +32,6 @@ export function suggest(input: string, candidates: Iterable<string>, max = 3): s
     const score = hay.startsWith(needle) && needle.length > 0 ? 0.5 : distance(needle, hay)
     if (score <= limit) scored.push([candidate, score])
   }
-  scored.sort((x, y) => x[1] - y[1] || x[0].localeCompare(y[0]))
+  scored.sort((x, y) => x[1] - y[1] || byCodePoint(x[0], y[0]))
   return scored.slice(0, max).map(([candidate]) => candidate)
 }

@@ -66,6 +66,8 @@ export function isSensitiveKey(key: string): boolean {
   if (known === undefined) {
     const k = normalizeKey(key)
     known = !ALLOWED_KEYS.has(k) && (extraKeys.has(k) || SENSITIVE_NAMES.some((n) => k === n || k.endsWith(`_${n}`)))
+    // Bounded: a stream of objects keyed by ids would otherwise grow it without end.
+    if (keyVerdicts.size >= 4096) keyVerdicts.clear()
     keyVerdicts.set(key, known)
   }
   return known

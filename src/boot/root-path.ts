@@ -1,0 +1,6 @@
+const { fileURLToPath } = process.getBuiltinModule('node:url')
+
+/** A tool's root, given as a path or as a file URL (`new URL('..', import.meta.url)` in its bin), as a path. */
+export function rootPath(root: string | URL): string {
+  return typeof root === 'string' && !root.startsWith('file:') ? root : fileURLToPath(root)
+}
