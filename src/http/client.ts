@@ -115,7 +115,8 @@ export function httpClient(options: HttpOptions) {
       body = JSON.stringify(opts.body)
     }
     const init: RequestInit = { method, headers, ...(body === undefined ? {} : { body }) }
-    const accept = new Headers(headers).get('accept') ?? ''
+    // Always set: the default above, or the caller's.
+    const accept = String(new Headers(headers).get('accept'))
     const idempotent = opts.idempotent ?? IDEMPOTENT.has(method)
     // The token is only asked for when this request goes to the configured origin.
     let token = url.origin === origin ? await options.token?.() : undefined
