@@ -319,3 +319,36 @@ describe('offline checks say so', () => {
     expect(check).toMatchObject({ status: 'pass', fix: null })
   })
 })
+
+describe('a malformed release list is the source fault, never E_INTERNAL', () => {
+  it.each([
+    ['an object instead of a list', { message: 'rate limited' }],
+    ['a release without assets', [{ tag_name: 'v0.2.0', assets: null }]],
+    ['an asset that is null', [{ tag_name: 'v0.2.0', assets: [null] }]],
+  ])('GitHub answering %s: E_SERVER malformed_body at discover', async (_, body) => {
+    install = makeInstall()
+    api.use(http.get(`*/repos/${REPO}/releases`, () => HttpResponse.json(body)))
+    const run = await tool(box(), ['update', '--check'])
+    expect(run.code, run.stdout).toBe(7)
+    expect(env(run).error).toMatchObject({ code: 'E_SERVER', details: { stage: 'discover', reason: 'malformed_body' } })
+  })
+
+  it('an HTML page where the release list should be: E_SERVER malformed_body', async () => {
+    install = makeInstall()
+    api.use(http.get(`*/repos/${REPO}/releases`, () => HttpResponse.html('<html>maintenance</html>')))
+    const run = await tool(box(), ['update', '--check'])
+    expect(env(run).error).toMatchObject({ code: 'E_SERVER', details: { stage: 'discover', reason: 'malformed_body' } })
+  })
+
+  it('a directory whose releases.json is null: E_IO naming it', async () => {
+    install = makeInstall()
+    const dir = mkdtempSync(join(scratch, 'dir-'))
+    writeFileSync(join(dir, 'releases.json'), 'null')
+    const run = await tool(box(), ['update', '--check'], { TASKS_UPDATE_SOURCE: dir })
+    expect(run.code).toBe(1)
+    expect(env(run).error).toMatchObject({
+      code: 'E_IO',
+      details: { stage: 'discover', path: join(dir, 'releases.json') },
+    })
+  })
+})

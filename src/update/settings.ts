@@ -55,7 +55,7 @@ export function updateSettings(config: Config): UpdateSettings {
 
 /** The release source the settings name. */
 export function releaseSource(settings: UpdateSettings, signal?: AbortSignal, timeoutMs?: number): ReleaseSource {
-  if (/^https?:\/\//.test(settings.source)) return mirrorSource(settings.source, signal)
+  if (/^https?:\/\//.test(settings.source)) return mirrorSource(settings.source, signal, timeoutMs)
   if (settings.source !== 'github') return directorySource(settings.source)
   if (!settings.repository) {
     throw new AgentError('E_CONFIG', 'this tool declares no repository to update from', {
