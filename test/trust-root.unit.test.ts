@@ -1,8 +1,24 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { isUnreachable, loadTrustedRoot, readTrustFile, type TrustRootOptions } from '../src/update/trust-root.js'
+import {
+  isOwnTree,
+  isUnreachable,
+  loadTrustedRoot,
+  readTrustFile,
+  type TrustRootOptions,
+} from '../src/update/trust-root.js'
 import { createTufRepo, type TufFaults } from './tuf-repo.js'
 import { startUpstream, type Upstream } from './upstream.js'
 
@@ -145,6 +161,49 @@ describe('loadTrustedRoot through TUF', () => {
     })
     corrupt(options)
     expect(await failure(loadTrustedRoot(options))).toMatchObject({ code: 'E_INTEGRITY' })
+  })
+
+  it('the cache is left 0700/0600 whatever the umask, and a cache others could write is never trusted', async () => {
+    const { options, upstream } = await serve()
+    const old = process.umask(0o000)
+    try {
+      await loadTrustedRoot(options)
+    } finally {
+      process.umask(old)
+    }
+    const cache = join(options.cacheDir, 'sigstore-tuf')
+    const repoDir = join(cache, readdirSync(cache)[0]!)
+    expect(statSync(cache).mode & 0o777).toBe(0o700)
+    expect(statSync(join(repoDir, 'root.json')).mode & 0o777).toBe(0o600)
+    // An attacker who could write the cache plants metadata of their own repository, then the mirror goes away.
+    const evil = await serve({ ...ROOT_A, tlogs: [{ baseUrl: 'https://evil.example' }] })
+    const planted = { ...evil.options, cacheDir: join(dir, 'planted') }
+    await loadTrustedRoot(planted)
+    const plantedRepo = join(planted.cacheDir, 'sigstore-tuf', readdirSync(join(planted.cacheDir, 'sigstore-tuf'))[0]!)
+    for (const name of ['root.json', 'timestamp.json', 'snapshot.json', 'targets.json'])
+      writeFileSync(join(repoDir, name), readFileSync(join(plantedRepo, name)))
+    writeFileSync(
+      join(repoDir, 'targets', 'trusted_root.json'),
+      readFileSync(join(plantedRepo, 'targets', 'trusted_root.json')),
+    )
+    chmodSync(join(repoDir, 'root.json'), 0o666)
+    await upstream.close()
+    expect(await failure(loadTrustedRoot(options))).toMatchObject({ code: 'E_NETWORK' })
+  })
+
+  it('isOwnTree: a symlink, a group/other-writable entry or another owner is not own; a missing path is', async () => {
+    const tree = join(dir, 'tree')
+    mkdirSync(join(tree, 'sub'), { recursive: true, mode: 0o700 })
+    writeFileSync(join(tree, 'sub', 'f'), 'x', { mode: 0o600 })
+    const uid = process.getuid?.()
+    expect(await isOwnTree(tree, uid)).toBe(true)
+    expect(await isOwnTree(join(dir, 'absent'), uid)).toBe(true)
+    expect(await isOwnTree(tree, (uid ?? 0) + 1)).toBe(false)
+    chmodSync(join(tree, 'sub', 'f'), 0o620)
+    expect(await isOwnTree(tree, uid)).toBe(false)
+    chmodSync(join(tree, 'sub', 'f'), 0o600)
+    symlinkSync('/etc', join(tree, 'link'))
+    expect(await isOwnTree(tree, uid)).toBe(false)
   })
 
   it('a mirror with no known TUF root is E_CONFIG', async () => {

@@ -1,4 +1,4 @@
-import { readFile, rm } from 'node:fs/promises'
+import { chmod, lstat, mkdir, readdir, readFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
 import { integrityError } from './errors.js'
@@ -72,6 +72,31 @@ export async function readTrustFile(path: string, kind: RegExp): Promise<unknown
 }
 
 /**
+ * Whether every entry of the TUF cache is this user's own and writable by nobody else. The cached root.json is
+ * the trust anchor of the next refresh and of the offline fallback: a cache that another user could have
+ * written (a shared or world-writable cache dir, a directory planted by someone else) is not trusted.
+ */
+export async function isOwnTree(path: string, uid: number | undefined): Promise<boolean> {
+  let info: Awaited<ReturnType<typeof lstat>>
+  try {
+    info = await lstat(path)
+  } catch {
+    return true
+  }
+  if (info.isSymbolicLink() || (info.mode & 0o022) !== 0 || (uid !== undefined && info.uid !== uid)) return false
+  if (!info.isDirectory()) return true
+  for (const name of await readdir(path)) if (!(await isOwnTree(join(path, name), uid))) return false
+  return true
+}
+
+/** Make the cache this user's alone (0700 dirs, 0600 files), whatever the umask it was written under. */
+async function tighten(path: string): Promise<void> {
+  const info = await lstat(path)
+  await chmod(path, info.isDirectory() ? 0o700 : 0o600)
+  if (info.isDirectory()) for (const name of await readdir(path)) await tighten(join(path, name))
+}
+
+/**
  * The Sigstore trusted root to verify a release against, refreshed through TUF so that a key rotation upstream
  * does not break updates until the next release of the tool:
  * 1. a root the tool pins in its package.json (`trusted_root`) is used as is;
@@ -79,6 +104,7 @@ export async function readTrustFile(path: string, kind: RegExp): Promise<unknown
  *    shipped TUF root (seeded by @sigstore/tuf, or the tool's `tuf_root`);
  * 3. when the mirror cannot be reached, the copy TUF verified earlier is used if its signed metadata has not
  *    expired (checked again, offline);
+ * the cache is trusted only when it is the user's own and writable by no one else ({@link isOwnTree});
  * anything TUF refuses (a bad signature, expired metadata, a target whose hash does not match) fails closed:
  * `E_INTEGRITY` `root_untrusted`. There is no unverified fallback and no setting that turns this off.
  */
@@ -90,17 +116,20 @@ export async function loadTrustedRoot(options: TrustRootOptions): Promise<Loaded
     import('@sigstore/protobuf-specs'),
   ])
   const cachePath = join(options.cacheDir, 'sigstore-tuf')
-  const attempt = async (forceCache: boolean) =>
-    TrustedRoot.toJSON(
-      await getTrustedRoot({
-        mirrorURL: options.mirror,
-        cachePath,
-        ...(options.tufRoot ? { rootPath: options.tufRoot } : {}),
-        forceCache,
-        retry: { retries: 0 },
-        timeout: options.timeoutMs,
-      }),
-    )
+  if (!(await isOwnTree(cachePath, process.getuid?.()))) await rm(cachePath, { recursive: true, force: true })
+  await mkdir(cachePath, { recursive: true, mode: 0o700 })
+  const attempt = async (forceCache: boolean) => {
+    const root = await getTrustedRoot({
+      mirrorURL: options.mirror,
+      cachePath,
+      ...(options.tufRoot ? { rootPath: options.tufRoot } : {}),
+      forceCache,
+      retry: { retries: 0 },
+      timeout: options.timeoutMs,
+    })
+    await tighten(cachePath)
+    return TrustedRoot.toJSON(root)
+  }
   let online: unknown
   try {
     return { root: await attempt(false), source: 'tuf' }
