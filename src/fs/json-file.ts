@@ -22,7 +22,7 @@ export async function readJsonFile<T>(
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return fallback()
     throw beforeChange(
       new AgentError('E_IO', `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
-        details: { path },
+        details: { path, fix: `make ${dirname(path)} a readable directory (it is missing, unreadable or a file)` },
         cause: error,
       }),
     )
