@@ -181,16 +181,14 @@ export abstract class WriteCommand<S = unknown> extends AgentCommand {
         },
       })
     }
-    const { targetDrift } = await import('./confirm/targets.js')
-    const { canonicalJson } = await import('./confirm/canonical.js')
+    const { sameTargets, targetDrift } = await import('./confirm/targets.js')
     let plan: Plan<S>
     try {
       plan = await this.plan()
     } catch (error) {
       throw await this.goneOrRethrow(error, confirmed.targets, confirmed.token_id)
     }
-    const sorted = (list: readonly Target[]) => canonicalJson([...list].sort((a, b) => (a.id < b.id ? -1 : 1)))
-    if (sorted(plan.targets ?? []) !== sorted(confirmed.targets)) {
+    if (!sameTargets(plan.targets ?? [], confirmed.targets)) {
       const { reason, drift } = targetDrift(confirmed.targets, plan.targets ?? [])
       throw this.driftError(reason, drift, confirmed.token_id, 'the job changed nothing')
     }

@@ -20,7 +20,7 @@ import { fileIdempotencyLedger, idempotencyScope, keyReused } from '../src/confi
 import { fileTokenLedger, prune } from '../src/confirm/ledger.js'
 import { batchSchema, dryRunSchema } from '../src/confirm/preview.js'
 import { envSecretSource, fileSecretSource } from '../src/confirm/secret.js'
-import { goneDrift, type Target, targetDrift } from '../src/confirm/targets.js'
+import { goneDrift, sameTargets, type Target, targetDrift } from '../src/confirm/targets.js'
 import { type Binding, CLEAR_TARGETS, mintToken, verifyTargets, verifyToken } from '../src/confirm/token.js'
 import { beforeChange, isBeforeChange } from '../src/errors/before-change.js'
 import { loadZod } from '../src/schema.js'
@@ -268,6 +268,17 @@ describe('verifyTargets', () => {
     ]
     const { claims: c } = mintToken(SECRET, BINDING, dup, NOW, 600_000)
     expect(verifyTargets(SECRET, c, dup)).toEqual({ ok: true })
+  })
+
+  it('sameTargets compares sets of ids and versions', () => {
+    const a = [
+      { id: 'b', version: 1 },
+      { id: 'a', version: 'x' },
+    ]
+    expect(sameTargets(a, [...a].reverse())).toBe(true)
+    expect(sameTargets(a, [{ id: 'a', version: 'x' }])).toBe(false)
+    expect(sameTargets(a, [a[0]!, { id: 'a', version: 'y' }])).toBe(false)
+    expect(sameTargets(a, [a[0]!, { id: 'c', version: 'x' }])).toBe(false)
   })
 
   it('targetDrift and goneDrift', () => {

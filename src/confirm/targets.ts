@@ -9,6 +9,25 @@ export type Drift = {
   gone: boolean
 }
 
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+/**
+ * Targets in one order whatever order the plan listed them in: by id, ties (a tool listing one id twice) by
+ * version, so the same set always binds to the same bytes.
+ */
+export function sortTargets(targets: readonly Target[]): Target[] {
+  return [...targets].sort((a, b) => cmp(a.id, b.id) || cmp(String(a.version), String(b.version)))
+}
+
+/** Whether two target lists are the same set of ids with the same versions. */
+export function sameTargets(a: readonly Target[], b: readonly Target[]): boolean {
+  const x = sortTargets(a)
+  const y = sortTargets(b)
+  return x.length === y.length && x.every((t, i) => t.id === y[i]!.id && t.version === y[i]!.version)
+}
+
 /** What moved between the previewed targets and the current ones. */
 export function targetDrift(
   then: readonly Target[],

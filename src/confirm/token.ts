@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { canonicalJson } from './canonical.js'
-import { type Drift, type Target, targetDrift } from './targets.js'
+import { type Drift, sortTargets, type Target, targetDrift } from './targets.js'
 
 /** What a confirm token is bound to before any state is read (spec 002 §7, §9). */
 export type Binding = {
@@ -73,14 +73,7 @@ function digest(secret: Buffer, part: string, value: unknown): string {
 }
 
 function sortedTargets(targets: readonly Target[]): Array<[string, string | number | null]> {
-  // Ties (a tool listing one id twice) fall back to the version, so the order never depends on the input's.
-  return [...targets]
-    .sort((a, b) => cmp(a.id, b.id) || cmp(String(a.version), String(b.version)))
-    .map((t) => [t.id, t.version])
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0
+  return sortTargets(targets).map((t) => [t.id, t.version])
 }
 
 function mac(secret: Buffer, payload: string): string {
