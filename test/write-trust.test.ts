@@ -150,6 +150,17 @@ describe('a token binds the acting account and its permission context', () => {
   })
 })
 
+describe('a tool extends the principal through its hook', () => {
+  it('a token minted with one role (the permission context the tool knows) is refused with another', async () => {
+    const admin = { FIXTURE_ROLE: 'admin' }
+    const dry = await fixture(box(), ['create', '--title', 'x', '--dry-run'], { env: admin })
+    const token = env(dry).data.confirm_token
+    expectRefused(await fixture(box(), ['create', '--title', 'x', '--confirm', token]), 'other_account')
+    const ok = await fixture(box(), ['create', '--title', 'x', '--confirm', token], { env: admin })
+    expect(ok.code, ok.stdout).toBe(0)
+  })
+})
+
 describe('a token has one spelling, and cannot come from the future', () => {
   it('the spellings of the last MAC character that decode to the same bytes are all refused', async () => {
     seed(box(), [{ id: '1', title: 'a' }])
