@@ -406,7 +406,9 @@ describe('reference for writes', () => {
       expect(c.type).toBe('write')
       expect(c.examples[0]).toContain('--dry-run')
       expect(c.examples[1]).toContain('--confirm')
-      expect(c.errors).toEqual(expect.arrayContaining(['E_CONFIRMATION_REQUIRED', 'E_CONFLICT']))
+      expect(c.errors).toEqual(
+        expect.arrayContaining(['E_CONFIRMATION_REQUIRED', 'E_CONFLICT', 'E_CONFIG', 'E_IO', 'E_TIMEOUT']),
+      )
     }
   })
 })
