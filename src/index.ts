@@ -25,7 +25,7 @@ export {
   usageError,
   validationError,
 } from './errors/agent-error.js'
-export { beforeChange, isBeforeChange } from './errors/before-change.js'
+export { beforeChange, isBeforeChange, noteChange } from './errors/before-change.js'
 export {
   type Catalogue,
   type CatalogueEntry,
