@@ -9,7 +9,8 @@ import { AgentError, usageError } from './errors/agent-error.js'
 import { type Catalogue, defineErrorCodes, type ErrorCode } from './errors/catalogue.js'
 import { GLOBAL_FLAGS, type Globals, scanGlobals } from './globals.js'
 import type { HttpClient } from './http/client.js'
-import type { JobContext, SubmittedJob } from './jobs/runtime.js'
+import type { JobContext, JobPlan, SubmittedJob } from './jobs/runtime.js'
+import type { JobRecord } from './jobs/types.js'
 import { type Paginated, paginate } from './list.js'
 import {
   dataOutcome,
@@ -179,7 +180,7 @@ export abstract class AgentCommand extends Command {
    * Submit this call as an async job instead of doing the work inline: returns `{job_id, status, poll, result}`
    * at once, and a detached worker runs {@link AgentCommand.work} with the same arguments.
    */
-  protected async submit(): Promise<SubmittedJob> {
+  protected async submit(options: { plan?: JobPlan } = {}): Promise<SubmittedJob> {
     const ctor = this.constructor as typeof AgentCommand
     const { resolveJobStore, submitJob } = await import('./jobs/runtime.js')
     return submitJob({
@@ -188,12 +189,18 @@ export abstract class AgentCommand extends Command {
       command: this.id!,
       argv: this.argv,
       schemaVersion: ctor.schemaVersion,
+      ...(options.plan ? { plan: options.plan } : {}),
     })
   }
 
   /** The work of an async job, run in the worker process; its return value is the job's result. */
   async work(_ctx: JobContext): Promise<unknown> {
     throw new AgentError('E_INTERNAL', `${this.id} submits jobs but implements no work()`)
+  }
+
+  /** What the worker runs: {@link AgentCommand.work}; a write first checks the plan it confirmed. */
+  async runWork(ctx: JobContext, _record: JobRecord): Promise<unknown> {
+    return this.work(ctx)
   }
 
   /** Stop for a person: persist a checkpoint and throw `E_HUMAN_REQUIRED` (exit 9) with `details.resume`. */

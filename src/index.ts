@@ -25,6 +25,7 @@ export {
   usageError,
   validationError,
 } from './errors/agent-error.js'
+export { beforeChange, isBeforeChange, noteChange } from './errors/before-change.js'
 export {
   type Catalogue,
   type CatalogueEntry,
@@ -39,9 +40,9 @@ export {
 export { Flags } from './flags.js'
 export { FORMATS, type Format, GLOBAL_FLAGS } from './globals.js'
 export type { HttpClient, HttpOptions, RequestOptions } from './http/client.js'
-export type { JobContext, JobRecord, JobStatus, JobStore, SubmittedJob } from './jobs/index.js'
+export type { JobContext, JobPlan, JobRecord, JobStatus, JobStore, SubmittedJob } from './jobs/index.js'
 export { type Page, type PaginationOptions, paginate, paginationFlags } from './list.js'
 export type { Envelope, ErrorBody, ErrorEnvelope, Meta, Notice, SuccessEnvelope } from './output/envelope.js'
 export { type OutputOf, type OutputSchema, output, type ZodNamespace } from './schema.js'
 export { type EvidenceStatus, envPrefix, readToolSettings, type ToolSettings } from './tool-settings.js'
-export { idempotencyFlags, type Plan, WRITE_FLAGS, WriteCommand } from './write-command.js'
+export { idempotencyFlags, type Plan, WRITE_FLAGS, WriteCommand, type WriteJobContext } from './write-command.js'

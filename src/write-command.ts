@@ -1,6 +1,6 @@
-import { userInfo } from 'node:os'
 import { join } from 'node:path'
 import type { Interfaces } from '@oclif/core'
+import { defaultPrincipal } from './_principal.js'
 import { setAudit } from './_state.js'
 import { AgentCommand } from './command.js'
 import type { AuditDraft } from './confirm/audit.js'
@@ -8,11 +8,15 @@ import type { IdempotencyLedger } from './confirm/idempotency.js'
 import type { TokenLedger } from './confirm/ledger.js'
 import type { BatchItem, Change } from './confirm/preview.js'
 import type { SecretSource } from './confirm/secret.js'
-import type { Binding } from './confirm/token.js'
-import { AgentError, usageError } from './errors/agent-error.js'
+import type { Target } from './confirm/targets.js'
+import type { Binding, RejectReason } from './confirm/token.js'
+import { AgentError, isAgentError, usageError } from './errors/agent-error.js'
+import { changeCount, clearBeforeChange, isBeforeChange } from './errors/before-change.js'
 import type { ErrorCode } from './errors/catalogue.js'
 import { Flags } from './flags.js'
 import { GLOBAL_FLAGS } from './globals.js'
+import type { JobContext, JobPlan } from './jobs/runtime.js'
+import type { JobRecord } from './jobs/types.js'
 import { envPrefix } from './tool-settings.js'
 
 /** What `plan()` returns: the preview, what the token binds, and private state for `apply()`. */
@@ -20,7 +24,7 @@ export type Plan<S = unknown> = {
   /** The changes, shown in the dry-run preview. */
   changes: Change[]
   /** The target resources and their versions (etag, changekey, updated_at); bound into the token. */
-  targets?: Array<{ id: string; version: string | number | null }>
+  targets?: Target[]
   /** Batch items that cannot be done; reported per item, never hiding the others. */
   rejected?: Array<{ id: string; error: AgentError }>
   /** Private state handed to `apply()`; never printed. */
@@ -57,38 +61,50 @@ function shellQuote(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`
 }
 
-/** `AGENTCLI_NOW` (epoch ms or ISO 8601) fixes the clock for tests of expiry; otherwise the real time. */
-function now(): number {
-  const fixed = process.env.AGENTCLI_NOW
-  if (!fixed) return Date.now()
-  const n = /^\d+$/.test(fixed) ? Number(fixed) : Date.parse(fixed)
-  return Number.isFinite(n) ? n : Date.now()
+/** The clock of every confirm-token decision (issue, expiry, ledger pruning). No setting moves it. */
+function clock(): number {
+  return Date.now()
 }
+
+/** What the worker of an async write receives: the plan recomputed there and checked against the confirmed one. */
+export type WriteJobContext<S = unknown> = JobContext & { plan: Plan<S> }
 
 /**
  * A command that changes state. The base class owns the flow of spec 002 §7: no write without a valid,
  * unexpired, single-use token bound to exactly what was previewed. Implement `plan()` (reads only) and
- * `apply()` (does exactly the planned change).
+ * `apply()` (does exactly the planned change). The check order is in docs/contract.md ("What a token binds").
  */
 export abstract class WriteCommand<S = unknown> extends AgentCommand {
   static override kind = 'write' as const
   static override baseFlags = { ...GLOBAL_FLAGS, ...WRITE_FLAGS }
   /** How long a confirm token stays valid. */
   static confirmTtlSeconds = 600
+  /**
+   * `required` (the default): a single-use ledger that cannot be read or written is `E_IO` and nothing is
+   * applied. `best_effort` is the documented degraded mode: warn on stderr and apply without single-use.
+   */
+  static singleUse: 'required' | 'best_effort' = 'required'
+
+  private confirmed: JobPlan | undefined
 
   /** Read the current state and describe the change. Must have no side effect. */
   abstract plan(): Promise<Plan<S>>
   /** Perform exactly the planned change and return the data of the envelope. */
   abstract apply(plan: Plan<S>): Promise<unknown>
 
-  /** Who is acting: bound into the token so a token minted for one account or profile fails for another. */
+  /**
+   * Who is acting: bound into the token, the idempotency scope and the audit record, so that a token minted for
+   * one account, permission context or profile fails for another. The default is the credentials' account (the
+   * injected `<BIN>_ACCOUNT`/`<BIN>_TOKEN`, else the stored login) with the scopes its login recorded, the
+   * profile and the OS user. Override it to add what only the tool knows (a role, a tenant); keep `account`.
+   */
   protected async principal(): Promise<Record<string, unknown>> {
-    let account: string | null = null
-    try {
-      account = userInfo().username
-    } catch {}
-    const profile = process.env[`${this.envPrefix}PROFILE`] ?? 'default'
-    return { account, profile }
+    return defaultPrincipal(await this.credentials(), this.envPrefix)
+  }
+
+  /** The tool's identity in a token: the bin name and the package name, stable across versions. */
+  protected toolIdentity(): string {
+    return `${this.config.bin}\0${this.config.pjson.name}`
   }
 
   /** Where the confirm secret comes from: `<BIN>_CONFIRM_SECRET` (hex) if set, else the config dir's file. */
@@ -96,13 +112,17 @@ export abstract class WriteCommand<S = unknown> extends AgentCommand {
     const { envSecretSource, fileSecretSource } = await import('./confirm/secret.js')
     const name = `${this.envPrefix}CONFIRM_SECRET`
     const injected = process.env[name]
-    return injected ? envSecretSource(name, injected) : fileSecretSource(this.config.configDir)
+    return injected ? envSecretSource(name, injected) : fileSecretSource(this.config.configDir, (m) => this.warn(m))
   }
 
   /** The consumed-token ledger. */
   protected async tokenLedger(): Promise<TokenLedger> {
     const { fileTokenLedger } = await import('./confirm/ledger.js')
-    return fileTokenLedger(this.config.dataDir, (m) => this.warn(m))
+    const ctor = this.constructor as typeof WriteCommand
+    return fileTokenLedger(
+      this.config.dataDir,
+      ctor.singleUse === 'best_effort' ? { degraded: (m) => this.warn(m) } : {},
+    )
   }
 
   /** The idempotency ledger. */
@@ -137,6 +157,44 @@ export abstract class WriteCommand<S = unknown> extends AgentCommand {
     }))
   }
 
+  /** An async write hands its worker the targets and versions that were confirmed. */
+  protected override async submit(): ReturnType<AgentCommand['submit']> {
+    if (!this.confirmed)
+      throw new AgentError(
+        'E_INTERNAL',
+        `${this.id} submitted a job outside a confirmed write (call submit() from apply())`,
+      )
+    return super.submit({ plan: this.confirmed })
+  }
+
+  /**
+   * In the worker: recompute the plan and apply it only if its targets and versions are exactly those that
+   * were confirmed (a file swapped after the confirm is `E_CONFLICT`, nothing applied); `work` gets that plan.
+   */
+  override async runWork(ctx: JobContext, record: JobRecord): Promise<unknown> {
+    const confirmed = record.plan
+    if (!confirmed || !Array.isArray(confirmed.targets)) {
+      throw new AgentError('E_CONFLICT', `job ${record.job_id} carries no confirmed plan; nothing was applied`, {
+        details: {
+          reason: 'unverified_job',
+          fix: `run ${this.config.bin} ${this.id!.replaceAll(':', ' ')} with --dry-run, then --confirm`,
+        },
+      })
+    }
+    const { sameTargets, targetDrift } = await import('./confirm/targets.js')
+    let plan: Plan<S>
+    try {
+      plan = await this.plan()
+    } catch (error) {
+      throw await this.goneOrRethrow(error, confirmed.targets, confirmed.token_id)
+    }
+    if (!sameTargets(plan.targets ?? [], confirmed.targets)) {
+      const { reason, drift } = targetDrift(confirmed.targets, plan.targets ?? [])
+      throw this.driftError(reason, drift, confirmed.token_id, 'the job changed nothing')
+    }
+    return this.work({ ...ctx, plan } as WriteJobContext<S>)
+  }
+
   private get envPrefix(): string {
     return envPrefix(this.config.bin)
   }
@@ -156,30 +214,30 @@ export abstract class WriteCommand<S = unknown> extends AgentCommand {
     const key = typeof f['idempotency-key'] === 'string' ? (f['idempotency-key'] as string) : undefined
     const principal = await this.principal()
     const audit = this.draftAudit(principal, dryRun ? 'dry_run' : token ? 'confirm' : 'refused')
+    const binding: Binding = { tool: this.toolIdentity(), command: this.id!, args: bound, principal }
+    const scope = key ? (await import('./confirm/idempotency.js')).idempotencyScope(binding.tool, principal) : ''
+
+    if (token !== undefined) return this.confirm(token, binding, audit, key ? { key, scope } : undefined)
 
     if (key) {
-      const seen = await (await this.idempotencyLedger()).lookup(this.id!, key, bound)
+      const seen = await (await this.idempotencyLedger()).lookup(scope, this.id!, key, bound)
       if (seen.state === 'mismatch') throw (await import('./confirm/idempotency.js')).keyReused(key)
-      if (seen.state === 'done' && !dryRun) {
-        this.setMeta('replayed', true)
-        return seen.data
-      }
+      if (seen.state === 'done' && !dryRun) return this.replay(audit, seen.data)
     }
 
     const plan = await this.plan()
     if (plan.changes.length === 0 && (plan.rejected?.length ?? 0) > 0) return this.batchResult(this.rejectedItems(plan))
-    const binding: Binding = {
-      command: this.id!,
-      args: bound,
-      targets: (plan.targets ?? []).map((t) => t.id),
-      versions: Object.fromEntries((plan.targets ?? []).map((t) => [t.id, t.version])),
-      principal,
-    }
 
     if (dryRun) {
       const secret = await (await this.secretSource()).get()
       const { mintToken } = await import('./confirm/token.js')
-      const { token: minted, claims } = mintToken(secret, binding, now(), ctor.confirmTtlSeconds * 1000)
+      const { token: minted, claims } = mintToken(
+        secret,
+        binding,
+        plan.targets ?? [],
+        clock(),
+        ctor.confirmTtlSeconds * 1000,
+      )
       audit.token_id = claims.id
       const rejected = (plan.rejected ?? []).map((r) => ({
         id: r.id,
@@ -192,42 +250,127 @@ export abstract class WriteCommand<S = unknown> extends AgentCommand {
       }
     }
 
-    if (token === undefined) {
-      const words = [this.config.bin, ...this.id!.split(':'), ...this.argv.filter((a) => a !== '--confirm')].map(
-        shellQuote,
-      )
-      throw new AgentError(
-        'E_CONFIRMATION_REQUIRED',
-        `${this.id!.replaceAll(':', ' ')} changes state: run it with --dry-run first, then --confirm <token>`,
-        {
-          details: { dry_run_command: `${words.join(' ')} --dry-run`, changes: plan.changes.length },
-        },
-      )
-    }
+    const words = [this.config.bin, ...this.id!.split(':'), ...this.argv.filter((a) => a !== '--confirm')].map(
+      shellQuote,
+    )
+    throw new AgentError(
+      'E_CONFIRMATION_REQUIRED',
+      `${this.id!.replaceAll(':', ' ')} changes state: run it with --dry-run first, then --confirm <token>`,
+      {
+        details: { dry_run_command: `${words.join(' ')} --dry-run`, changes: plan.changes.length },
+      },
+    )
+  }
 
+  /**
+   * `--confirm`: everything the token binds that needs no state is checked before `plan()` reads any (so a
+   * garbage, tampered, expired or foreign token learns nothing about the targets); then single use; then the
+   * plan, its targets and versions; then the token is consumed and the change applied.
+   */
+  private async confirm(
+    token: string,
+    binding: Binding,
+    audit: AuditDraft,
+    idem: { key: string; scope: string } | undefined,
+  ): Promise<unknown> {
     const secret = await (await this.secretSource()).get()
-    const ledger = await this.tokenLedger()
-    const { readClaims, verifyToken } = await import('./confirm/token.js')
-    const claims = readClaims(secret, token)
-    if (claims) audit.token_id = claims.id
-    if (claims && (await ledger.isUsed(claims.id))) throw this.refuse(audit, 'already_used')
-    const verdict = verifyToken(secret, token, binding, now())
+    const { verifyToken, verifyTargets } = await import('./confirm/token.js')
+    const verdict = verifyToken(secret, token, binding, clock())
+    if (verdict.claims) audit.token_id = verdict.claims.id
     if (!verdict.ok) throw this.refuse(audit, verdict.reason)
+    const claims = verdict.claims
+    const ledger = idem ? await this.idempotencyLedger() : undefined
+    if (idem && ledger) {
+      const seen = await ledger.lookup(idem.scope, this.id!, idem.key, binding.args)
+      if (seen.state === 'mismatch') throw (await import('./confirm/idempotency.js')).keyReused(idem.key)
+      if (seen.state === 'done') return this.replay(audit, seen.data)
+    }
+    const used = await this.tokenLedger()
+    if (await used.isUsed(claims.id)) throw this.refuse(audit, 'already_used')
+    let plan: Plan<S>
+    try {
+      plan = await this.plan()
+    } catch (error) {
+      audit.mode = 'refused'
+      throw await this.goneOrRethrow(error, claims.targets, claims.id)
+    }
+    const targets = verifyTargets(secret, claims, plan.targets ?? [])
+    if (!targets.ok) {
+      audit.mode = 'refused'
+      throw this.driftError(targets.reason, targets.drift, claims.id)
+    }
+    // The plan may have taken a while: expiry is judged again, on the same clock, right before the commit point.
+    const now = clock()
+    if (now >= claims.expiresAt) throw this.refuse(audit, 'expired')
+    if (plan.changes.length === 0 && (plan.rejected?.length ?? 0) > 0) return this.batchResult(this.rejectedItems(plan))
     // Consumed before apply: of N processes confirming one token, exactly one gets past this line.
-    if (!(await ledger.consume(verdict.claims.id, verdict.claims.expiresAt))) throw this.refuse(audit, 'already_used')
+    if (!(await used.consume(claims.id, claims.expiresAt, now))) throw this.refuse(audit, 'already_used')
+    this.confirmed = { token_id: claims.id, targets: plan.targets ?? [] }
+    try {
+      if (!idem || !ledger) return await this.guardedApply(plan)
+      const { data, replayed } = await ledger.run(idem.scope, this.id!, idem.key, binding.args, () =>
+        this.guardedApply(plan),
+      )
+      if (replayed) {
+        // Another process finished the same key meanwhile: this token did nothing, so give it back.
+        await used.release(claims.id)
+        return this.replay(audit, data)
+      }
+      return data
+    } catch (error) {
+      // A failure known to precede any change gives the token back: a retry with it is honest.
+      if (isBeforeChange(error)) await used.release(claims.id)
+      throw error
+    }
+  }
 
-    if (!key) return this.apply(plan)
-    const { data, replayed } = await (await this.idempotencyLedger()).run(this.id!, key, bound, () => this.apply(plan))
-    if (replayed) this.setMeta('replayed', true)
+  /** `apply()`, with the "nothing changed" mark of its failure kept only if the framework saw no change. */
+  private async guardedApply(plan: Plan<S>): Promise<unknown> {
+    const before = changeCount()
+    try {
+      return await this.apply(plan)
+    } catch (error) {
+      if (changeCount() !== before) clearBeforeChange(error)
+      throw error
+    }
+  }
+
+  private replay(audit: AuditDraft, data: unknown): unknown {
+    audit.mode = 'replay'
+    this.setMeta('replayed', true)
     return data
   }
 
+  /** A target the plan can no longer find, after a valid token, is drift (exit 6), not "not found" (exit 3). */
+  private async goneOrRethrow(error: unknown, then: readonly Target[] | undefined, tokenId: string): Promise<unknown> {
+    if (!isAgentError(error) || error.code !== 'E_NOT_FOUND') return error
+    const { goneDrift } = await import('./confirm/targets.js')
+    return this.driftError('state_drift', goneDrift(then, error.details.id), tokenId, undefined, error)
+  }
+
+  private driftError(
+    reason: 'target_changed' | 'state_drift',
+    drift: ReadonlyArray<{ id: string }>,
+    tokenId: string,
+    note = 'nothing was changed',
+    cause?: unknown,
+  ): AgentError {
+    const named = drift.length > 0 ? `: ${drift.map((d) => d.id).join(', ')}` : ''
+    return new AgentError('E_CONFLICT', `the targets moved since the dry-run${named}; ${note}`, {
+      details: { reason, token_id: tokenId, drift, fix: 'run the command again with --dry-run for a new token' },
+      cause,
+    })
+  }
+
   private draftAudit(principal: Record<string, unknown>, mode: AuditDraft['mode']): AuditDraft {
+    const text = (v: unknown) => (typeof v === 'string' ? v : null)
     const draft: AuditDraft = {
       path: join(this.config.dataDir, 'audit.jsonl'),
       command: this.id!.replaceAll(':', ' '),
       args: redactArgv(this.argv),
-      account: typeof principal.account === 'string' ? principal.account : null,
+      account: text(principal.account),
+      profile: text(principal.profile),
+      os_user: text(principal.os_user),
       mode,
       token_id: null,
     }
@@ -235,7 +378,7 @@ export abstract class WriteCommand<S = unknown> extends AgentCommand {
     return draft
   }
 
-  private refuse(audit: AuditDraft, reason: string): AgentError {
+  private refuse(audit: AuditDraft, reason: RejectReason): AgentError {
     audit.mode = 'refused'
     return new AgentError('E_CONFLICT', `confirm token refused: ${reason.replaceAll('_', ' ')}`, {
       details: {

@@ -7,6 +7,13 @@ import { afterEach } from 'vitest'
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 export const TASKS_BIN = join(ROOT, 'examples/tasks/bin/run.js')
 export const FIXTURE_BIN = join(ROOT, 'test/fixtures/cli/bin/run.js')
+/** The test-only clock preload (`node --import`): shifted by `TEST_CLOCK_SHIFT_MS`. No tool ships it. */
+export const CLOCK_PRELOAD = join(ROOT, 'test/fixtures/clock.mjs')
+
+/** The environment that runs a tool with its clock shifted by `ms` (negative: in the past). */
+export function shiftedClock(ms: number): Record<string, string> {
+  return { NODE_OPTIONS: `--import=${CLOCK_PRELOAD}`, TEST_CLOCK_SHIFT_MS: String(ms) }
+}
 
 /** A sandbox per test, removed afterwards. */
 export function useSandbox(): () => Sandbox {

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process'
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Sandbox, ToolRun } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
 import { mintToken } from '../src/confirm/token.js'
-import { env, seed, storeBytes, TASKS_BIN, tasks, useSandbox } from './helpers.js'
+import { env, seed, shiftedClock, storeBytes, TASKS_BIN, tasks, useSandbox } from './helpers.js'
 
 const box = useSandbox()
 
@@ -107,13 +107,12 @@ describe('tokens are refused, and nothing is written', () => {
     await dryRun(box(), ['edit', '1', '--status', 'done'])
     const guess = Buffer.alloc(32, 7)
     const binding = {
+      tool: 'tasks\0tasks-example',
       command: 'edit',
       args: { id: '1', status: 'done' },
-      targets: ['1'],
-      versions: { '1': 1 },
-      principal: { account: 'root', profile: 'default' },
+      principal: { account: null, scopes: null, profile: 'default', os_user: 'root', credential: null },
     }
-    const { token } = mintToken(guess, binding, Date.now(), 600_000)
+    const { token } = mintToken(guess, binding, [{ id: '1', version: 1 }], Date.now(), 600_000)
     const before = storeBytes(box())
     expectRefused(await tasks(box(), ['edit', '1', '--status', 'done', '--confirm', token]), 'tampered')
     expect(storeBytes(box())).toBe(before)
@@ -147,7 +146,7 @@ describe('tokens are refused, and nothing is written', () => {
     expect(storeBytes(box())).toBe(before)
   })
 
-  it('a target that disappeared → target_changed', async () => {
+  it('a target that disappeared → state_drift naming it, its version then and now', async () => {
     seed(box(), [
       { id: '1', title: 'a' },
       { id: '2', title: 'b' },
@@ -155,15 +154,15 @@ describe('tokens are refused, and nothing is written', () => {
     const token = await dryRun(box(), ['delete', '1', '2'])
     const other = await dryRun(box(), ['delete', '2'])
     expect((await tasks(box(), ['delete', '2', '--confirm', other])).code).toBe(0)
-    expectRefused(await tasks(box(), ['delete', '1', '2', '--confirm', token]), 'target_changed')
+    const run = await tasks(box(), ['delete', '1', '2', '--confirm', token])
+    expectRefused(run, 'state_drift')
+    expect(env(run).error.details.drift).toEqual([{ id: '2', version_then: 1, version_now: null, gone: true }])
     expect(env(await tasks(box(), ['get', '1'])).ok).toBe(true)
   })
 
   it('an expired token → expired', async () => {
     seed(box(), [{ id: '1', title: 'a' }])
-    const token = await dryRun(box(), ['edit', '1', '--status', 'done'], {
-      AGENTCLI_NOW: String(Date.now() - 11 * 60_000),
-    })
+    const token = await dryRun(box(), ['edit', '1', '--status', 'done'], shiftedClock(-11 * 60_000))
     const before = storeBytes(box())
     expectRefused(await tasks(box(), ['edit', '1', '--status', 'done', '--confirm', token]), 'expired')
     expect(storeBytes(box())).toBe(before)
@@ -270,13 +269,21 @@ describe('the confirm secret', () => {
     expect(run.code).toBe(0)
   })
 
-  it('a corrupt consumed-token ledger degrades with a warning and does not block the write', async () => {
+  it('a consumed-token ledger replaced by a file fails closed: E_IO, nothing applied, the token still good', async () => {
     seed(box(), [{ id: '1', title: 'a' }])
-    writeFileSync(join(box().env.XDG_DATA_HOME!, 'tasks', 'confirm-ledger'), 'not a directory')
+    const ledger = join(box().env.XDG_DATA_HOME!, 'tasks', 'confirm-ledger')
+    writeFileSync(ledger, 'not a directory')
     const token = await dryRun(box(), ['edit', '1', '--status', 'done'])
+    const before = storeBytes(box())
     const run = await tasks(box(), ['edit', '1', '--status', 'done', '--confirm', token])
-    expect(run.code).toBe(0)
-    expect(run.stderr).toContain('confirm ledger')
+    expect(run.code).toBe(1)
+    expect(env(run).error).toMatchObject({
+      code: 'E_IO',
+      details: { path: ledger, fix: expect.stringContaining('remove') },
+    })
+    expect(storeBytes(box())).toBe(before)
+    rmSync(ledger)
+    expect((await tasks(box(), ['edit', '1', '--status', 'done', '--confirm', token])).code).toBe(0)
   })
 })
 
@@ -399,7 +406,9 @@ describe('reference for writes', () => {
       expect(c.type).toBe('write')
       expect(c.examples[0]).toContain('--dry-run')
       expect(c.examples[1]).toContain('--confirm')
-      expect(c.errors).toEqual(expect.arrayContaining(['E_CONFIRMATION_REQUIRED', 'E_CONFLICT']))
+      expect(c.errors).toEqual(
+        expect.arrayContaining(['E_CONFIRMATION_REQUIRED', 'E_CONFLICT', 'E_CONFIG', 'E_IO', 'E_TIMEOUT']),
+      )
     }
   })
 })

@@ -7,8 +7,14 @@ export type AuditDraft = {
   path: string
   command: string
   args: string[]
+  /** The account the write acted as (the principal's `account`), not merely the OS user. */
   account: string | null
-  mode: 'dry_run' | 'confirm' | 'refused'
+  /** The principal's profile, when known. */
+  profile?: string | null
+  /** The operating-system user who ran the tool, when known. */
+  os_user?: string | null
+  /** `replay`: a completed idempotency key answered with its recorded result; nothing was executed. */
+  mode: 'dry_run' | 'confirm' | 'refused' | 'replay'
   token_id: string | null
 }
 

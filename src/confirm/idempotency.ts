@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto'
+import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
+import { clearBeforeChange, isBeforeChange } from '../errors/before-change.js'
 import { readJsonFile, writeJsonAtomic } from '../fs/json-file.js'
 import { withFileLock } from '../fs/lock.js'
 import { redact } from '../output/redact.js'
@@ -9,6 +11,8 @@ import { canonicalJson } from './canonical.js'
 /** One idempotency record: intent first, then the result once the write completed. */
 export type IdempotencyRecord = {
   command: string
+  /** A digest of the acting principal and tool: a key is one caller's, never a shared answer. */
+  scope: string
   args_digest: string
   status: 'pending' | 'done'
   data: unknown
@@ -23,16 +27,30 @@ export type IdempotencyLookup =
   | { state: 'mismatch' }
   | { state: 'pending' }
 
-/** The idempotency ledger (spec 002 §9): a retried write with the same key returns the recorded result. */
+/**
+ * The idempotency ledger (spec 002 §9): a retried write with the same key returns the recorded result. Keys live
+ * in a `scope` (see {@link idempotencyScope}): the same key used by another account, profile or tool is another key.
+ */
 export type IdempotencyLedger = {
-  lookup(command: string, key: string, args: unknown): Promise<IdempotencyLookup>
-  /** Run `write` once per key, recording intent before and the result after; replays the result afterwards. */
+  lookup(scope: string, command: string, key: string, args: unknown): Promise<IdempotencyLookup>
+  /**
+   * Run `write` once per key, recording intent before and the result after; replays the result afterwards. A
+   * failure marked as preceding any change (`beforeChange`) clears the intent, so the key can be retried.
+   */
   run(
+    scope: string,
     command: string,
     key: string,
     args: unknown,
     write: () => Promise<unknown>,
   ): Promise<{ data: unknown; replayed: boolean }>
+}
+
+/** The scope of a caller's keys: a digest of the tool's identity and the acting principal. */
+export function idempotencyScope(tool: string, principal: Record<string, unknown>): string {
+  return createHash('sha256')
+    .update(`agentcli-idempotency\0${tool}\0${canonicalJson(principal)}`)
+    .digest('hex')
 }
 
 function isRecord(value: unknown): value is IdempotencyRecord {
@@ -41,6 +59,7 @@ function isRecord(value: unknown): value is IdempotencyRecord {
     typeof r === 'object' &&
     r !== null &&
     typeof r.args_digest === 'string' &&
+    typeof r.scope === 'string' &&
     (r.status === 'pending' || r.status === 'done')
   )
 }
@@ -55,8 +74,8 @@ function conflict(reason: string, key: string, message: string, fix: string): Ag
 
 /** Records in `<dataDir>/idempotency/`, one file per command and key, changed under a cross-process lock. */
 export function fileIdempotencyLedger(dataDir: string): IdempotencyLedger {
-  const pathOf = (command: string, key: string) =>
-    join(dataDir, 'idempotency', `${createHash('sha256').update(`${command}\0${key}`).digest('hex')}.json`)
+  const pathOf = (scope: string, command: string, key: string) =>
+    join(dataDir, 'idempotency', `${createHash('sha256').update(`${scope}\0${command}\0${key}`).digest('hex')}.json`)
   const read = (path: string) =>
     readJsonFile<IdempotencyRecord | null>(
       path,
@@ -69,11 +88,11 @@ export function fileIdempotencyLedger(dataDir: string): IdempotencyLedger {
     return record.status === 'done' ? { state: 'done', data: record.data } : { state: 'pending' }
   }
   return {
-    async lookup(command, key, args) {
-      return judge(await read(pathOf(command, key)), args)
+    async lookup(scope, command, key, args) {
+      return judge(await read(pathOf(scope, command, key)), args)
     },
-    async run(command, key, args, write) {
-      const path = pathOf(command, key)
+    async run(scope, command, key, args, write) {
+      const path = pathOf(scope, command, key)
       return withFileLock(path, async () => {
         const seen = judge(await read(path), args)
         if (seen.state === 'done') return { data: seen.data, replayed: true }
@@ -96,6 +115,7 @@ export function fileIdempotencyLedger(dataDir: string): IdempotencyLedger {
         const now = new Date().toISOString()
         const record: IdempotencyRecord = {
           command,
+          scope,
           args_digest: digest(args),
           status: 'pending',
           data: null,
@@ -103,13 +123,26 @@ export function fileIdempotencyLedger(dataDir: string): IdempotencyLedger {
           completed_at: null,
         }
         await writeJsonAtomic(path, record)
-        const data = await write()
-        await writeJsonAtomic(path, {
-          ...record,
-          status: 'done',
-          data: redact(data),
-          completed_at: new Date().toISOString(),
-        })
+        let data: unknown
+        try {
+          data = await write()
+        } catch (error) {
+          // Nothing changed: forget the intent so that a retry runs. Anything else stays "in doubt".
+          if (isBeforeChange(error)) await rm(path, { force: true }).then(undefined, () => undefined)
+          throw error
+        }
+        try {
+          await writeJsonAtomic(path, {
+            ...record,
+            status: 'done',
+            data: redact(data),
+            completed_at: new Date().toISOString(),
+          })
+        } catch (error) {
+          // The write did happen: failing to record it must not read as "nothing changed".
+          clearBeforeChange(error)
+          throw error
+        }
         return { data, replayed: false }
       })
     },

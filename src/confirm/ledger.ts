@@ -1,66 +1,116 @@
 import { createHash } from 'node:crypto'
 import { mkdir, open, readdir, readFile, stat, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
+import { AgentError } from '../errors/agent-error.js'
+import { beforeChange } from '../errors/before-change.js'
 
 /** Records which confirm tokens were used. Holds fingerprints only, never a token. */
 export type TokenLedger = {
   /** True when the token was already consumed. */
   isUsed(tokenId: string): Promise<boolean>
-  /** Mark the token used; true for exactly one caller however many race. */
-  consume(tokenId: string, expiresAt: number): Promise<boolean>
+  /** Mark the token used; true for exactly one caller however many race. `now` is the clock that checks expiry. */
+  consume(tokenId: string, expiresAt: number, now: number): Promise<boolean>
+  /** Give a consumed token back, when the write it allowed failed before changing anything. */
+  release(tokenId: string): Promise<void>
+}
+
+/** Options of {@link fileTokenLedger}. */
+export type TokenLedgerOptions = {
+  /**
+   * The documented degraded mode: when set, a ledger that cannot be read or written is reported through this
+   * function and the write proceeds without single-use. Unset (the default), it is `E_IO` and nothing is applied.
+   */
+  degraded?: (message: string) => void
 }
 
 function fingerprint(tokenId: string): string {
   return createHash('sha256').update(`agentcli-token\0${tokenId}`).digest('hex')
 }
 
+/** Settle a clean-up step whose failure changes nothing about the answer. */
+function quietly(step: Promise<unknown>): Promise<void> {
+  return step.then(
+    () => undefined,
+    () => undefined,
+  )
+}
+
+function unusable(dir: string, error: unknown): AgentError {
+  const code = (error as NodeJS.ErrnoException).code
+  return beforeChange(
+    new AgentError('E_IO', `the confirm-token ledger ${dir} cannot be used (${code}); nothing was changed`, {
+      details: {
+        path: dir,
+        fix: `make ${dir} a writable directory with free space (remove it if it is a file), then confirm again with the same token`,
+      },
+      cause: error,
+    }),
+  )
+}
+
 /**
  * A ledger of marker files in `<dataDir>/confirm-ledger/`. `consume` creates the marker with O_EXCL, so when N
- * processes confirm one token at once exactly one succeeds. A ledger that cannot be read or written degrades with
- * a warning: it must never block a legitimate write (the token's MAC and expiry still hold).
+ * processes confirm one token at once exactly one succeeds. A ledger that cannot be read or written fails closed
+ * (`E_IO`, the token not consumed) unless the tool opted into the degraded mode.
  */
-export function fileTokenLedger(dataDir: string, warn: (message: string) => void): TokenLedger {
+export function fileTokenLedger(dataDir: string, options: TokenLedgerOptions = {}): TokenLedger {
   const dir = join(dataDir, 'confirm-ledger')
+  const failed = (error: unknown, degradedAnswer: boolean): boolean => {
+    if (!options.degraded) throw unusable(dir, error)
+    options.degraded(
+      `confirm ledger ${dir} is unusable (${(error as NodeJS.ErrnoException).code}); single-use is not enforced for this call`,
+    )
+    return degradedAnswer
+  }
   return {
     async isUsed(tokenId) {
       try {
         await stat(join(dir, fingerprint(tokenId)))
         return true
       } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code
-        if (code !== 'ENOENT')
-          warn(`confirm ledger ${dir} is unreadable (${code}); single-use is not enforced for this call`)
-        return false
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
+        return failed(error, false)
       }
     },
-    async consume(tokenId, expiresAt) {
-      const degrade = (error: unknown) => {
-        warn(
-          `confirm ledger ${dir} is unusable (${(error as NodeJS.ErrnoException).code}); single-use is not enforced for this call`,
-        )
-        return true
-      }
+    async consume(tokenId, expiresAt, now) {
+      const marker = join(dir, fingerprint(tokenId))
       try {
         await mkdir(dir, { recursive: true, mode: 0o700 })
       } catch (error) {
-        return degrade(error)
+        return failed(error, true)
       }
+      let handle: Awaited<ReturnType<typeof open>>
       try {
-        const handle = await open(join(dir, fingerprint(tokenId)), 'wx', 0o600)
-        await handle.writeFile(String(expiresAt))
-        await handle.close()
+        handle = await open(marker, 'wx', 0o600)
       } catch (error) {
         // Only the marker's own O_EXCL create can say "someone consumed it first".
         if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
-        return degrade(error)
+        return failed(error, true)
       }
-      if (Math.random() < 0.05) await prune(dir, Date.now())
+      try {
+        await handle.writeFile(String(expiresAt))
+        await handle.sync()
+        await handle.close()
+      } catch (error) {
+        // A marker without its expiry would outlive the token by a day; one that cannot be written means a
+        // full or failing disk, where the write itself would fail next: give the token back and stop here.
+        await quietly(handle.close())
+        await quietly(unlink(marker))
+        return failed(error, true)
+      }
+      if (Math.random() < 0.05) await prune(dir, now)
       return true
+    },
+    async release(tokenId) {
+      await quietly(unlink(join(dir, fingerprint(tokenId))))
     },
   }
 }
 
-/** Drop markers of tokens that expired (they can never verify again, so forgetting them is safe). */
+/**
+ * Drop markers of tokens whose own expiry has passed on `now`, the clock that checks expiry: such a token can
+ * never verify again, so forgetting it is safe.
+ */
 export async function prune(dir: string, now: number): Promise<number> {
   let removed = 0
   for (const name of await readdir(dir).catch(() => [] as string[])) {
@@ -69,7 +119,7 @@ export async function prune(dir: string, now: number): Promise<number> {
       const [text, info] = await Promise.all([readFile(path, 'utf8'), stat(path)])
       const exp = Number(text)
       // A marker with no readable expiry is kept a day past its last change, longer than any token lives.
-      const stale = Number.isFinite(exp) ? exp < now : info.mtimeMs < now - 86_400_000
+      const stale = text.trim() !== '' && Number.isFinite(exp) ? exp < now : info.mtimeMs < now - 86_400_000
       if (stale) {
         await unlink(path)
         removed++

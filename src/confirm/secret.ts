@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { chmod, link, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
 
 /** Where the confirm secret comes from: a file by default; injectable (e.g. dry-run here, confirm elsewhere). */
@@ -30,22 +30,22 @@ function parseSecret(text: string, path: string): Buffer {
  * dir, created atomically so that two first runs end with one secret, and never silently replaced — a readable
  * or corrupt file is refused with a fix, because rotating it would quietly invalidate or weaken tokens.
  */
-export function fileSecretSource(configDir: string): SecretSource {
+export function fileSecretSource(configDir: string, warn: (message: string) => void = () => {}): SecretSource {
   const path = join(configDir, SECRET_FILE)
   let cached: Buffer | undefined
   return {
     description: path,
     async get() {
       if (cached) return cached
-      cached = await readOrCreate(configDir, path)
+      cached = await readOrCreate(configDir, path, warn)
       return cached
     },
   }
 }
 
-async function readOrCreate(dir: string, path: string): Promise<Buffer> {
+async function readOrCreate(dir: string, path: string, warn: (message: string) => void): Promise<Buffer> {
   try {
-    return await readChecked(path)
+    return await readChecked(path, warn)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
   }
@@ -61,11 +61,31 @@ async function readOrCreate(dir: string, path: string): Promise<Buffer> {
   } finally {
     await rm(temp, { force: true })
   }
-  return readChecked(path)
+  return readChecked(path, warn)
 }
 
-async function readChecked(path: string): Promise<Buffer> {
+/**
+ * Whoever can write the directory can replace the secret (rename over it) and mint tokens: a directory others
+ * can write is refused. A group-writable one is only warned about, since with per-user groups (umask 002) it is
+ * an ordinary setup.
+ */
+async function checkDir(dir: string, warn: (message: string) => void): Promise<void> {
+  const mode = (await stat(dir)).mode & 0o777
+  if ((mode & 0o002) !== 0) {
+    throw new AgentError(
+      'E_CONFIG',
+      `${dir} holds the confirm secret but other users can write it (mode ${mode.toString(8)})`,
+      {
+        details: { path: dir, mode: mode.toString(8), fix: `chmod 700 ${dir}` },
+      },
+    )
+  }
+  if ((mode & 0o020) !== 0) warn(`${dir} holds the confirm secret and its group can write it; run chmod 700 ${dir}`)
+}
+
+async function readChecked(path: string, warn: (message: string) => void): Promise<Buffer> {
   const info = await stat(path)
+  await checkDir(dirname(path), warn)
   if ((info.mode & 0o077) !== 0) {
     throw new AgentError('E_CONFIG', `${path} is readable by other users (mode ${(info.mode & 0o777).toString(8)})`, {
       details: { path, mode: (info.mode & 0o777).toString(8), fix: `chmod 600 ${path}` },

@@ -67,6 +67,17 @@ export class Credentials {
     return session.account
   }
 
+  /** The acting account and the scopes its login recorded (null when unknown), without reading any secret. */
+  async session(): Promise<{ account: string | null; scopes: string[] | null }> {
+    if (this.injected()) return { account: await this.currentAccount(), scopes: null }
+    const session = await readJsonFile<Session>(this.sessionPath(), () => ({ account: null }), isSession)
+    const scopes = (session as { scopes?: unknown }).scopes
+    return {
+      account: session.account,
+      scopes: Array.isArray(scopes) && scopes.every((x) => typeof x === 'string') ? scopes : null,
+    }
+  }
+
   /** The current account's record and where it came from, or undefined when nobody is logged in. */
   async read(): Promise<{ record: CredentialRecord; source: CredentialSource } | undefined> {
     const env = this.injected()
@@ -102,7 +113,8 @@ export class Credentials {
         await this.file.set(record)
       }
     }
-    await writeJsonAtomic(this.sessionPath(), { account: record.account })
+    // The scopes go beside the account: a write's confirm token binds them without reading the keychain.
+    await writeJsonAtomic(this.sessionPath(), { account: record.account, scopes: record.scopes })
     return source
   }
 

@@ -25,8 +25,17 @@ export type CommandDescription = {
 
 /** Codes any command can raise, whatever it declares. */
 export const UNIVERSAL_ERRORS: readonly ErrorCode[] = ['E_USAGE', 'E_VALIDATION', 'E_INTERNAL', 'E_INTERRUPTED']
-/** Codes every write command can raise. */
-export const WRITE_ERRORS: readonly ErrorCode[] = ['E_CONFIRMATION_REQUIRED', 'E_CONFLICT']
+/**
+ * Codes every write command can raise: the flow's own, plus the write-safety machinery failing closed (an unsafe
+ * confirm secret is `E_CONFIG`, an unusable ledger `E_IO`, a lock held too long `E_TIMEOUT`).
+ */
+export const WRITE_ERRORS: readonly ErrorCode[] = [
+  'E_CONFIRMATION_REQUIRED',
+  'E_CONFLICT',
+  'E_CONFIG',
+  'E_IO',
+  'E_TIMEOUT',
+]
 
 /** The universal flags: described once at the top of `reference`, not per command. */
 export const UNIVERSAL_FLAG_NAMES: ReadonlySet<string> = new Set(['format', 'json', 'fields', 'compact', 'quiet'])

@@ -1,6 +1,7 @@
 import { mkdir, readFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
+import { beforeChange, noteChange } from '../errors/before-change.js'
 
 /** Options of {@link writeJsonAtomic}. */
 export type WriteOptions = { mode?: number; dirMode?: number }
@@ -19,10 +20,12 @@ export async function readJsonFile<T>(
     text = await readFile(path, 'utf8')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return fallback()
-    throw new AgentError('E_IO', `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
-      details: { path },
-      cause: error,
-    })
+    throw beforeChange(
+      new AgentError('E_IO', `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
+        details: { path, fix: `make ${dirname(path)} a readable directory (it is missing, unreadable or a file)` },
+        cause: error,
+      }),
+    )
   }
   let value: unknown
   try {
@@ -35,23 +38,29 @@ export async function readJsonFile<T>(
 }
 
 function corrupt(path: string, why: string, cause?: unknown): AgentError {
-  return new AgentError('E_IO', `${path} is corrupt (${why})`, {
-    details: { path, fix: `inspect or restore ${path} from a backup; move it aside to start empty` },
-    cause,
-  })
+  return beforeChange(
+    new AgentError('E_IO', `${path} is corrupt (${why})`, {
+      details: { path, fix: `inspect or restore ${path} from a backup; move it aside to start empty` },
+      cause,
+    }),
+  )
 }
 
 /** Write JSON atomically (temp file + fsync + rename), creating the directory with `dirMode` (0700 by default). */
 export async function writeJsonAtomic(path: string, value: unknown, options: WriteOptions = {}): Promise<void> {
-  await mkdir(dirname(path), { recursive: true, mode: options.dirMode ?? 0o700 })
   // Loaded on first write: read-only commands never pay for it.
   const { default: writeFileAtomic } = await import('write-file-atomic')
   try {
+    await mkdir(dirname(path), { recursive: true, mode: options.dirMode ?? 0o700 })
     await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`, { mode: options.mode ?? 0o600, fsync: true })
   } catch (error) {
-    throw new AgentError('E_IO', `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
-      details: { path },
-      cause: error,
-    })
+    // The rename never happened: the file is as it was.
+    throw beforeChange(
+      new AgentError('E_IO', `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
+        details: { path, fix: `make ${dirname(path)} writable and free some space, then retry` },
+        cause: error,
+      }),
+    )
   }
+  noteChange()
 }

@@ -4,6 +4,7 @@ export { isAlive, processIdentity } from './liveness.js'
 export {
   cancelJob,
   type JobContext,
+  type JobPlan,
   reconcile,
   resolveJobStore,
   runJob,

@@ -20,6 +20,9 @@ export type JobContext = {
   emit(...items: unknown[]): Promise<void>
 }
 
+/** What a confirmed async write hands its worker: the token it consumed and the targets and versions it verified. */
+export type JobPlan = { token_id: string; targets: Array<{ id: string; version: string | number | null }> }
+
 /** What submitting returns (spec 002 §15.2). */
 export type SubmittedJob = { job_id: string; status: 'pending'; poll: string; result: string }
 
@@ -49,6 +52,8 @@ export async function submitJob(options: {
   command: string
   argv: readonly string[]
   schemaVersion: string
+  /** For a write: what was confirmed, checked by the worker before it applies anything. */
+  plan?: JobPlan
 }): Promise<SubmittedJob> {
   const { config, store } = options
   const now = new Date().toISOString()
@@ -71,6 +76,7 @@ export async function submitJob(options: {
     cancel_requested: false,
     error: null,
     result_kind: null,
+    ...(options.plan ? { plan: options.plan } : {}),
   }
   await store.create(record)
   const bin = process.argv[1]!
@@ -136,7 +142,7 @@ export async function cancelJob(store: JobStore, id: string): Promise<JobRecord>
   return record
 }
 
-type Worker = { work(ctx: JobContext): Promise<unknown> }
+type Worker = { runWork(ctx: JobContext, record: JobRecord): Promise<unknown> }
 
 /** The worker side: claim the job, run the command's `work`, record the outcome. */
 export async function runJob(options: {
@@ -181,7 +187,7 @@ export async function runJob(options: {
     },
   }
   try {
-    const data = await options.worker.work(ctx)
+    const data = await options.worker.runWork(ctx, claimed)
     if (signal.aborted) throw signal.reason
     await store.writeResult(id, redact(data ?? null))
     return await store.update(id, (r) =>

@@ -24,6 +24,8 @@ export type JobRecord = {
   cancel_requested: boolean
   error: ErrorBody | null
   result_kind: 'data' | 'items' | null
+  /** A write job's confirmed plan (token id, targets and versions); the worker applies nothing else. */
+  plan?: { token_id: string; targets: Array<{ id: string; version: string | number | null }> }
 }
 
 /** Where jobs live. The embedded file store is the default; a fleet can put jobs on a queue or workflow engine. */

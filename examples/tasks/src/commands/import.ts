@@ -1,17 +1,16 @@
 import { createHash } from 'node:crypto'
-import { createReadStream } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
-import { createInterface } from 'node:readline'
-import { AgentError, Flags, type JobContext, output, type Plan, WriteCommand } from 'agentcli'
+import { AgentError, Flags, output, type Plan, WriteCommand, type WriteJobContext } from 'agentcli'
 import { STATUSES, type Status, TaskStore } from '../store.js'
 
-type Source = { path: string; digest: string; lines: number }
+/** The file as read by `plan()`: in the worker, the framework applies it only if its digest is the confirmed one. */
+type Source = { path: string; digest: string; lines: number; bytes: Buffer }
 
 export default class Import extends WriteCommand<Source> {
   static override summary = 'Import tasks from a JSON Lines file, as an async job'
   static override description =
-    'Each line is {"title": string, "status"?: "open"|"done"}. The job reports progress; a malformed line fails it with the line number and no task from the file is written. The confirm token is bound to the file content.'
+    'Each line is {"title": string, "status"?: "open"|"done"}. The job reports progress; a malformed line fails it with the line number and no task from the file is written. The confirm token is bound to the file content, and the job imports exactly the bytes that were previewed: a file changed after the dry-run fails the job with E_CONFLICT and imports nothing.'
   static override examples = [
     '<%= config.bin %> import --file tasks.jsonl --dry-run',
     '<%= config.bin %> import --file tasks.jsonl --confirm <confirm_token>',
@@ -43,7 +42,7 @@ export default class Import extends WriteCommand<Source> {
         { action: 'import', resource: 'task', id: null, before: null, after: { file: path, lines, sha256: digest } },
       ],
       targets: [{ id: `file:${path}`, version: digest }],
-      state: { path, digest, lines },
+      state: { path, digest, lines, bytes },
     }
   }
 
@@ -51,18 +50,18 @@ export default class Import extends WriteCommand<Source> {
     return this.submit()
   }
 
-  override async work(ctx: JobContext) {
-    const { flags } = await this.parse(Import)
-    const path = resolve(flags.file)
+  override async work(ctx: WriteJobContext<Source>) {
+    // The bytes the framework checked against the confirmed digest: the path is never read again.
+    const text = ctx.plan.state!.bytes.toString('utf8')
     const parsed: Array<{ title: string; status: Status }> = []
-    const total = Math.max(1, (await readFile(path, 'utf8')).split('\n').filter((l) => l.trim()).length)
+    const total = Math.max(1, ctx.plan.state!.lines)
     const started = Date.now()
     let lineNo = 0
-    for await (const line of createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY })) {
+    for (const line of text.split('\n')) {
       lineNo++
       if (ctx.signal.aborted) throw ctx.signal.reason
       if (!line.trim()) continue
-      parsed.push(parseLine(line, lineNo))
+      parsed.push(parseLine(line.replace(/\r$/, ''), lineNo))
       if (parsed.length % 500 === 0) {
         const done = parsed.length / total
         await ctx.progress(done * 0.9, {

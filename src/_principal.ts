@@ -1,0 +1,35 @@
+import { createHash } from 'node:crypto'
+import { userInfo } from 'node:os'
+import type { Credentials } from './credentials/credentials.js'
+
+/** Who a write acts as: bound into its confirm token, its idempotency scope and its audit record. */
+export type Principal = {
+  /** The account the command acts as (the injected `<BIN>_ACCOUNT`, else the stored login's), or null. */
+  account: string | null
+  /** The permission context the login recorded, or null when the tool does not know it. */
+  scopes: string[] | null
+  /** `<BIN>_PROFILE`, else `default`. */
+  profile: string
+  /** The operating-system user running the tool. */
+  os_user: string | null
+  /** A fingerprint of an injected `<BIN>_TOKEN` (two injected tokens are two identities), else null. */
+  credential: string | null
+  [key: string]: unknown
+}
+
+/** The default principal: the credentials' account and scopes, the profile, the OS user. Reads no secret store. */
+export async function defaultPrincipal(credentials: Credentials, prefix: string): Promise<Principal> {
+  let osUser: string | null = null
+  try {
+    osUser = userInfo().username
+  } catch {}
+  const { account, scopes } = await credentials.session()
+  const token = process.env[`${prefix}TOKEN`]
+  return {
+    account,
+    scopes,
+    profile: process.env[`${prefix}PROFILE`] || 'default',
+    os_user: osUser,
+    credential: token ? createHash('sha256').update(`agentcli-principal\0${token}`).digest('hex').slice(0, 32) : null,
+  }
+}
