@@ -2,7 +2,7 @@ import { createHash, generateKeyPairSync } from 'node:crypto'
 import { bundleToJSON } from '@sigstore/bundle'
 import { initializeCA, initializeCTLog, initializeTLog, rekorHandler } from '@sigstore/mock'
 import { HashAlgorithm, PublicKeyDetails, TrustedRoot } from '@sigstore/protobuf-specs'
-import { MessageSignatureBundleBuilder, RekorWitness } from '@sigstore/sign'
+import { DSSEBundleBuilder, MessageSignatureBundleBuilder, RekorWitness } from '@sigstore/sign'
 import { HttpResponse, http } from 'msw'
 
 const ISSUER = 'https://token.actions.githubusercontent.com'
@@ -56,8 +56,9 @@ export async function createAuthority(rekorBaseUrl: string) {
       headers: { 'content-type': 'application/json' },
     })
   })
-  async function sign(data: Buffer, subject: string, issuer = ISSUER): Promise<unknown> {
-    const signer = {
+  /** A signer whose certificate the mock CA issues for `subject` (a workflow identity) and `issuer`. */
+  function certSigner(subject: string, issuer: string) {
+    return {
       async sign(payload: Buffer) {
         const eph = generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
         const der = await ca.issueCertificate({
@@ -79,13 +80,25 @@ export async function createAuthority(rekorBaseUrl: string) {
         }
       },
     }
+  }
+  async function sign(data: Buffer, subject: string, issuer = ISSUER): Promise<unknown> {
     const builder = new MessageSignatureBundleBuilder({
-      signer,
+      signer: certSigner(subject, issuer),
       witnesses: [
         new RekorWitness({ rekorBaseURL: rekorBaseUrl, entryType: 'hashedrekord' as never, fetchOnConflict: false }),
       ],
     })
     return bundleToJSON(await builder.create({ data }))
   }
-  return { trustedRoot, handler, sign, issuer: ISSUER }
+  /** A DSSE (in-toto) attestation bundle over `statement`, as `npm publish --provenance` stores in the registry. */
+  async function attest(statement: unknown, subject: string, issuer = ISSUER): Promise<unknown> {
+    const builder = new DSSEBundleBuilder({
+      signer: certSigner(subject, issuer),
+      witnesses: [new RekorWitness({ rekorBaseURL: rekorBaseUrl, entryType: 'intoto', fetchOnConflict: false })],
+    })
+    return bundleToJSON(
+      await builder.create({ data: Buffer.from(JSON.stringify(statement)), type: 'application/vnd.in-toto+json' }),
+    )
+  }
+  return { trustedRoot, handler, sign, attest, issuer: ISSUER }
 }

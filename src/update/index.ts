@@ -3,6 +3,14 @@ export { type CheckResult, checkUpdate } from './check.js'
 export { applyUpdate, planUpdate, type UpdatePlanState, type UpdateResult } from './engine.js'
 export { type IntegrityReason, integrityError, type UpdateStage } from './errors.js'
 export { cleanup, detectInstall, extractRelease, type InstallMethod, switchVersion } from './install.js'
+export {
+  DEFAULT_NPM_REGISTRY,
+  downloadVerifiedTarball,
+  npmPurl,
+  SLSA_PROVENANCE_V1,
+  type VerifiedPackage,
+  verifyNpmProvenance,
+} from './provenance.js'
 export { applyRollback, planRollback, type RollbackPlanState } from './rollback.js'
 export { releaseSource, type UpdateSettings, updateSettings } from './settings.js'
 export { expectedIdentity, publicGoodTrustedRoot, type SigningIdentity, verifyBundle } from './signature.js'

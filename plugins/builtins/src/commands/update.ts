@@ -40,7 +40,7 @@ const resultSchema = (z: ZodNamespace) =>
     previous_version: z.string(),
     current_version: z.string(),
     install_method: z.enum(['standalone', 'npm', 'unknown']),
-    signature_status: z.enum(['verified', 'handled_by_npm_installer', 'not_checked']),
+    signature_status: z.enum(['verified', 'verified_provenance', 'not_checked']),
     signature_verified: z.boolean(),
     checksum_verified: z.boolean(),
     skill_sync_status: z.enum(['synced', 'not_applicable', 'failed']),
@@ -110,7 +110,7 @@ export default class Update extends WriteCommand<State> {
     })
     const changes =
       state.install.method === 'npm'
-        ? [step('npm_install', { package: state.to, signature: 'handled_by_npm_installer' })]
+        ? [step('npm_install', { package: state.to, signature: 'npm_provenance' })]
         : [
             step('download', {
               asset: state.tarball?.name,
