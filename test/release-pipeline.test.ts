@@ -1,0 +1,231 @@
+import { spawn } from 'node:child_process'
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { runTool } from 'agentcli/testing'
+import { HttpResponse, http } from 'msw'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { env, ROOT, useSandbox } from './helpers.js'
+import { startRegistry, withRegistryRanges } from './registry.js'
+import { makeInstall, makeToolCopy } from './release.js'
+import { createAuthority } from './sigstore.js'
+import { startUpstream, type Upstream } from './upstream.js'
+
+// The release pipeline end to end, minus GitHub: the same `agentcli-release` steps the workflow runs (archive on
+// this runner's platform, checksums, verify), checksums.txt signed by the test's Sigstore authority in place of
+// the workflow's OIDC identity, then a standalone install of 0.1.0 updated to the result through the real
+// `update --check`, `--dry-run`, `--confirm`. No network but loopback: the archive's `npm install` resolves from
+// a loopback registry holding this repository's packed packages and the third-party packages already installed
+// in node_modules (test/registry.ts); npm's cache is a fresh temp dir.
+
+const box = useSandbox()
+const REPO = 'agentcli/tasks-example'
+const RELEASE_BIN = join(ROOT, 'bin/agentcli-release.js')
+const TARGET = `${process.platform}-${process.arch}`
+const identityFor = (tag: string) => `https://github.com/${REPO}/.github/workflows/release.yml@refs/tags/${tag}`
+
+let registry: Awaited<ReturnType<typeof startRegistry>>
+let api: Upstream
+let authority: Awaited<ReturnType<typeof createAuthority>>
+let work: string
+let out: string
+let npmCache: string
+let rootFile: string
+
+/** Run `agentcli-release` as the workflow does, with npm pointed at the loopback registry. */
+function release(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [RELEASE_BIN, ...args], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        npm_config_registry: registry.url,
+        npm_config_cache: npmCache,
+        npm_config_update_notifier: 'false',
+        npm_config_audit: 'false',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (c) => {
+      stdout += c
+    })
+    child.stderr.on('data', (c) => {
+      stderr += c
+    })
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+beforeAll(async () => {
+  registry = await startRegistry()
+  api = await startUpstream([])
+  authority = await createAuthority(`${api.url}rekor`)
+  api.use(authority.handler)
+  work = mkdtempSync(join(ROOT, 'test/fixtures/.tmp-release-'))
+  out = join(work, 'dist-release')
+  npmCache = mkdtempSync(join(tmpdir(), 'agentcli-npm-cache-'))
+  rootFile = join(work, 'trusted_root.json')
+  writeFileSync(rootFile, JSON.stringify(authority.trustedRoot))
+}, 60_000)
+afterAll(async () => {
+  rmSync(work, { recursive: true, force: true })
+  rmSync(npmCache, { recursive: true, force: true })
+  await registry.close()
+  await api.close()
+})
+
+describe('the release pipeline produces what update accepts', () => {
+  it('archive → checksums → signed → verify; a standalone 0.1.0 updates to it through check, dry-run, confirm', async () => {
+    // The tool as its author's repository has it: real version ranges (the example uses a workspace link).
+    const tool = makeToolCopy(work, '0.2.0', withRegistryRanges)
+    const started = Date.now()
+    const archived = await release(['archive', tool, '--out', out, '--tag', 'v0.2.0', '--target', TARGET])
+    const archiveMs = Date.now() - started
+    expect(archived.code, archived.stderr).toBe(0)
+    const result = JSON.parse(archived.stdout)
+    expect(result).toMatchObject({ name: `tasks-v0.2.0-${TARGET}.tar.gz`, bin: 'tasks', version: '0.2.0' })
+    expect(result.packages).toBeGreaterThan(20)
+    expect(registry.requests.some((r) => r.url.endsWith('/agentcli'))).toBe(true)
+
+    const sums = await release(['checksums', out, '--expect', TARGET])
+    expect(sums.code, sums.stderr).toBe(0)
+    const checksums = readFileSync(join(out, 'checksums.txt'))
+    expect(checksums.toString()).toBe(`${result.sha256}  ${result.name}\n`)
+    writeFileSync(
+      join(out, 'checksums.txt.sigstore.json'),
+      JSON.stringify(await authority.sign(checksums, identityFor('v0.2.0'))),
+    )
+    const verified = await release(['verify', out, '--repository', REPO, '--tag', 'v0.2.0', '--trusted-root', rootFile])
+    expect(verified.code, verified.stderr).toBe(0)
+    expect(JSON.parse(verified.stdout)).toEqual({ identity: identityFor('v0.2.0'), archives: [result.name] })
+
+    const assets = readdirSync(out)
+    expect(assets.sort()).toEqual(['checksums.txt', 'checksums.txt.sigstore.json', result.name])
+    api.use(
+      http.get(`*/repos/${REPO}/releases`, () =>
+        HttpResponse.json([
+          {
+            tag_name: 'v0.2.0',
+            html_url: `https://github.com/${REPO}/releases/v0.2.0`,
+            body: '### Added\n- Everything in 0.2.0.',
+            prerelease: false,
+            draft: false,
+            assets: assets.map((name) => ({ name, browser_download_url: `${api.url}assets/${name}` })),
+          },
+        ]),
+      ),
+      http.get('*/assets/:name', ({ params }) => new HttpResponse(readFileSync(join(out, String(params.name))))),
+    )
+    const install = makeInstall()
+    try {
+      const tasks = (args: string[]) =>
+        runTool(install.bin, args, {
+          env: {
+            ...box().env,
+            TASKS_UPDATE_API_URL: api.url,
+            TASKS_SIGSTORE_TRUSTED_ROOT: rootFile,
+            TASKS_HTTP_RETRIES: '0',
+          },
+        })
+      const check = await tasks(['update', '--check'])
+      expect(env(check).data).toMatchObject({
+        current_version: '0.1.0',
+        target_version: '0.2.0',
+        update_available: true,
+        install_method: 'standalone',
+        checksums_available: true,
+        signature_available: true,
+      })
+      const dry = await tasks(['update', '--dry-run'])
+      expect(dry.code, dry.stdout).toBe(0)
+      const done = await tasks(['update', '--confirm', env(dry).data.confirm_token])
+      expect(done.code, done.stdout).toBe(0)
+      expect(env(done).data).toMatchObject({
+        previous_version: '0.1.0',
+        current_version: '0.2.0',
+        install_method: 'standalone',
+        signature_status: 'verified',
+        signature_verified: true,
+        checksum_verified: true,
+      })
+      // The new version runs from its own production install, resolved from the registry, not from the checkout.
+      const installed = join(install.root, 'versions', '0.2.0', 'node_modules')
+      for (const pkg of ['agentcli', '@agentcli/plugin-builtins', '@oclif/core'])
+        expect(lstatSync(join(installed, pkg)).isDirectory(), pkg).toBe(true)
+      expect(existsSync(join(installed, '.bin'))).toBe(false)
+      expect(env(await tasks(['--version'])).data.version).toBe('0.2.0')
+      const list = await tasks(['list'])
+      expect(list.code, list.stdout).toBe(0)
+    } finally {
+      install.cleanup()
+    }
+    console.info(`agentcli-release archive (npm install from the loopback registry): ${archiveMs} ms`)
+  }, 180_000)
+
+  it('refuses what update would refuse or what cannot be installed, before anything is published', async () => {
+    const stage = mkdtempSync(join(work, 'refusals-'))
+    const linked = makeToolCopy(stage, '0.3.0')
+    writeFileSync(
+      join(linked, 'package.json'),
+      JSON.stringify({
+        ...JSON.parse(readFileSync(join(linked, 'package.json'), 'utf8')),
+        dependencies: { agentcli: 'file:../..', left: 'github:someone/left', ok: '^1.0.0' },
+      }),
+    )
+    // A signed release of two stand-in archives, to refuse on checksums and verify without an install.
+    const fake = mkdtempSync(join(work, 'fake-'))
+    for (const t of [TARGET, 'win32-x64']) writeFileSync(join(fake, `tasks-v0.3.0-${t}.tar.gz`), t)
+    writeFileSync(join(fake, 'tasks-v0.2.9-darwin-arm64.tar.gz.partial'), 'ignored')
+    expect((await release(['checksums', fake, '--expect', `${TARGET},win32-x64`])).code).toBe(0)
+    const sums = readFileSync(join(fake, 'checksums.txt'))
+    writeFileSync(
+      join(fake, 'checksums.txt.sigstore.json'),
+      JSON.stringify(await authority.sign(sums, identityFor('v0.3.0'))),
+    )
+    expect(
+      (await release(['verify', fake, '--repository', REPO, '--tag', 'v0.3.0', '--trusted-root', rootFile])).code,
+    ).toBe(0)
+    const tampered = mkdtempSync(join(work, 'tampered-'))
+    for (const name of readdirSync(fake)) writeFileSync(join(tampered, name), readFileSync(join(fake, name)))
+    writeFileSync(join(tampered, `tasks-v0.3.0-${TARGET}.tar.gz`), 'other bytes')
+    const mixed = mkdtempSync(join(work, 'mixed-'))
+    writeFileSync(join(mixed, `tasks-v0.3.0-${TARGET}.tar.gz`), 'a')
+    writeFileSync(join(mixed, `tasks-v0.2.0-${TARGET}.tar.gz`), 'b')
+    const refusals: Array<[string[], RegExp]> = [
+      [
+        ['archive', linked, '--out', stage],
+        /do not come from the registry.*agentcli@file:\.\.\/\.\., left@github:someone\/left/,
+      ],
+      [['archive', linked, '--out', stage, '--tag', 'v0.3.1'], /tag v0\.3\.1 is not v0\.3\.0/],
+      [
+        ['archive', linked, '--out', stage, '--target', 'plan9-mips'],
+        /build each platform's archive on its own runner/,
+      ],
+      [['checksums', stage], /no \.tar\.gz archives/],
+      [['checksums', fake, '--expect', `${TARGET},win32-x64,darwin-arm64`], /no archive for darwin-arm64/],
+      [['checksums', mixed], /more than one tool or version/],
+      [['verify', fake, '--repository', REPO, '--tag', 'v0.3.00', '--trusted-root', rootFile], /identity_mismatch/],
+      [
+        ['verify', fake, '--repository', 'evil/tasks-example', '--tag', 'v0.3.0', '--trusted-root', rootFile],
+        /identity_mismatch/,
+      ],
+      [['verify', fake, '--repository', REPO, '--tag', 'v0.3.0'], /root_untrusted/],
+      [
+        ['verify', tampered, '--repository', REPO, '--tag', 'v0.3.0', '--trusted-root', rootFile],
+        /does not match checksums\.txt/,
+      ],
+      [['archive'], /usage:/],
+    ]
+    for (const [args, message] of refusals) {
+      const r = await release(args)
+      expect(r.code, args.join(' ')).toBe(args.length === 1 ? 2 : 1)
+      expect(r.stderr, args.join(' ')).toMatch(message)
+      expect(r.stdout).toBe('')
+    }
+    expect(readdirSync(stage).filter((n) => n.endsWith('.tar.gz'))).toEqual([])
+    expect(readFileSync(join(fake, 'checksums.txt'), 'utf8')).not.toMatch(/partial/)
+  }, 60_000)
+})
