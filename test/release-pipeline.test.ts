@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -22,7 +23,8 @@ const box = useSandbox()
 const REPO = 'agentcli/tasks-example'
 const RELEASE_BIN = join(ROOT, 'bin/agentcli-release.js')
 const TARGET = `${process.platform}-${process.arch}`
-const identityFor = (tag: string) => `https://github.com/${REPO}/.github/workflows/release.yml@refs/tags/${tag}`
+const identityFor = (tag: string, repo = REPO) =>
+  `https://github.com/${repo}/.github/workflows/release.yml@refs/tags/${tag}`
 
 let registry: Awaited<ReturnType<typeof startRegistry>>
 let api: Upstream
@@ -165,7 +167,7 @@ describe('the release pipeline produces what update accepts', () => {
     console.info(`agentcli-release archive (npm install from the loopback registry): ${archiveMs} ms`)
   }, 180_000)
 
-  it('refuses what update would refuse or what cannot be installed, before anything is published', async () => {
+  it('refuses what update would refuse or what cannot be installed, before anything is published; verify-npm checks a published provenance', async () => {
     const stage = mkdtempSync(join(work, 'refusals-'))
     const linked = makeToolCopy(stage, '0.3.0')
     writeFileSync(
@@ -226,6 +228,47 @@ describe('the release pipeline produces what update accepts', () => {
       expect(r.stdout).toBe('')
     }
     expect(readdirSync(stage).filter((n) => n.endsWith('.tar.gz'))).toEqual([])
+    // verify-npm: the workflow's check of what it just published with --provenance.
+    const tarball = Buffer.from('published tarball')
+    const sha512 = createHash('sha512').update(tarball).digest()
+    const published = (subject: string) =>
+      authority.attest(
+        {
+          _type: 'https://in-toto.io/Statement/v1',
+          subject: [{ name: 'pkg:npm/%40agentcli/plugin-builtins@0.3.0', digest: { sha512: sha512.toString('hex') } }],
+          predicateType: 'https://slsa.dev/provenance/v1',
+          predicate: {},
+        },
+        subject,
+      )
+    let bundle = await published(identityFor('v0.3.0'))
+    api.use(
+      http.get('*/npm/@agentcli%2fplugin-builtins', () =>
+        HttpResponse.json({
+          versions: {
+            '0.3.0': { dist: { integrity: `sha512-${sha512.toString('base64')}`, tarball: `${api.url}t.tgz` } },
+          },
+        }),
+      ),
+      http.get('*/npm/-/npm/v1/attestations/:spec', () =>
+        HttpResponse.json({ attestations: [{ predicateType: 'https://slsa.dev/provenance/v1', bundle }] } as never),
+      ),
+    )
+    const npmArgs = [
+      'verify-npm',
+      '@agentcli/plugin-builtins@0.3.0',
+      '--repository',
+      REPO,
+      '--registry',
+      `${api.url}npm/`,
+    ]
+    const good = await release([...npmArgs, '--trusted-root', rootFile])
+    expect(good.code, good.stderr).toBe(0)
+    expect(JSON.parse(good.stdout)).toMatchObject({ signed_by: identityFor('v0.3.0'), sha512: sha512.toString('hex') })
+    bundle = await published(identityFor('v0.3.0', 'evil/tasks-example'))
+    const foreign = await release([...npmArgs, '--trusted-root', rootFile])
+    expect([foreign.code, foreign.stdout]).toEqual([1, ''])
+    expect(foreign.stderr).toMatch(/identity_mismatch/)
     expect(readFileSync(join(fake, 'checksums.txt'), 'utf8')).not.toMatch(/partial/)
   }, 60_000)
 })

@@ -1,13 +1,23 @@
 import { archiveTool } from './archive.js'
 import { writeChecksums } from './checksums.js'
-import { verifyRelease } from './verify.js'
+import { verifyPublished, verifyRelease } from './verify.js'
 
 const USAGE = `usage:
   agentcli-release archive <tool-dir> [--out <dir>] [--tag v<version>] [--target <platform>-<arch>]
   agentcli-release checksums <dir> [--expect <platform>-<arch>,...]
-  agentcli-release verify <dir> --repository <owner/repo> --tag v<version> [--workflow <path>] [--trusted-root <file>]`
+  agentcli-release verify <dir> --repository <owner/repo> --tag v<version> [--workflow <path>] [--trusted-root <file>]
+  agentcli-release verify-npm <name>@<version> --repository <owner/repo> [--workflow <path>] [--registry <url>]`
 
-const VALUED = new Set(['--out', '--tag', '--target', '--expect', '--repository', '--workflow', '--trusted-root'])
+const VALUED = new Set([
+  '--out',
+  '--tag',
+  '--target',
+  '--expect',
+  '--repository',
+  '--workflow',
+  '--trusted-root',
+  '--registry',
+])
 
 function parse(argv: string[]): { positional: string[]; flags: Record<string, string> } {
   const positional: string[] = []
@@ -68,6 +78,21 @@ export async function main(argv: string[]): Promise<{ code: number; result?: unk
           repository: flags.repository,
           tag: flags.tag,
           workflow: flags.workflow ?? '.github/workflows/release.yml',
+          trustedRoot: flags['trusted-root'],
+        }),
+      }
+    }
+    if (command === 'verify-npm') {
+      const match = /^(@?[^@]+)@(.+)$/.exec(dir)
+      if (!match || !flags.repository) throw new Error('verify-npm needs <name>@<version> and --repository')
+      return {
+        code: 0,
+        result: await verifyPublished({
+          name: match[1]!,
+          version: match[2]!,
+          repository: flags.repository,
+          workflow: flags.workflow ?? '.github/workflows/release.yml',
+          registry: flags.registry,
           trustedRoot: flags['trusted-root'],
         }),
       }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expectedDigest } from '../update/checksums.js'
+import { DEFAULT_NPM_REGISTRY, type VerifiedPackage, verifyNpmProvenance } from '../update/provenance.js'
 import { expectedIdentity, publicGoodTrustedRoot, verifyBundle } from '../update/signature.js'
 
 /**
@@ -40,4 +41,28 @@ export async function verifyRelease(options: {
       throw new Error(`${name} does not match checksums.txt`)
   }
   return { identity, archives }
+}
+
+/**
+ * Check a package version just published with `--provenance` the way `update` checks an npm install: its SLSA
+ * attestation in the registry, signed by this workflow at `v<version>`, about exactly `dist.integrity`.
+ */
+export function verifyPublished(options: {
+  name: string
+  version: string
+  repository: string
+  workflow: string
+  registry?: string | undefined
+  trustedRoot?: string | undefined
+}): Promise<VerifiedPackage> {
+  return verifyNpmProvenance({
+    registry: options.registry ?? process.env.npm_config_registry ?? DEFAULT_NPM_REGISTRY,
+    name: options.name,
+    version: options.version,
+    identity: {
+      subject: expectedIdentity(options.repository, options.workflow, `v${options.version}`),
+      issuer: 'https://token.actions.githubusercontent.com',
+    },
+    trustedRoot: options.trustedRoot ? JSON.parse(readFileSync(options.trustedRoot, 'utf8')) : publicGoodTrustedRoot(),
+  })
 }
