@@ -10,7 +10,9 @@ export type Ran = { status: number | null; stdout: string; stderr: string }
  */
 export function npm(args: string[], cwd: string, timeoutMs = 10 * 60_000): Ran {
   const windows = process.platform === 'win32'
-  const r = spawnSync(windows ? 'npm.cmd' : 'npm', args, {
+  // A shell joins arguments unquoted: quote the ones (paths) that hold spaces.
+  const argv = windows ? args.map((a) => (/[\s"]/.test(a) ? `"${a.replace(/"/g, '\\"')}"` : a)) : args
+  const r = spawnSync(windows ? 'npm.cmd' : 'npm', argv, {
     cwd,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],

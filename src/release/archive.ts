@@ -11,7 +11,7 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { basename, join, resolve } from 'node:path'
 import { npmOrThrow } from './_npm.js'
 import { nonRegistryDependencies } from './_specs.js'
 
@@ -87,10 +87,7 @@ export async function archiveTool(options: {
     delete staged.devDependencies
     writeFileSync(join(dir, 'package.json'), `${JSON.stringify(staged, null, 2)}\n`)
     log(`installing the production dependencies of ${pjson.name}@${pjson.version} from the registry`)
-    npmOrThrow(
-      ['install', '--omit=dev', '--omit=peer', '--no-package-lock', '--ignore-scripts', '--no-audit', '--no-fund'],
-      dir,
-    )
+    npmOrThrow(['install', '--omit=dev', '--no-package-lock', '--ignore-scripts', '--no-audit', '--no-fund'], dir)
     npmOrThrow(['ls', '--omit=dev', '--all', '--json'], dir)
     const packages = pruneLinks(join(dir, 'node_modules'))
     smokeRun(dir, staged, bin, pjson.version, work)
@@ -130,7 +127,8 @@ function pruneLinks(nodeModules: string): number {
       }
       if (lstatSync(path).isSymbolicLink()) throw new Error(`the staged install contains a link: ${path}`)
       if (!entry.isDirectory()) continue
-      if (dir.endsWith('node_modules') && !entry.name.startsWith('@')) packages++
+      const parent = basename(dir)
+      if (parent === 'node_modules' ? !entry.name.startsWith('@') : parent.startsWith('@')) packages++
       walk(path)
     }
   }
@@ -149,7 +147,7 @@ function smokeRun(dir: string, pjson: ToolPackage, bin: string, version: string,
     encoding: 'utf8',
     timeout: 60_000,
     env: {
-      PATH: process.env.PATH ?? '',
+      ...process.env,
       HOME: home,
       USERPROFILE: home,
       XDG_CONFIG_HOME: join(home, 'config'),

@@ -170,11 +170,12 @@ export async function applyUpdate(config: Config, plan: UpdatePlanState, signal:
   const settings = updateSettings(config)
   const hint = `run "${config.bin} changelog --since ${plan.from}" to see what changed`
   if (plan.install.method === 'npm') {
-    const verified = await verifiedNpmTarball(config, settings, plan.to, await trustedRoot(settings), signal).catch(
-      (error: unknown) => {
-        throw staged(error, 'verify_signature', plan.from, false, 'not_started')
-      },
-    )
+    let verified: Awaited<ReturnType<typeof verifiedNpmTarball>>
+    try {
+      verified = await verifiedNpmTarball(config, settings, plan.to, await trustedRoot(settings), signal)
+    } catch (error) {
+      throw staged(error, 'verify_signature', plan.from, false, 'not_started')
+    }
     const npm = spawnSync('npm', ['install', '-g', verified.path], {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
