@@ -37,17 +37,33 @@ export function npmPurl(name: string, version: string): string {
   return `pkg:npm/${name.replace(/^@/, '%40')}@${version}`
 }
 
-async function getJson(url: string, what: string, signal?: AbortSignal): Promise<{ status: number; body: unknown }> {
-  let response: Response
+/** How long one registry metadata request, and one tarball download, may take. */
+const METADATA_TIMEOUT_MS = 30_000
+const TARBALL_TIMEOUT_MS = 5 * 60_000
+
+/** fetch with the command's cancellation and a deadline; a failure is the catalogue's, never a hang. */
+async function fetchWithin(url: string, ms: number, stage: string, init: RequestInit, signal?: AbortSignal) {
+  const deadline = AbortSignal.timeout(ms)
   try {
-    response = await fetch(url, { headers: { accept: 'application/json' }, ...(signal ? { signal } : {}) })
+    return await fetch(url, { ...init, signal: signal ? AbortSignal.any([signal, deadline]) : deadline })
   } catch (error) {
     if (signal?.aborted) throw signal.reason
-    throw new AgentError('E_NETWORK', `cannot reach the npm registry for the ${what}`, {
-      details: { stage: 'verify_signature', url },
+    if (deadline.aborted)
+      throw new AgentError('E_TIMEOUT', `the npm registry did not answer within ${ms / 1000} s`, {
+        details: { stage, url },
+        cause: error,
+      })
+    throw new AgentError('E_NETWORK', `cannot reach the npm registry: ${url}`, {
+      details: { stage, url },
       cause: error,
     })
   }
+}
+
+async function getJson(url: string, what: string, signal?: AbortSignal): Promise<{ status: number; body: unknown }> {
+  // The abbreviated packument carries dist.integrity and dist.tarball, at a fraction of the full document's size.
+  const accept = 'application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8'
+  const response = await fetchWithin(url, METADATA_TIMEOUT_MS, 'verify_signature', { headers: { accept } }, signal)
   if (response.status === 404) return { status: 404, body: null }
   if (!response.ok)
     throw new AgentError('E_SERVER', `the npm registry answered HTTP ${response.status} for the ${what}`, {
@@ -142,16 +158,7 @@ export async function downloadVerifiedTarball(
   signal?: AbortSignal,
 ): Promise<string> {
   const path = join(dir, `${pkg.name.replace(/^@/, '').replace('/', '-')}-${pkg.version}.tgz`)
-  let response: Response
-  try {
-    response = await fetch(pkg.tarball, signal ? { signal } : {})
-  } catch (error) {
-    if (signal?.aborted) throw signal.reason
-    throw new AgentError('E_NETWORK', `cannot download ${pkg.tarball}`, {
-      details: { stage: 'download' },
-      cause: error,
-    })
-  }
+  const response = await fetchWithin(pkg.tarball, TARBALL_TIMEOUT_MS, 'download', {}, signal)
   if (!response.ok || !response.body)
     throw new AgentError(
       response.status === 404 ? 'E_NOT_FOUND' : 'E_SERVER',
