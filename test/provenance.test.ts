@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { runTool } from 'agentcli/testing'
 import { HttpResponse, http } from 'msw'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { attest } from './attest.js'
 import { env, ROOT, useSandbox } from './helpers.js'
 import { makeInstall } from './release.js'
 import { createAuthority } from './sigstore.js'
@@ -95,7 +96,7 @@ async function attested(subject = identityFor('v0.2.0'), st: unknown = statement
   return {
     attestations: [
       { predicateType: 'https://github.com/npm/attestation/tree/main/specs/publish/v0.1', bundle: {} },
-      { predicateType: SLSA, bundle: await by.attest(st, subject) },
+      { predicateType: SLSA, bundle: await attest(by, st, subject) },
     ],
   }
 }
@@ -107,7 +108,6 @@ function run(args: string[], extra: Record<string, string> = {}) {
       PATH: `${stubs}:${process.env.PATH}`,
       TASKS_UPDATE_API_URL: api.url,
       TASKS_NPM_REGISTRY: `${api.url}registry/`,
-      TASKS_SIGSTORE_TRUSTED_ROOT: rootFile,
       TASKS_HTTP_RETRIES: '0',
       ...extra,
     },
@@ -137,7 +137,7 @@ beforeEach(() => {
   // An npm global prefix inside the repository (so the copy's imports resolve), and an npm stub that answers
   // `npm prefix -g` and records each install with the SHA-512 of the file it was given.
   base = mkdtempSync(join(ROOT, 'test/fixtures/.tmp-install-npm-'))
-  const install = makeInstall()
+  const install = makeInstall({ trusted_root: rootFile })
   pkgDir = join(base, 'prefix', 'lib', 'node_modules', PKG)
   cpSync(join(install.root, 'versions', '0.1.0'), pkgDir, { recursive: true })
   install.cleanup()

@@ -3,6 +3,7 @@ import { HttpResponse, http } from 'msw'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { npmPurl, SLSA_PROVENANCE_V1, verifyNpmProvenance } from '../src/update/provenance.js'
 import { expectedIdentity } from '../src/update/signature.js'
+import { attest } from './attest.js'
 import { createAuthority } from './sigstore.js'
 import { startUpstream, type Upstream } from './upstream.js'
 
@@ -84,7 +85,7 @@ describe('verifyNpmProvenance', () => {
     expect(npmPurl('tool', '1.2.3')).toBe('pkg:npm/tool@1.2.3')
     serve({
       attestations: {
-        attestations: [{ predicateType: SLSA_PROVENANCE_V1, bundle: await authority.attest(statement(), SUBJECT) }],
+        attestations: [{ predicateType: SLSA_PROVENANCE_V1, bundle: await attest(authority, statement(), SUBJECT) }],
       },
     })
     expect(await verify()).toMatchObject({
@@ -102,7 +103,7 @@ describe('verifyNpmProvenance', () => {
         attestations: [
           {
             predicateType: SLSA_PROVENANCE_V1,
-            bundle: await authority.attest(statement('pkg:npm/tool@1.2.3'), SUBJECT),
+            bundle: await attest(authority, statement('pkg:npm/tool@1.2.3'), SUBJECT),
           },
         ],
       },
@@ -117,7 +118,7 @@ describe('verifyNpmProvenance', () => {
   })
 
   it('refuses a statement with another predicate type, even when correctly signed', async () => {
-    const bundle = await authority.attest({ ...statement(), predicateType: 'https://example.com/other' }, SUBJECT)
+    const bundle = await attest(authority, { ...statement(), predicateType: 'https://example.com/other' }, SUBJECT)
     serve({ attestations: { attestations: [{ predicateType: SLSA_PROVENANCE_V1, bundle }] } })
     expect(await failure()).toBe('E_INTEGRITY/bundle_invalid')
   })

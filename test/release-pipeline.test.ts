@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { runTool } from 'agentcli/testing'
 import { HttpResponse, http } from 'msw'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { attest } from './attest.js'
 import { env, ROOT, useSandbox } from './helpers.js'
 import { startRegistry, withRegistryRanges } from './registry.js'
 import { makeInstall, makeToolCopy } from './release.js'
@@ -121,14 +122,13 @@ describe('the release pipeline produces what update accepts', () => {
       ),
       http.get('*/assets/:name', ({ params }) => new HttpResponse(readFileSync(join(out, String(params.name))))),
     )
-    const install = makeInstall()
+    const install = makeInstall({ trusted_root: rootFile })
     try {
       const tasks = (args: string[]) =>
         runTool(install.bin, args, {
           env: {
             ...box().env,
             TASKS_UPDATE_API_URL: api.url,
-            TASKS_SIGSTORE_TRUSTED_ROOT: rootFile,
             TASKS_HTTP_RETRIES: '0',
           },
         })
@@ -232,7 +232,8 @@ describe('the release pipeline produces what update accepts', () => {
     const tarball = Buffer.from('published tarball')
     const sha512 = createHash('sha512').update(tarball).digest()
     const published = (subject: string) =>
-      authority.attest(
+      attest(
+        authority,
         {
           _type: 'https://in-toto.io/Statement/v1',
           subject: [{ name: 'pkg:npm/%40agentcli/plugin-builtins@0.3.0', digest: { sha512: sha512.toString('hex') } }],

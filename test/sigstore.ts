@@ -56,9 +56,14 @@ export async function createAuthority(rekorBaseUrl: string) {
       headers: { 'content-type': 'application/json' },
     })
   })
-  /** A signer whose certificate the mock CA issues for `subject` (a workflow identity) and `issuer`. */
-  function certSigner(subject: string, issuer: string) {
-    return {
+  /** A bundle over `data` for `subject`; `dsse` signs `data` as an in-toto statement (an attestation) instead. */
+  async function sign(
+    data: Buffer,
+    subject: string,
+    issuer = ISSUER,
+    kind: 'message' | 'dsse' = 'message',
+  ): Promise<unknown> {
+    const signer = {
       async sign(payload: Buffer) {
         const eph = generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
         const der = await ca.issueCertificate({
@@ -80,25 +85,22 @@ export async function createAuthority(rekorBaseUrl: string) {
         }
       },
     }
-  }
-  async function sign(data: Buffer, subject: string, issuer = ISSUER): Promise<unknown> {
+    if (kind === 'dsse') {
+      const dsse = new DSSEBundleBuilder({
+        signer,
+        witnesses: [
+          new RekorWitness({ rekorBaseURL: rekorBaseUrl, entryType: 'intoto' as never, fetchOnConflict: false }),
+        ],
+      })
+      return bundleToJSON(await dsse.create({ data, type: 'application/vnd.in-toto+json' }))
+    }
     const builder = new MessageSignatureBundleBuilder({
-      signer: certSigner(subject, issuer),
+      signer,
       witnesses: [
         new RekorWitness({ rekorBaseURL: rekorBaseUrl, entryType: 'hashedrekord' as never, fetchOnConflict: false }),
       ],
     })
     return bundleToJSON(await builder.create({ data }))
   }
-  /** A DSSE (in-toto) attestation bundle over `statement`, as `npm publish --provenance` stores in the registry. */
-  async function attest(statement: unknown, subject: string, issuer = ISSUER): Promise<unknown> {
-    const builder = new DSSEBundleBuilder({
-      signer: certSigner(subject, issuer),
-      witnesses: [new RekorWitness({ rekorBaseURL: rekorBaseUrl, entryType: 'intoto', fetchOnConflict: false })],
-    })
-    return bundleToJSON(
-      await builder.create({ data: Buffer.from(JSON.stringify(statement)), type: 'application/vnd.in-toto+json' }),
-    )
-  }
-  return { trustedRoot, handler, sign, attest, issuer: ISSUER }
+  return { trustedRoot, handler, sign, issuer: ISSUER }
 }

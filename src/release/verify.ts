@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expectedDigest } from '../update/checksums.js'
+import { publicGoodTrustedRoot } from '../update/index.js'
 import { DEFAULT_NPM_REGISTRY, type VerifiedPackage, verifyNpmProvenance } from '../update/provenance.js'
-import { expectedIdentity, publicGoodTrustedRoot, verifyBundle } from '../update/signature.js'
+import { expectedIdentity, verifyBundle } from '../update/signature.js'
 
 /**
  * Check a release directory the way `update --confirm` will: the bundle over `checksums.txt` verifies against

@@ -23,6 +23,12 @@ export function npmRegistry(config: Config): string {
   )
 }
 
+/** What precedes the version in a tag (`v`), as the standalone path builds the identity from the version. */
+const tagPrefix = (settings: UpdateSettings) => {
+  const declared = (settings as { tag_prefix?: unknown }).tag_prefix
+  return typeof declared === 'string' ? declared : 'v'
+}
+
 /**
  * Before `npm install -g`: verify `<package>@<version>`'s provenance (signed by the declared repository's
  * workflow at tag `v<version>`, derived from the version being installed) and download exactly the attested
@@ -45,7 +51,7 @@ export async function verifiedNpmTarball(
     name: settings.package,
     version,
     identity: {
-      subject: expectedIdentity(settings.repository, settings.workflow, `v${version}`),
+      subject: expectedIdentity(settings.repository, settings.workflow, `${tagPrefix(settings)}${version}`),
       issuer: settings.issuer,
     },
     trustedRoot,
