@@ -35,6 +35,20 @@ let out: string
 let npmCache: string
 let rootFile: string
 
+/**
+ * @sigstore/sign writes message signatures as v0.2 bundles (a certificate chain); cosign 3 writes v0.3 (the leaf
+ * certificate alone). Same signature, same log entry: only the envelope's shape differs.
+ */
+function asV03(bundle: unknown): Record<string, unknown> {
+  const b = bundle as { verificationMaterial: { x509CertificateChain?: { certificates: Array<{ rawBytes: string }> } } }
+  const { x509CertificateChain, ...material } = b.verificationMaterial
+  return {
+    ...b,
+    mediaType: 'application/vnd.dev.sigstore.bundle.v0.3+json',
+    verificationMaterial: { ...material, certificate: x509CertificateChain!.certificates[0] },
+  }
+}
+
 /** Run `agentcli-release` as the workflow does, with npm pointed at the loopback registry. */
 function release(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -97,10 +111,13 @@ describe('the release pipeline produces what update accepts', () => {
     expect(sums.code, sums.stderr).toBe(0)
     const checksums = readFileSync(join(out, 'checksums.txt'))
     expect(checksums.toString()).toBe(`${result.sha256}  ${result.name}\n`)
-    writeFileSync(
-      join(out, 'checksums.txt.sigstore.json'),
-      JSON.stringify(await authority.sign(checksums, identityFor('v0.2.0'))),
-    )
+    // In the format cosign 3 (`sign-blob --new-bundle-format --bundle`) writes: v0.3, a single leaf certificate.
+    const signed = asV03(await authority.sign(checksums, identityFor('v0.2.0')))
+    expect(signed).toMatchObject({
+      mediaType: 'application/vnd.dev.sigstore.bundle.v0.3+json',
+      verificationMaterial: { certificate: { rawBytes: expect.any(String) } },
+    })
+    writeFileSync(join(out, 'checksums.txt.sigstore.json'), JSON.stringify(signed))
     const verified = await release(['verify', out, '--repository', REPO, '--tag', 'v0.2.0', '--trusted-root', rootFile])
     expect(verified.code, verified.stderr).toBe(0)
     expect(JSON.parse(verified.stdout)).toEqual({ identity: identityFor('v0.2.0'), archives: [result.name] })
@@ -193,6 +210,13 @@ describe('the release pipeline produces what update accepts', () => {
     const tampered = mkdtempSync(join(work, 'tampered-'))
     for (const name of readdirSync(fake)) writeFileSync(join(tampered, name), readFileSync(join(fake, name)))
     writeFileSync(join(tampered, `tasks-v0.3.0-${TARGET}.tar.gz`), 'other bytes')
+    // What cosign 2 wrote without --new-bundle-format: refused, as update refuses it.
+    const legacy = mkdtempSync(join(work, 'legacy-'))
+    for (const name of readdirSync(fake)) writeFileSync(join(legacy, name), readFileSync(join(fake, name)))
+    writeFileSync(
+      join(legacy, 'checksums.txt.sigstore.json'),
+      JSON.stringify({ base64Signature: 'MEUCIQ==', cert: 'LS0t', rekorBundle: { SignedEntryTimestamp: 'MEQ=' } }),
+    )
     const mixed = mkdtempSync(join(work, 'mixed-'))
     writeFileSync(join(mixed, `tasks-v0.3.0-${TARGET}.tar.gz`), 'a')
     writeFileSync(join(mixed, `tasks-v0.2.0-${TARGET}.tar.gz`), 'b')
@@ -215,6 +239,10 @@ describe('the release pipeline produces what update accepts', () => {
         /identity_mismatch/,
       ],
       [['verify', fake, '--repository', REPO, '--tag', 'v0.3.0'], /root_untrusted/],
+      [
+        ['verify', legacy, '--repository', REPO, '--tag', 'v0.3.0', '--trusted-root', rootFile],
+        /legacy.*bundle_invalid/,
+      ],
       [
         ['verify', tampered, '--repository', REPO, '--tag', 'v0.3.0', '--trusted-root', rootFile],
         /does not match checksums\.txt/,
