@@ -175,13 +175,22 @@ describe('the release pipeline produces what update accepts', () => {
       for (const pkg of ['agentcli', '@agentcli/plugin-builtins', '@oclif/core'])
         expect(lstatSync(join(installed, pkg)).isDirectory(), pkg).toBe(true)
       expect(existsSync(join(installed, '.bin'))).toBe(false)
+      // The record of what the archive holds, resolved from the registry (not from the checkout).
+      const lock = JSON.parse(readFileSync(join(install.root, 'versions', '0.2.0', 'package-lock.json'), 'utf8'))
+      expect(lock.packages['node_modules/agentcli']).toMatchObject({
+        version: '0.1.0',
+        integrity: expect.stringMatching(/^sha512-/),
+      })
+      expect(lock.packages['node_modules/agentcli'].link).toBeUndefined()
       expect(env(await tasks(['--version'])).data.version).toBe('0.2.0')
       const list = await tasks(['list'])
       expect(list.code, list.stdout).toBe(0)
     } finally {
       install.cleanup()
     }
-    console.info(`agentcli-release archive (npm install from the loopback registry): ${archiveMs} ms`)
+    console.info(
+      `agentcli-release archive (npm install from the loopback registry): ${archiveMs} ms, ${result.packages} packages, ${result.bytes} bytes`,
+    )
   }, 180_000)
 
   it('refuses what update would refuse or what cannot be installed, before anything is published; verify-npm checks a published provenance', async () => {

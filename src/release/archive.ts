@@ -86,8 +86,10 @@ export async function archiveTool(options: {
     // A runtime install: devDependencies would only be resolved (and fetched) to be omitted.
     delete staged.devDependencies
     writeFileSync(join(dir, 'package.json'), `${JSON.stringify(staged, null, 2)}\n`)
+    // A tool's npm-shrinkwrap.json (packed with it) pins the install; otherwise the package-lock.json npm writes
+    // stays in the archive as the record of exactly what it holds.
     log(`installing the production dependencies of ${pjson.name}@${pjson.version} from the registry`)
-    npmOrThrow(['install', '--omit=dev', '--no-package-lock', '--ignore-scripts', '--no-audit', '--no-fund'], dir)
+    npmOrThrow(['install', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund'], dir)
     npmOrThrow(['ls', '--omit=dev', '--all', '--json'], dir)
     const packages = pruneLinks(join(dir, 'node_modules'))
     smokeRun(dir, staged, bin, pjson.version, work)
