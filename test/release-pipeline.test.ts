@@ -99,7 +99,18 @@ describe('the release pipeline produces what update accepts', () => {
     // The tool as its author's repository has it: real version ranges (the example uses a workspace link).
     const tool = makeToolCopy(work, '0.2.0', withRegistryRanges)
     const started = Date.now()
-    const archived = await release(['archive', tool, '--out', out, '--tag', 'v0.2.0', '--target', TARGET])
+    const archived = await release([
+      'archive',
+      tool,
+      '--out',
+      out,
+      '--tag',
+      'v0.2.0',
+      '--target',
+      TARGET,
+      '--repository',
+      REPO,
+    ])
     const archiveMs = Date.now() - started
     expect(archived.code, archived.stderr).toBe(0)
     const result = JSON.parse(archived.stdout)
@@ -229,7 +240,17 @@ describe('the release pipeline produces what update accepts', () => {
     const mixed = mkdtempSync(join(work, 'mixed-'))
     writeFileSync(join(mixed, `tasks-v0.3.0-${TARGET}.tar.gz`), 'a')
     writeFileSync(join(mixed, `tasks-v0.2.0-${TARGET}.tar.gz`), 'b')
+    const ready = makeToolCopy(mkdtempSync(join(work, 'ready-')), '0.3.0', withRegistryRanges)
+    const checked = await release(['preflight', ready, '--tag', 'v0.3.0', '--repository', REPO])
+    expect(checked.code, checked.stderr).toBe(0)
+    expect(JSON.parse(checked.stdout)).toEqual({ name: 'tasks-example', version: '0.3.0', bin: 'tasks' })
     const refusals: Array<[string[], RegExp]> = [
+      [['preflight', ready, '--repository', 'someone/else'], /expects releases signed by agentcli\/tasks-example/],
+      [
+        ['preflight', ready, '--repository', REPO, '--workflow', '.github/workflows/other.yml'],
+        /expects releases signed/,
+      ],
+      [['preflight', linked, '--tag', 'v0.3.0'], /do not come from the registry/],
       [
         ['archive', linked, '--out', stage],
         /do not come from the registry.*agentcli@file:\.\.\/\.\., left@github:someone\/left/,

@@ -13,7 +13,7 @@ import {
 import { tmpdir } from 'node:os'
 import { basename, join, resolve } from 'node:path'
 import { npmOrThrow } from './_npm.js'
-import { nonRegistryDependencies } from './_specs.js'
+import { type PreflightOptions, preflight, type ToolPackage } from './preflight.js'
 
 /** One platform's release archive, as `update` finds it: `<bin>-v<version>-<platform>-<arch>.tar.gz`. */
 export type ArchiveResult = {
@@ -28,50 +28,21 @@ export type ArchiveResult = {
   packages: number
 }
 
-type ToolPackage = {
-  name: string
-  version: string
-  bin?: string | Record<string, string>
-  oclif?: { bin?: string }
-  dependencies?: Record<string, string>
-  optionalDependencies?: Record<string, string>
-  devDependencies?: Record<string, string>
-}
-
-/** The platform this process runs on, in the archive's naming. */
-export const hostTarget = () => `${process.platform}-${process.arch}`
-
 /**
  * Stage and archive a built tool for the platform this runs on: exactly the files `npm pack` would publish, its
  * production dependencies installed fresh from the registry (so native modules such as the keychain's are this
  * platform's, which is why each platform's archive is built on its own runner), a smoke run of the staged bin,
  * then one `tar.gz` whose top-level directory is `<bin>/`.
  */
-export async function archiveTool(options: {
-  toolDir: string
-  outDir: string
-  /** The git tag being released: must be `v<version>`. */
-  tag?: string | undefined
-  /** The expected target (`linux-x64` …): must be this machine's. */
-  target?: string | undefined
-  log?: (line: string) => void
-}): Promise<ArchiveResult> {
+export async function archiveTool(
+  options: {
+    toolDir: string
+    outDir: string
+    log?: (line: string) => void
+  } & PreflightOptions,
+): Promise<ArchiveResult> {
   const log = options.log ?? (() => {})
-  const toolDir = resolve(options.toolDir)
-  const pjson = JSON.parse(readFileSync(join(toolDir, 'package.json'), 'utf8')) as ToolPackage
-  const bin = pjson.oclif?.bin ?? (typeof pjson.bin === 'object' ? Object.keys(pjson.bin)[0] : pjson.name)
-  if (!bin || !pjson.version) throw new Error(`${toolDir}/package.json names no bin or version`)
-  if (options.tag !== undefined && options.tag !== `v${pjson.version}`)
-    throw new Error(`tag ${options.tag} is not v${pjson.version}, the version in ${toolDir}/package.json`)
-  const target = hostTarget()
-  if (options.target !== undefined && options.target !== target)
-    throw new Error(`cannot build ${options.target} on ${target}: build each platform's archive on its own runner`)
-  const local = nonRegistryDependencies(pjson)
-  if (local.length > 0)
-    throw new Error(`dependencies that do not come from the registry cannot be installed from it: ${local.join(', ')}`)
-  if (!existsSync(join(toolDir, 'oclif.manifest.json')))
-    throw new Error(`${toolDir} is not built (no oclif.manifest.json): run agentcli-build first`)
-
+  const { toolDir, pjson, bin, target } = preflight(options)
   const work = mkdtempSync(join(tmpdir(), 'agentcli-release-'))
   try {
     const packed = JSON.parse(

@@ -1,9 +1,11 @@
 import { archiveTool } from './archive.js'
 import { writeChecksums } from './checksums.js'
+import { preflight } from './preflight.js'
 import { verifyPublished, verifyRelease } from './verify.js'
 
 const USAGE = `usage:
-  agentcli-release archive <tool-dir> [--out <dir>] [--tag v<version>] [--target <platform>-<arch>]
+  agentcli-release archive <tool-dir> [--out <dir>] [--tag v<version>] [--target <platform>-<arch>] [--repository <owner/repo> [--workflow <path>]]
+  agentcli-release preflight <tool-dir> [--tag v<version>] [--repository <owner/repo> [--workflow <path>]]
   agentcli-release checksums <dir> [--expect <platform>-<arch>,...]
   agentcli-release verify <dir> --repository <owner/repo> --tag v<version> [--workflow <path>] [--trusted-root <file>]
   agentcli-release verify-npm <name>@<version> --repository <owner/repo> [--workflow <path>] [--registry <url>]`
@@ -35,7 +37,8 @@ function parse(argv: string[]): { positional: string[]; flags: Record<string, st
 }
 
 /**
- * `agentcli-release`: the steps of a release that run on a CI runner — stage and archive a tool for this platform,
+ * `agentcli-release`: the steps of a release that run on a CI runner — check a tool before anything is published,
+ * stage and archive it for this platform,
  * write `checksums.txt` over all platforms' archives, verify a signed release exactly as `update` will. Progress
  * goes to stderr; the result (JSON) is returned for the bin to print. Exit 2 on usage, 1 on any failure.
  */
@@ -54,17 +57,20 @@ export async function main(argv: string[]): Promise<{ code: number; result?: unk
   const [dir] = args.positional as [string]
   const { flags } = args
   try {
+    const checks = {
+      toolDir: dir,
+      tag: flags.tag,
+      target: flags.target,
+      signer: flags.repository
+        ? { repository: flags.repository, workflow: flags.workflow ?? '.github/workflows/release.yml' }
+        : undefined,
+    }
     if (command === 'archive')
-      return {
-        code: 0,
-        result: await archiveTool({
-          toolDir: dir,
-          outDir: flags.out ?? 'dist-release',
-          tag: flags.tag,
-          target: flags.target,
-          log,
-        }),
-      }
+      return { code: 0, result: await archiveTool({ ...checks, outDir: flags.out ?? 'dist-release', log }) }
+    if (command === 'preflight') {
+      const { pjson, bin } = preflight(checks)
+      return { code: 0, result: { name: pjson.name, version: pjson.version, bin } }
+    }
     if (command === 'checksums') {
       const expect = flags.expect?.split(',').filter(Boolean)
       return { code: 0, result: writeChecksums(dir, expect ? { expect } : {}) }
