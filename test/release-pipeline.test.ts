@@ -59,6 +59,10 @@ function release(args: string[]): Promise<{ code: number | null; stdout: string;
         npm_config_registry: registry.url,
         npm_config_cache: npmCache,
         npm_config_update_notifier: 'false',
+        // Anything but the loopback registry would go through a proxy that does not exist: no network, provably.
+        npm_config_proxy: 'http://127.0.0.1:9',
+        npm_config_https_proxy: 'http://127.0.0.1:9',
+        npm_config_noproxy: '127.0.0.1',
         npm_config_audit: 'false',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
