@@ -45,23 +45,36 @@ export function makeInstall(update: Record<string, unknown> = {}): { root: strin
   }
 }
 
+/**
+ * A copy of the example tool at `version` in `<stage>/tasks` (inside the repository, so its build resolves),
+ * with a changelog entry for that version, built. `edit` may change its package.json first.
+ */
+export function makeToolCopy(
+  stage: string,
+  version: string,
+  edit: (pjson: Record<string, unknown>) => Record<string, unknown> = (p) => p,
+): string {
+  const dir = join(stage, 'tasks')
+  copyTool(dir)
+  const pjsonPath = join(dir, 'package.json')
+  writeFileSync(pjsonPath, JSON.stringify(edit({ ...JSON.parse(readFileSync(pjsonPath, 'utf8')), version }), null, 2))
+  const changelog = readFileSync(join(dir, 'CHANGELOG.md'), 'utf8').replace(
+    '## [Unreleased]',
+    `## [Unreleased]\n\n## [${version}] - 2026-11-30\n\n### Added\n\n- Everything in ${version}.`,
+  )
+  writeFileSync(join(dir, 'CHANGELOG.md'), changelog)
+  for (const args of [[dir], ['--skill', 'write', dir]]) {
+    const r = spawnSync(process.execPath, [BUILD, ...args], { encoding: 'utf8' })
+    if (r.status !== 0) throw new Error(r.stderr)
+  }
+  return dir
+}
+
 /** A release tarball of the example tool at `version`, built the way a release workflow would. */
 export async function makeRelease(version: string): Promise<{ name: string; bytes: Buffer }> {
   const stage = mkdtempSync(join(ROOT, 'test/fixtures/.tmp-release-'))
   try {
-    const dir = join(stage, 'tasks')
-    copyTool(dir)
-    const pjsonPath = join(dir, 'package.json')
-    writeFileSync(pjsonPath, JSON.stringify({ ...JSON.parse(readFileSync(pjsonPath, 'utf8')), version }, null, 2))
-    const changelog = readFileSync(join(dir, 'CHANGELOG.md'), 'utf8').replace(
-      '## [Unreleased]',
-      `## [Unreleased]\n\n## [${version}] - 2026-11-30\n\n### Added\n\n- Everything in ${version}.`,
-    )
-    writeFileSync(join(dir, 'CHANGELOG.md'), changelog)
-    for (const args of [[dir], ['--skill', 'write', dir]]) {
-      const r = spawnSync(process.execPath, [BUILD, ...args], { encoding: 'utf8' })
-      if (r.status !== 0) throw new Error(r.stderr)
-    }
+    makeToolCopy(stage, version)
     const { create } = await import('tar')
     const file = join(stage, 'out.tar.gz')
     await create({ gzip: true, file, cwd: stage, portable: true }, ['tasks'])

@@ -12,6 +12,7 @@ import { checkUpdate } from './check.js'
 import { expectedDigest, findChecksumAssets, findTarball } from './checksums.js'
 import { integrityError, type UpdateStage } from './errors.js'
 import { cleanup, downloadTo, extractRelease, type InstallMethod, switchVersion } from './install.js'
+import { verifiedNpmTarball } from './npm-install.js'
 import { releaseSource, type UpdateSettings, updateSettings } from './settings.js'
 import { releaseIdentity, verifyBundle } from './signature.js'
 import { syncSkill } from './skills.js'
@@ -138,7 +139,7 @@ export type UpdateResult = {
   previous_version: string
   current_version: string
   install_method: InstallMethod['method']
-  signature_status: 'verified' | 'handled_by_npm_installer' | 'not_checked'
+  signature_status: 'verified' | 'verified_provenance' | 'not_checked'
   signature_verified: boolean
   checksum_verified: boolean
   skill_sync_status: 'synced' | 'not_applicable' | 'failed'
@@ -176,10 +177,17 @@ export async function applyUpdate(config: Config, plan: UpdatePlanState, signal:
   const settings = updateSettings(config)
   const hint = `run "${config.bin} changelog --since ${plan.from}" to see what changed`
   if (plan.install.method === 'npm') {
-    const npm = spawnSync('npm', ['install', '-g', `${settings.package}@${plan.to}`], {
+    let verified: Awaited<ReturnType<typeof verifiedNpmTarball>>
+    try {
+      verified = await verifiedNpmTarball(config, settings, plan.to, await trustedRoot(config, settings), signal)
+    } catch (error) {
+      throw staged(error, 'verify_signature', plan.from, false, 'not_started')
+    }
+    const npm = spawnSync('npm', ['install', '-g', verified.path], {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
     })
+    await verified.cleanup()
     if (npm.status !== 0)
       throw staged(
         new AgentError('E_IO', `npm install failed: ${npm.stderr.slice(-500)}`),
@@ -193,9 +201,9 @@ export async function applyUpdate(config: Config, plan: UpdatePlanState, signal:
       previous_version: plan.from,
       current_version: plan.to,
       install_method: 'npm',
-      signature_status: 'handled_by_npm_installer',
-      signature_verified: false,
-      checksum_verified: false,
+      signature_status: 'verified_provenance',
+      signature_verified: true,
+      checksum_verified: true,
       skill_sync_status: 'not_applicable',
       hint,
     }

@@ -4,6 +4,14 @@ export { applyUpdate, planUpdate, type UpdatePlanState, type UpdateResult } from
 export { type IntegrityReason, integrityError, type UpdateStage } from './errors.js'
 export { cleanup, detectInstall, extractRelease, type InstallMethod, switchVersion } from './install.js'
 export { publicGoodTrustedRoot } from './public-good.js'
+export {
+  DEFAULT_NPM_REGISTRY,
+  downloadVerifiedTarball,
+  npmPurl,
+  SLSA_PROVENANCE_V1,
+  type VerifiedPackage,
+  verifyNpmProvenance,
+} from './provenance.js'
 export { applyRollback, planRollback, type RollbackPlanState } from './rollback.js'
 export { PUBLIC_GOOD_TUF_MIRROR, releaseSource, type UpdateSettings, updateSettings } from './settings.js'
 export { expectedIdentity, releaseIdentity, type SigningIdentity, verifyBundle } from './signature.js'

@@ -43,6 +43,8 @@ export async function verifyBundle(options: {
   artifact: Buffer
   identity: SigningIdentity
   trustedRoot: unknown
+  /** An attestation's expected subject digest when it is not SHA-256(artifact), e.g. an npm tarball's SHA-512. */
+  attestedDigest?: { algorithm: 'sha256' | 'sha512'; hex: string }
 }): Promise<{ subject: string; issuer: string }> {
   const [{ bundleFromJSON, ValidationError }, { TrustedRoot }, verify] = await Promise.all([
     import('@sigstore/bundle'),
@@ -66,7 +68,13 @@ export async function verifyBundle(options: {
     throw integrityError('bundle_invalid', `the signature bundle is malformed: ${why}`)
   }
   if (bundle.content.$case === 'dsseEnvelope')
-    checkAttestationSubject(bundle.content.dsseEnvelope.payload, options.artifact)
+    checkAttestationSubject(
+      bundle.content.dsseEnvelope.payload,
+      options.attestedDigest ?? {
+        algorithm: 'sha256',
+        hex: createHash('sha256').update(options.artifact).digest('hex'),
+      },
+    )
   let trust: ReturnType<typeof verify.toTrustMaterial>
   try {
     trust = verify.toTrustMaterial(TrustedRoot.fromJSON(options.trustedRoot))
@@ -105,16 +113,15 @@ export function exactSigner(
   return { subject, issuer }
 }
 
-/** An attestation (DSSE) bundle signs a statement, not our bytes: its subject digest must be checksums.txt's. */
-function checkAttestationSubject(payload: Buffer, artifact: Buffer): void {
-  const digest = createHash('sha256').update(artifact).digest('hex')
-  let subjects: Array<{ digest?: { sha256?: string } }> = []
+/** An attestation (DSSE) bundle signs a statement, not our bytes: its subject digest must be the expected one. */
+function checkAttestationSubject(payload: Buffer, expected: { algorithm: 'sha256' | 'sha512'; hex: string }): void {
+  let subjects: Array<{ digest?: Record<string, string> }> = []
   try {
     subjects = (JSON.parse(payload.toString('utf8')) as { subject?: typeof subjects }).subject ?? []
   } catch {}
-  if (!subjects.some((s) => s.digest?.sha256 === digest)) {
-    throw integrityError('signature_invalid', 'the attestation does not name checksums.txt as its subject', {
-      expected_sha256: digest,
+  if (!subjects.some((s) => s.digest?.[expected.algorithm] === expected.hex)) {
+    throw integrityError('signature_invalid', 'the attestation does not name the expected artifact as its subject', {
+      [`expected_${expected.algorithm}`]: expected.hex,
     })
   }
 }

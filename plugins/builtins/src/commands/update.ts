@@ -40,7 +40,7 @@ const resultSchema = (z: ZodNamespace) =>
     previous_version: z.string(),
     current_version: z.string(),
     install_method: z.enum(['standalone', 'npm', 'unknown']),
-    signature_status: z.enum(['verified', 'handled_by_npm_installer', 'not_checked']),
+    signature_status: z.enum(['verified', 'verified_provenance', 'not_checked']),
     signature_verified: z.boolean(),
     checksum_verified: z.boolean(),
     skill_sync_status: z.enum(['synced', 'not_applicable', 'failed']),
@@ -50,7 +50,7 @@ const resultSchema = (z: ZodNamespace) =>
 export default class Update extends WriteCommand<State> {
   static override summary = 'Update this tool: check, preview, then install a verified release'
   static override description =
-    '--check is read-only. --dry-run previews every stage and returns a confirm token bound to the target version and asset digests; --confirm downloads, verifies the Sigstore signature of checksums.txt and the tarball checksum, installs next to the current version, switches atomically, and syncs the skill. --rollback switches back to the kept previous version.'
+    '--check is read-only. --dry-run previews every stage and returns a confirm token bound to the target version and asset digests; --confirm downloads, verifies the Sigstore signature of checksums.txt and the tarball checksum, installs next to the current version, switches atomically, and syncs the skill; an npm install is updated only after the provenance attestation of the target version in the registry verifies. --rollback switches back to the kept previous version.'
   static override examples = [
     '<%= config.bin %> update --check',
     '<%= config.bin %> update --dry-run',
@@ -110,7 +110,7 @@ export default class Update extends WriteCommand<State> {
     })
     const changes =
       state.install.method === 'npm'
-        ? [step('npm_install', { package: state.to, signature: 'handled_by_npm_installer' })]
+        ? [step('npm_install', { package: state.to, signature: 'npm_provenance' })]
         : [
             step('download', {
               asset: state.tarball?.name,

@@ -1,0 +1,68 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Config } from '@oclif/core'
+import { envPrefix, readToolSettings } from '../tool-settings.js'
+import { integrityError } from './errors.js'
+import { DEFAULT_NPM_REGISTRY, downloadVerifiedTarball, verifyNpmProvenance } from './provenance.js'
+import type { UpdateSettings } from './settings.js'
+import { expectedIdentity } from './signature.js'
+
+/**
+ * The registry the npm install method reads: `<BIN>_NPM_REGISTRY`, else `"agentcli": {"update": {"npm_registry"}}`,
+ * else npm's own `npm_config_registry`, else the public registry. Choosing it weakens nothing: whatever it serves
+ * must carry a provenance attestation that verifies against the pinned trusted root and the declared identity.
+ */
+export function npmRegistry(config: Config): string {
+  const declared = (readToolSettings(config).update as { npm_registry?: string } | undefined)?.npm_registry
+  return (
+    process.env[`${envPrefix(config.bin)}NPM_REGISTRY`] ||
+    declared ||
+    process.env.npm_config_registry ||
+    DEFAULT_NPM_REGISTRY
+  )
+}
+
+/** What precedes the version in a tag (`v`), as the standalone path builds the identity from the version. */
+const tagPrefix = (settings: UpdateSettings) => {
+  const declared = (settings as { tag_prefix?: unknown }).tag_prefix
+  return typeof declared === 'string' ? declared : 'v'
+}
+
+/**
+ * Before `npm install -g`: verify `<package>@<version>`'s provenance (signed by the declared repository's
+ * workflow at tag `v<version>`, derived from the version being installed) and download exactly the attested
+ * tarball into a temp dir, for npm to install from that file.
+ */
+export async function verifiedNpmTarball(
+  config: Config,
+  settings: UpdateSettings,
+  version: string,
+  trustedRoot: unknown,
+  signal: AbortSignal,
+): Promise<{ path: string; signed_by: string; cleanup(): Promise<void> }> {
+  if (!settings.repository)
+    throw integrityError(
+      'identity_mismatch',
+      'the tool declares no repository, so no provenance identity can be expected',
+    )
+  const verified = await verifyNpmProvenance({
+    registry: npmRegistry(config),
+    name: settings.package,
+    version,
+    identity: {
+      subject: expectedIdentity(settings.repository, settings.workflow, `${tagPrefix(settings)}${version}`),
+      issuer: settings.issuer,
+    },
+    trustedRoot,
+    signal,
+  })
+  const dir = await mkdtemp(join(tmpdir(), `${config.bin}-npm-update-`))
+  const cleanup = () => rm(dir, { recursive: true, force: true })
+  try {
+    return { path: await downloadVerifiedTarball(verified, dir, signal), signed_by: verified.signed_by, cleanup }
+  } catch (error) {
+    await cleanup()
+    throw error
+  }
+}

@@ -1,0 +1,258 @@
+import { createHash, randomBytes } from 'node:crypto'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { runTool } from 'agentcli/testing'
+import { HttpResponse, http } from 'msw'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { attest } from './attest.js'
+import { env, ROOT, useSandbox } from './helpers.js'
+import { makeInstall } from './release.js'
+import { createAuthority } from './sigstore.js'
+import { startUpstream, type Upstream } from './upstream.js'
+
+// `update` on an npm global install: the registry's SLSA provenance for the target version is verified (pinned
+// trusted root, exact workflow identity, subject digest = dist.integrity) before npm runs, and npm installs the
+// downloaded, re-hashed tarball. The registry (packument, attestations, tarball) is msw on loopback; npm is a stub
+// that records what it was asked to install.
+
+const box = useSandbox()
+const REPO = 'agentcli/tasks-example'
+const PKG = 'tasks-example'
+const SLSA = 'https://slsa.dev/provenance/v1'
+const identityFor = (tag: string, repo = REPO, workflow = '.github/workflows/release.yml') =>
+  `https://github.com/${repo}/${workflow}@refs/tags/${tag}`
+
+let api: Upstream
+let authority: Awaited<ReturnType<typeof createAuthority>>
+let stranger: Awaited<ReturnType<typeof createAuthority>>
+let rootFile: string
+let base: string
+let pkgDir: string
+let stubs: string
+let npmLog: string
+const TARBALL = randomBytes(4096)
+
+const sha512 = (b: Buffer) => createHash('sha512').update(b).digest()
+const sri = (b: Buffer) => `sha512-${sha512(b).toString('base64')}`
+
+function statement(over: { name?: string; digest?: Buffer } = {}) {
+  return {
+    _type: 'https://in-toto.io/Statement/v1',
+    subject: [
+      { name: over.name ?? `pkg:npm/${PKG}@0.2.0`, digest: { sha512: sha512(over.digest ?? TARBALL).toString('hex') } },
+    ],
+    predicateType: SLSA,
+    predicate: {
+      buildDefinition: { buildType: 'https://slsa-framework.github.io/github-actions-buildtypes/workflow/v1' },
+    },
+  }
+}
+
+type Registry = {
+  integrity?: string
+  served?: Buffer
+  attestations?: unknown
+  attestationStatus?: number
+}
+
+/** The GitHub release that announces 0.2.0, and the npm registry for it. */
+function serve(r: Registry): void {
+  api.use(
+    http.get(`*/repos/${REPO}/releases`, () =>
+      HttpResponse.json([
+        {
+          tag_name: 'v0.2.0',
+          html_url: `https://github.com/${REPO}/releases/v0.2.0`,
+          body: '### Added\n- things',
+          prerelease: false,
+          draft: false,
+          assets: [],
+        },
+      ]),
+    ),
+    http.get(`*/registry/${PKG}`, () =>
+      HttpResponse.json({
+        name: PKG,
+        'dist-tags': { latest: '0.2.0' },
+        versions: {
+          '0.2.0': {
+            name: PKG,
+            version: '0.2.0',
+            dist: { integrity: r.integrity ?? sri(TARBALL), tarball: `${api.url}registry/${PKG}/-/${PKG}-0.2.0.tgz` },
+          },
+        },
+      }),
+    ),
+    http.get(`*/registry/-/npm/v1/attestations/${PKG}@0.2.0`, () =>
+      r.attestationStatus
+        ? new HttpResponse('{"error":"not found"}', { status: r.attestationStatus })
+        : HttpResponse.json(r.attestations as Record<string, unknown>),
+    ),
+    http.get(`*/registry/${PKG}/-/${PKG}-0.2.0.tgz`, () => new HttpResponse(new Uint8Array(r.served ?? TARBALL))),
+  )
+}
+
+async function attested(subject = identityFor('v0.2.0'), st: unknown = statement(), by = authority) {
+  return {
+    attestations: [
+      { predicateType: 'https://github.com/npm/attestation/tree/main/specs/publish/v0.1', bundle: {} },
+      { predicateType: SLSA, bundle: await attest(by, st, subject) },
+    ],
+  }
+}
+
+function run(args: string[], extra: Record<string, string> = {}) {
+  return runTool(join(pkgDir, 'bin', 'run.js'), args, {
+    env: {
+      ...box().env,
+      PATH: `${stubs}:${process.env.PATH}`,
+      TASKS_UPDATE_API_URL: api.url,
+      TASKS_NPM_REGISTRY: `${api.url}registry/`,
+      TASKS_HTTP_RETRIES: '0',
+      ...extra,
+    },
+  })
+}
+
+async function confirm(extra: Record<string, string> = {}) {
+  const dry = await run(['update', '--dry-run'], extra)
+  expect(dry.code, dry.stdout).toBe(0)
+  return run(['update', '--confirm', env(dry).data.confirm_token], extra)
+}
+
+beforeAll(async () => {
+  api = await startUpstream([])
+  authority = await createAuthority(`${api.url}rekor`)
+  stranger = await createAuthority(`${api.url}stranger`)
+  rootFile = join(ROOT, 'test/fixtures/.tmp-provenance-root.json')
+  writeFileSync(rootFile, JSON.stringify(authority.trustedRoot))
+}, 60_000)
+afterAll(async () => {
+  rmSync(rootFile, { force: true })
+  await api.close()
+})
+beforeEach(() => {
+  api.reset()
+  api.use(authority.handler, stranger.handler)
+  // An npm global prefix inside the repository (so the copy's imports resolve), and an npm stub that answers
+  // `npm prefix -g` and records each install with the SHA-512 of the file it was given.
+  base = mkdtempSync(join(ROOT, 'test/fixtures/.tmp-install-npm-'))
+  const install = makeInstall({ trusted_root: rootFile })
+  pkgDir = join(base, 'prefix', 'lib', 'node_modules', PKG)
+  cpSync(join(install.root, 'versions', '0.1.0'), pkgDir, { recursive: true })
+  install.cleanup()
+  stubs = join(base, 'stubs')
+  mkdirSync(stubs)
+  npmLog = join(base, 'npm.log')
+  writeFileSync(
+    join(stubs, 'npm'),
+    `#!/bin/sh\nif [ "$1" = prefix ]; then echo "${join(base, 'prefix')}"; exit 0; fi\necho "$1 $2 $(sha512sum "$3" | cut -d' ' -f1)" >> "${npmLog}"\n`,
+    { mode: 0o755 },
+  )
+})
+afterEach(() => rmSync(base, { recursive: true, force: true }))
+
+const npmCalls = () => (existsSync(npmLog) ? readFileSync(npmLog, 'utf8').trim().split('\n') : [])
+
+describe('update on an npm install verifies the registry provenance first', () => {
+  it('a provenance signed by the declared workflow at v<version>: npm installs exactly the attested tarball', async () => {
+    serve({ attestations: await attested() })
+    expect(env(await run(['update', '--check'])).data).toMatchObject({ install_method: 'npm', update_available: true })
+    const done = await confirm()
+    expect(done.code, done.stdout).toBe(0)
+    expect(env(done).data).toMatchObject({
+      install_method: 'npm',
+      signature_status: 'verified_provenance',
+      signature_verified: true,
+      checksum_verified: true,
+      current_version: '0.2.0',
+    })
+    expect(npmCalls()).toEqual([`install -g ${sha512(TARBALL).toString('hex')}`])
+  })
+
+  const refusals: Array<[string, () => Promise<Registry>, string, Record<string, string>?]> = [
+    [
+      'a provenance from another repository',
+      async () => ({ attestations: await attested(identityFor('v0.2.0', 'evil/tasks-example')) }),
+      'identity_mismatch',
+    ],
+    [
+      'a provenance from another workflow of the repository',
+      async () => ({ attestations: await attested(identityFor('v0.2.0', REPO, '.github/workflows/other.yml')) }),
+      'identity_mismatch',
+    ],
+    [
+      'a provenance signed at another tag (v0.2.00)',
+      async () => ({ attestations: await attested(identityFor('v0.2.00')) }),
+      'identity_mismatch',
+    ],
+    [
+      'a provenance from a Sigstore instance that is not trusted',
+      async () => ({ attestations: await attested(identityFor('v0.2.0'), statement(), stranger) }),
+      'root_untrusted',
+    ],
+    ['no attestation at all (404)', async () => ({ attestationStatus: 404 }), 'signature_missing'],
+    [
+      'only the publish attestation, no SLSA provenance',
+      async () => ({
+        attestations: {
+          attestations: [
+            { predicateType: 'https://github.com/npm/attestation/tree/main/specs/publish/v0.1', bundle: {} },
+          ],
+        },
+      }),
+      'signature_missing',
+    ],
+    [
+      'a packument whose integrity is not the attested digest',
+      async () => ({ attestations: await attested(), integrity: sri(Buffer.from('other bytes')) }),
+      'signature_invalid',
+    ],
+    [
+      'a provenance about another package',
+      async () => ({ attestations: await attested(identityFor('v0.2.0'), statement({ name: 'pkg:npm/evil@0.2.0' })) }),
+      'signature_invalid',
+    ],
+    [
+      'a tarball whose bytes are not the attested ones',
+      async () => ({
+        attestations: await attested(identityFor('v0.2.0'), statement({ digest: TARBALL })),
+        served: Buffer.concat([TARBALL, Buffer.from('x')]),
+      }),
+      'checksum_mismatch',
+    ],
+  ]
+  for (const [name, registry, reason] of refusals) {
+    it(`refuses ${name}: E_INTEGRITY ${reason}, npm never runs`, async () => {
+      serve(await registry())
+      const done = await confirm()
+      expect(done.code, done.stdout).toBe(1)
+      expect(env(done).error).toMatchObject({
+        code: 'E_INTEGRITY',
+        retryable: false,
+        details: { reason, binary_replaced: false },
+      })
+      expect(npmCalls()).toEqual([])
+    })
+  }
+
+  it('a registry that is down is E_NETWORK (retryable), and npm never runs', async () => {
+    serve({ attestations: await attested() })
+    const done = await confirm({ TASKS_NPM_REGISTRY: 'http://127.0.0.1:9/' })
+    expect(done.code, done.stdout).toBe(7)
+    expect(env(done).error).toMatchObject({
+      code: 'E_NETWORK',
+      retryable: true,
+      details: { stage: 'verify_signature' },
+    })
+    expect(npmCalls()).toEqual([])
+  })
+
+  it('a registry answering 503 for the attestations is E_SERVER, not a silent pass', async () => {
+    serve({ attestationStatus: 503 })
+    const done = await confirm()
+    expect(done.code, done.stdout).toBe(7)
+    expect(env(done).error).toMatchObject({ code: 'E_SERVER' })
+    expect(npmCalls()).toEqual([])
+  })
+})
