@@ -272,7 +272,7 @@ describe('the release pipeline produces what update accepts', () => {
         ['verify', fake, '--repository', 'evil/tasks-example', '--tag', 'v0.3.0', '--trusted-root', rootFile],
         /identity_mismatch/,
       ],
-      [['verify', fake, '--repository', REPO, '--tag', 'v0.3.0'], /root_untrusted/],
+      [['verify', fake, '--repository', REPO, '--tag', 'v0.3.0'], /root_untrusted|cannot refresh/],
       [
         ['verify', legacy, '--repository', REPO, '--tag', 'v0.3.0', '--trusted-root', rootFile],
         /legacy.*bundle_invalid/,
