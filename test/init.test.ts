@@ -61,7 +61,7 @@ describe('agentcli init', () => {
     }
     const pjson = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as ToolPjson
     expect(pjson.name).toBe('mytool')
-    expect(pjson.bin).toEqual({ mytool: './bin/run.js' })
+    expect(pjson.bin).toEqual({ mytool: 'bin/run.js' })
     expect(pjson.engines.node).toBe(
       (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as ToolPjson).engines.node,
     )
@@ -90,7 +90,7 @@ describe('agentcli init', () => {
     expect(run.code, run.stdout).toBe(0)
     expect((run.json as Ok).data).toMatchObject({ name: '@acme/weather', bin: 'weather' })
     const pjson = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as ToolPjson
-    expect(pjson.bin).toEqual({ weather: './bin/run.js' })
+    expect(pjson.bin).toEqual({ weather: 'bin/run.js' })
     expect(pjson.dependencies.agentcli).toBe('file:/tmp/agentcli-0.1.0.tgz')
     expect(existsSync(join(dir, 'skills/weather/SKILL.md'))).toBe(true)
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('# @acme/weather')

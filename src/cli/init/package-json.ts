@@ -29,7 +29,7 @@ export function toolPackageJson(
     description: `${bin}: an agent-native command-line tool built on agentcli.`,
     type: 'module',
     engines: { node: framework.engines?.node ?? '>=22' },
-    bin: { [bin]: './bin/run.js' },
+    bin: { [bin]: 'bin/run.js' },
     files: ['bin', 'dist', 'oclif.manifest.json', 'agentcli.meta.json', 'skills', 'CHANGELOG.md'],
     scripts: {
       build: 'tsc -p tsconfig.json && agentcli-build --skill check .',
