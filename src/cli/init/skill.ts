@@ -29,7 +29,12 @@ export async function renderSkillFile(
       writeFileSync(join(stage, target), target.startsWith('dist/') ? strip(text) : text)
     }
     mkdirSync(join(stage, 'node_modules'))
-    symlinkSync(frameworkRoot, join(stage, 'node_modules', 'agentcli'), 'dir')
+    // A junction on Windows: it needs no privilege there.
+    symlinkSync(
+      frameworkRoot,
+      join(stage, 'node_modules', 'agentcli'),
+      process.platform === 'win32' ? 'junction' : 'dir',
+    )
     await buildTool(stage, 'write')
     const bin = Object.keys(pjson.bin as Record<string, string>)[0]!
     const skill = `skills/${bin}/SKILL.md`
