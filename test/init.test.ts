@@ -96,6 +96,19 @@ describe('agentcli init', () => {
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('# @acme/weather')
   })
 
+  it('rewrites a relative file: spec so that it names, from the tool, what the author named from where they stand', async () => {
+    const here = temp()
+    const run = await runTool(
+      AGENTCLI_BIN,
+      ['init', join('tools', 'mytool'), '--agentcli', 'file:../pkgs/agentcli-0.1.0.tgz'],
+      { cwd: here, env: { HOME: here } },
+    )
+    expect(run.code, run.stdout).toBe(0)
+    const pjson = JSON.parse(readFileSync(join(here, 'tools/mytool/package.json'), 'utf8')) as ToolPjson
+    expect(pjson.dependencies.agentcli).toBe('file:../../../pkgs/agentcli-0.1.0.tgz')
+    expect((run.json as Ok).data.agentcli).toBe('file:../../../pkgs/agentcli-0.1.0.tgz')
+  })
+
   it('writes CI that tests and verifies, and a release workflow that publishes with provenance', async () => {
     const dir = join(temp(), 'mytool')
     expect((await init([dir])).code).toBe(0)

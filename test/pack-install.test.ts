@@ -175,6 +175,22 @@ describe('from an empty directory to a verified tool', () => {
     expect(lap.verified).toBeLessThan(240_000)
   }, 300_000)
 
+  it("the new tool's README: its set-up-and-run command prints one envelope; its test command is npm test", () => {
+    const readme = readFileSync(join(TOOL, 'README.md'), 'utf8')
+    const [setUp, test] = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.trim())
+    expect(test).toBe('npm test')
+    const steps = setUp!.split(' && ')
+    expect(steps[0]).toBe('npm install')
+    // npm install already ran above; the rest runs as typed.
+    const run = sh(TOOL, 'sh', ['-c', steps.slice(1).join(' && ')], 120_000)
+    const stdout = ok(run, setUp!)
+    const envelope = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { ok: boolean; data: { items: unknown[] } }
+    expect(envelope.ok).toBe(true)
+    // The run command's own stdout is the envelope alone (the build before it talks on its own stdout).
+    const alone = ok(sh(TOOL, 'sh', ['-c', steps.at(-1)!]), steps.at(-1)!)
+    expect(JSON.parse(alone)).toMatchObject({ ok: true })
+  })
+
   it('the new tool ships only the built-ins it chose: no update or job in its reference or its bundle', () => {
     const reference = JSON.parse(ok(sh(TOOL, 'node', ['bin/run.js', 'reference', '--compact']), 'reference')) as {
       data: { commands: Array<{ path: string }> }

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
-import { basename, dirname, join, resolve } from 'node:path'
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { Args } from '@oclif/core'
 import { AgentCommand } from '../../command.js'
 import { AgentError } from '../../errors/agent-error.js'
@@ -55,7 +55,7 @@ export default class Init extends AgentCommand {
     refuseNonEmpty(dir)
     const root = this.config.root
     const framework = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as FrameworkPackage
-    const agentcli = flags.agentcli ?? `^${framework.version}`
+    const agentcli = flags.agentcli === undefined ? `^${framework.version}` : dependencySpec(flags.agentcli, dir)
     const pjson = toolPackageJson(names.name, names.bin, agentcli, framework)
     const files = renderTemplates(join(root, 'templates', 'init'), {
       ...names,
@@ -83,6 +83,16 @@ export default class Init extends AgentCommand {
       next: [`cd ${args.dir}`, 'npm install', 'npm test'],
     }
   }
+}
+
+/**
+ * npm reads a relative `file:` spec from the tool's package.json, but the author typed it relative to where they
+ * stand: rewrite it relative to the tool. Any other spec (a range, a tag, a URL, an absolute path) is kept.
+ */
+function dependencySpec(spec: string, dir: string): string {
+  const path = /^file:(.+)$/.exec(spec)?.[1]
+  if (path === undefined || isAbsolute(path)) return spec
+  return `file:${relative(dir, resolve(path)).split(sep).join('/')}`
 }
 
 function refuseNonEmpty(dir: string): void {
