@@ -143,10 +143,15 @@ describe('agentcli init', () => {
     expect((run.json as Failed).error.details).toMatchObject({ reason: 'not_a_directory' })
   })
 
-  it('accepts an existing empty directory', async () => {
+  it('accepts an existing empty directory, the current one included', async () => {
     const dir = join(temp(), 'empty')
     mkdirSync(dir)
-    expect((await init([dir])).code).toBe(0)
+    const run = await runTool(AGENTCLI_BIN, ['init', '.'], { cwd: dir, env: { HOME: temp() } })
+    expect(run.code, run.stdout).toBe(0)
+    expect((run.json as Ok & { data: { next: string[] } }).data).toMatchObject({
+      name: 'empty',
+      next: ['npm install', 'npm test'],
+    })
     expect(existsSync(join(dir, 'package.json'))).toBe(true)
   })
 
