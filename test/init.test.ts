@@ -94,6 +94,8 @@ describe('agentcli init', () => {
     expect(pjson.dependencies.agentcli).toBe('file:/tmp/agentcli-0.1.0.tgz')
     expect(existsSync(join(dir, 'skills/weather/SKILL.md'))).toBe(true)
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('# @acme/weather')
+    // A scope's slash never lands in a file name the tool makes (its test sandbox prefix).
+    expect(readFileSync(join(dir, 'test/commands.test.ts'), 'utf8')).toContain("sandbox('weather-test-')")
   })
 
   it('rewrites a relative file: spec so that it names, from the tool, what the author named from where they stand', async () => {

@@ -15,7 +15,7 @@ afterEach(() => {
   box = undefined
 })
 const run = (args: string[]) => {
-  box ??= sandbox('{{name}}-test-')
+  box ??= sandbox('{{bin}}-test-')
   return runTool(BIN, args, { env: box.env })
 }
 type Envelope = {
