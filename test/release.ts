@@ -38,8 +38,14 @@ export function makeInstall(): { root: string; bin: string; cleanup(): void } {
   }
 }
 
-/** A release tarball of the example tool at `version`, built the way a release workflow would. */
-export async function makeRelease(version: string): Promise<{ name: string; bytes: Buffer }> {
+/**
+ * A release tarball of the example tool at `version`, built the way a release workflow would; `mutate` edits
+ * the built tree before it is packed (to make a release that is signed correctly but broken).
+ */
+export async function makeRelease(
+  version: string,
+  options: { mutate?: (dir: string) => void } = {},
+): Promise<{ name: string; bytes: Buffer }> {
   const stage = mkdtempSync(join(ROOT, 'test/fixtures/.tmp-release-'))
   try {
     const dir = join(stage, 'tasks')
@@ -55,6 +61,7 @@ export async function makeRelease(version: string): Promise<{ name: string; byte
       const r = spawnSync(process.execPath, [BUILD, ...args], { encoding: 'utf8' })
       if (r.status !== 0) throw new Error(r.stderr)
     }
+    options.mutate?.(dir)
     const { create } = await import('tar')
     const file = join(stage, 'out.tar.gz')
     await create({ gzip: true, file, cwd: stage, portable: true }, ['tasks'])

@@ -1,21 +1,31 @@
-import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Config } from '@oclif/core'
 import semver from 'semver'
 import { AgentError, isAgentError } from '../errors/agent-error.js'
 import { toAgentError } from '../errors/normalize.js'
 import { clearUpdateNotice } from '../notices.js'
+import { runBounded } from './_child.js'
+import { withInstallLock } from './_install-lock.js'
 import { checkUpdate } from './check.js'
 import { expectedDigest, findChecksumAssets, findTarball } from './checksums.js'
 import { integrityError, type UpdateStage } from './errors.js'
-import { cleanup, downloadTo, extractRelease, type InstallMethod, switchVersion } from './install.js'
+import {
+  cleanup,
+  clearLeftovers,
+  downloadTo,
+  extractRelease,
+  type InstallMethod,
+  stagingDir,
+  switchVersion,
+} from './install.js'
 import { releaseSource, type UpdateSettings, updateSettings } from './settings.js'
 import { expectedIdentity, publicGoodTrustedRoot, verifyBundle } from './signature.js'
 import { syncSkill } from './skills.js'
-import type { ReleaseSource } from './source.js'
+import { smokeTest } from './smoke.js'
+import type { Asset, ReleaseSource } from './source.js'
+import { updateTimeouts } from './timeouts.js'
 
 /** What the confirm step needs, fixed at dry-run time and bound into the token. */
 export type UpdatePlanState = {
@@ -29,24 +39,46 @@ export type UpdatePlanState = {
   bundle: unknown
 }
 
-async function fetchText(
+/**
+ * Fetch one asset within `timeoutMs` (body included: the caller reads it under the same signal). A deadline
+ * is `E_TIMEOUT` naming the asset; the command's own cancellation stays `E_INTERRUPTED`.
+ */
+async function fetchBounded<T>(
   source: ReleaseSource,
-  asset: { name: string; url: string },
-  signal?: AbortSignal,
-): Promise<string> {
-  let response: Response
+  asset: Asset,
+  options: { timeoutMs: number; signal?: AbortSignal | undefined },
+  read: (response: Response, signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const deadline = AbortSignal.timeout(options.timeoutMs)
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline
   try {
-    response = await source.fetch(asset, signal)
+    return await read(await source.fetch(asset, signal), signal)
   } catch (error) {
+    if (options.signal?.aborted) throw options.signal.reason
+    if (deadline.aborted)
+      throw new AgentError('E_TIMEOUT', `downloading ${asset.name} took longer than ${options.timeoutMs} ms`, {
+        details: { stage: 'download', asset: asset.name, timeout_ms: options.timeoutMs },
+        cause: error,
+      })
+    if (isAgentError(error)) throw error
     throw new AgentError('E_NETWORK', `cannot download ${asset.name}`, { details: { stage: 'download' }, cause: error })
   }
-  if (!response.ok)
-    throw new AgentError(
-      response.status === 404 ? 'E_NOT_FOUND' : 'E_SERVER',
-      `cannot download ${asset.name}: HTTP ${response.status}`,
-      { details: { stage: 'download', asset: asset.name } },
-    )
-  return response.text()
+}
+
+async function fetchText(
+  source: ReleaseSource,
+  asset: Asset,
+  options: { timeoutMs: number; signal?: AbortSignal | undefined },
+): Promise<string> {
+  return fetchBounded(source, asset, options, async (response) => {
+    if (!response.ok)
+      throw new AgentError(
+        response.status === 404 ? 'E_NOT_FOUND' : 'E_SERVER',
+        `cannot download ${asset.name}: HTTP ${response.status}`,
+        { details: { stage: 'download', asset: asset.name } },
+      )
+    return response.text()
+  })
 }
 
 /**
@@ -90,6 +122,7 @@ export async function planUpdate(
     bundle: null,
   }
   if (install.method === 'npm') return base
+  await assertInstalled(install.root, install.version_dir, config.version, 'discover')
   const source = releaseSource(settings, options.signal)
   const assets = findChecksumAssets(release, config.bin)
   if (!assets)
@@ -107,8 +140,9 @@ export async function planUpdate(
       `release ${release.tag} has no tarball for ${process.platform}-${process.arch}`,
       { details: { stage: 'discover', assets: release.assets.map((a) => a.name) } },
     )
-  const text = await fetchText(source, assets.checksums, options.signal)
-  const bundle = assets.bundle ? parseBundle(await fetchText(source, assets.bundle, options.signal)) : null
+  const bounded = { timeoutMs: updateTimeouts(config).download_ms, signal: options.signal }
+  const text = await fetchText(source, assets.checksums, bounded)
+  const bundle = assets.bundle ? parseBundle(await fetchText(source, assets.bundle, bounded)) : null
   let sha256: string
   try {
     sha256 = expectedDigest(text, tarball.name)
@@ -160,51 +194,124 @@ function trustedRoot(settings: UpdateSettings): Promise<unknown> {
     : Promise.resolve(publicGoodTrustedRoot())
 }
 
+/** Under the lock: the install must still be the one the plan (and its confirm token) was made for. */
+export async function assertInstalled(
+  root: string,
+  versionDir: string,
+  from: string,
+  stage: UpdateStage = 'lock',
+): Promise<void> {
+  const current = await realpath(join(root, 'current')).catch(() => undefined)
+  if (current === versionDir) return
+  let now: string | null = null
+  try {
+    now = (JSON.parse(await readFile(join(current ?? '', 'package.json'), 'utf8')) as { version: string }).version
+  } catch {}
+  throw new AgentError('E_CONFLICT', `the install changed since this update was planned (now ${now ?? 'unknown'})`, {
+    details: {
+      reason: 'install_changed',
+      stage,
+      planned_from: from,
+      installed_version: now,
+      fix: 'run the dry-run again for a new plan and token',
+    },
+  })
+}
+
+async function npmInstall(config: Config, plan: UpdatePlanState, signal: AbortSignal): Promise<UpdateResult> {
+  const settings = updateSettings(config)
+  const timeoutMs = updateTimeouts(config).npm_install_ms
+  const spec = `${settings.package}@${plan.to}`
+  const npm = await runBounded('npm', ['install', '-g', spec], { timeoutMs, signal }).catch((error: unknown) => {
+    throw staged(
+      isAgentError(error) ? error : new AgentError('E_IO', `cannot run npm: ${(error as Error).message}`),
+      'switch',
+      plan.from,
+      false,
+      'not_started',
+    )
+  })
+  if (npm.timed_out)
+    throw staged(
+      new AgentError('E_TIMEOUT', `npm install -g ${spec} did not finish within ${timeoutMs} ms; it was stopped`, {
+        details: { timeout_ms: timeoutMs, fix: `npm install -g ${spec}` },
+      }),
+      'switch',
+      plan.from,
+      false,
+      'not_started',
+    )
+  if (npm.code !== 0)
+    throw staged(
+      new AgentError('E_IO', `npm install failed: ${npm.stderr.slice(-500)}`),
+      'switch',
+      plan.from,
+      false,
+      'not_started',
+    )
+  clearUpdateNotice(config.cacheDir)
+  return {
+    previous_version: plan.from,
+    current_version: plan.to,
+    install_method: 'npm',
+    signature_status: 'handled_by_npm_installer',
+    signature_verified: false,
+    checksum_verified: false,
+    skill_sync_status: 'not_applicable',
+    hint: `run "${config.bin} changelog --since ${plan.from}" to see what changed`,
+  }
+}
+
 /**
- * Apply a planned update in stages with one commit point (the switch of `current`): download into a temp dir,
- * verify the Sigstore bundle over checksums.txt and the identity of the tag, verify the tarball's SHA-256,
- * extract, switch, sync the skill, clear the notice, clean up. Before the switch nothing installed changes.
+ * Apply a planned update in stages with one commit point (the switch of `current`), as the only update of the
+ * install (a lock; a second update waits, then finds the install changed and answers `E_CONFLICT`): clear what
+ * a killed update left, download into a staging directory, verify the Sigstore bundle over checksums.txt and the
+ * identity of the tag, verify the tarball's SHA-256, extract, smoke-run the new version, switch, sync the skill,
+ * clear the notice, clean up. Before the switch nothing installed changes.
  */
 export async function applyUpdate(config: Config, plan: UpdatePlanState, signal: AbortSignal): Promise<UpdateResult> {
-  const settings = updateSettings(config)
-  const hint = `run "${config.bin} changelog --since ${plan.from}" to see what changed`
-  if (plan.install.method === 'npm') {
-    const npm = spawnSync('npm', ['install', '-g', `${settings.package}@${plan.to}`], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    if (npm.status !== 0)
-      throw staged(
-        new AgentError('E_IO', `npm install failed: ${npm.stderr.slice(-500)}`),
-        'switch',
-        plan.from,
-        false,
-        'not_started',
-      )
-    clearUpdateNotice(config.cacheDir)
-    return {
-      previous_version: plan.from,
-      current_version: plan.to,
-      install_method: 'npm',
-      signature_status: 'handled_by_npm_installer',
-      signature_verified: false,
-      checksum_verified: false,
-      skill_sync_status: 'not_applicable',
-      hint,
-    }
-  }
+  if (plan.install.method === 'npm') return npmInstall(config, plan, signal)
   if (plan.install.method !== 'standalone' || !plan.tarball || !plan.checksums)
     throw new AgentError('E_INTERNAL', 'incomplete update plan')
   const root = plan.install.root
-  const temp = await mkdtemp(join(tmpdir(), `${config.bin}-update-`))
+  const timeouts = updateTimeouts(config)
+  const versionDir = plan.install.version_dir
+  try {
+    return await withInstallLock(root, { waitMs: timeouts.lock_wait_ms, signal }, async () => {
+      await assertInstalled(root, versionDir, plan.from)
+      await clearLeftovers(root)
+      return await stagedUpdate(config, plan, root, signal)
+    })
+  } catch (error) {
+    throw isAgentError(error) && 'binary_replaced' in error.details
+      ? error
+      : staged(error, 'lock', plan.from, false, 'not_started')
+  }
+}
+
+async function stagedUpdate(
+  config: Config,
+  plan: UpdatePlanState,
+  root: string,
+  signal: AbortSignal,
+): Promise<UpdateResult> {
+  const settings = updateSettings(config)
+  const timeouts = updateTimeouts(config)
+  const tarball = plan.tarball!
+  const checksums = plan.checksums!
+  const hint = `run "${config.bin} changelog --since ${plan.from}" to see what changed`
+  await mkdir(stagingDir(root), { recursive: true, mode: 0o700 })
+  const temp = await mkdtemp(join(stagingDir(root), 'update-'))
   let stage: UpdateStage = 'download'
   let extracted: string | undefined
   try {
     if (!plan.bundle)
-      throw integrityError('signature_missing', `release ${plan.tag} has no ${plan.checksums.name}.sigstore.json`)
+      throw integrityError('signature_missing', `release ${plan.tag} has no ${checksums.name}.sigstore.json`)
     const source = releaseSource(settings, signal)
-    const tarPath = join(temp, plan.tarball.name)
-    const digest = await downloadTo(await source.fetch(plan.tarball, signal), tarPath, signal)
+    const tarPath = join(temp, tarball.name)
+    const digest = await fetchBounded(source, tarball, { timeoutMs: timeouts.download_ms, signal }, (response, s) =>
+      downloadTo(response, tarPath, s),
+    )
     stage = 'verify_signature'
     if (!settings.repository)
       throw integrityError(
@@ -213,7 +320,7 @@ export async function applyUpdate(config: Config, plan: UpdatePlanState, signal:
       )
     await verifyBundle({
       bundle: plan.bundle,
-      artifact: Buffer.from(plan.checksums.text),
+      artifact: Buffer.from(checksums.text),
       identity: {
         subject: expectedIdentity(settings.repository, settings.workflow, plan.tag),
         issuer: settings.issuer,
@@ -221,28 +328,31 @@ export async function applyUpdate(config: Config, plan: UpdatePlanState, signal:
       trustedRoot: await trustedRoot(settings),
     })
     stage = 'verify_checksum'
-    if (digest !== plan.tarball.sha256)
+    if (digest !== tarball.sha256)
       throw integrityError(
         'checksum_mismatch',
-        `${plan.tarball.name} has SHA-256 ${digest}, checksums.txt says ${plan.tarball.sha256}`,
+        `${tarball.name} has SHA-256 ${digest}, checksums.txt says ${tarball.sha256}`,
       )
     stage = 'extract'
     if (signal.aborted) throw signal.reason
     extracted = await extractRelease(tarPath, root, plan.to)
+    stage = 'smoke_test'
+    await smokeTest(extracted, plan.to, { timeoutMs: timeouts.smoke_ms, signal })
     if (signal.aborted) throw signal.reason
     stage = 'switch'
     await switchVersion(root, extracted)
   } catch (error) {
     if (extracted) await rm(extracted, { recursive: true, force: true })
-    await rm(temp, { recursive: true, force: true })
+    await rm(stagingDir(root), { recursive: true, force: true })
     throw staged(error, stage, plan.from, false, 'not_started')
   }
   // Past the commit point: the new version is live; what follows cannot undo it, only report.
+  await rm(stagingDir(root), { recursive: true, force: true })
   let skill: UpdateResult['skill_sync_status'] = 'not_applicable'
   try {
     skill = (await syncSkill({ versionDir: extracted, name: config.bin, repository: settings.repository })).status
   } catch (error) {
-    await rm(temp, { recursive: true, force: true })
+    await cleanup(root).catch(() => [])
     const failure = staged(
       isAgentError(error)
         ? error
@@ -257,7 +367,6 @@ export async function applyUpdate(config: Config, plan: UpdatePlanState, signal:
     throw failure
   }
   clearUpdateNotice(config.cacheDir)
-  await rm(temp, { recursive: true, force: true })
   await cleanup(root).catch(() => [])
   return {
     previous_version: plan.from,

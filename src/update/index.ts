@@ -2,11 +2,20 @@
 export { type CheckResult, checkUpdate } from './check.js'
 export { applyUpdate, planUpdate, type UpdatePlanState, type UpdateResult } from './engine.js'
 export { type IntegrityReason, integrityError, type UpdateStage } from './errors.js'
-export { cleanup, detectInstall, extractRelease, type InstallMethod, switchVersion } from './install.js'
+export {
+  cleanup,
+  clearLeftovers,
+  detectInstall,
+  extractRelease,
+  type InstallMethod,
+  stagingDir,
+  switchVersion,
+} from './install.js'
 export { applyRollback, planRollback, type RollbackPlanState } from './rollback.js'
 export { releaseSource, type UpdateSettings, updateSettings } from './settings.js'
 export { expectedIdentity, publicGoodTrustedRoot, type SigningIdentity, verifyBundle } from './signature.js'
 export { type SkillSync, syncSkill } from './skills.js'
+export { smokeTest } from './smoke.js'
 export {
   type Asset,
   directorySource,
@@ -16,3 +25,4 @@ export {
   type Release,
   type ReleaseSource,
 } from './source.js'
+export { DEFAULT_UPDATE_TIMEOUTS, type UpdateTimeouts, updateTimeouts } from './timeouts.js'
