@@ -242,6 +242,18 @@ describe('a signed release that cannot start is refused before the switch', () =
   })
 })
 
+describe('the smoke run of a good release', () => {
+  it("passes whatever the person's output default is (<BIN>_FORMAT=text)", async () => {
+    serve('v0.2.0', await signed(good))
+    const dry = await tool(box(), ['update', '--dry-run'])
+    const run = await runTool(install.bin, ['update', '--confirm', env(dry).data.confirm_token], {
+      env: { ...toolEnv(box()), TASKS_FORMAT: 'text' },
+    })
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+    expect(await coherentVersion(box(), install.root)).toBe('0.2.0')
+  })
+})
+
 describe('every step of an update is bounded', () => {
   it('a download that stalls is E_TIMEOUT at the download stage, within the declared deadline', async () => {
     setTimeouts(join(install.root, 'versions', '0.1.0'), { download_ms: 1_500 })

@@ -38,7 +38,8 @@ export async function smokeTest(
   } catch {
     throw refuse('bin_missing', 'it has no bin/run.js')
   }
-  const run = await runBounded(process.execPath, [bin, '--version'], {
+  // --format json explicitly: a person's <BIN>_FORMAT=text default must not make a good release look broken.
+  const run = await runBounded(process.execPath, [bin, '--version', '--format', 'json'], {
     timeoutMs: options.timeoutMs,
     signal: options.signal,
     cwd: versionDir,
