@@ -434,7 +434,8 @@ describe('interruptions', () => {
         stdio: 'ignore',
       })
       const closed = new Promise((resolve) => child.on('close', resolve))
-      await new Promise((resolve) => setTimeout(resolve, 150 + ((trial * 97) % 700)))
+      // Spread over the whole update (start-up, lock, download, verify, extract, smoke run, switch, skill sync).
+      await new Promise((resolve) => setTimeout(resolve, 150 + ((trial * 107) % 1300)))
       child.kill('SIGKILL')
       await closed
       const where = `trial ${trial}`
