@@ -203,6 +203,7 @@ describe('a full standalone update', () => {
       'verify_signature',
       'verify_checksum',
       'install',
+      'smoke_test',
       'switch',
       'skill_sync',
       'cleanup',
