@@ -329,6 +329,35 @@ describe('every step of an update is bounded', () => {
     }
   }, 30_000)
 
+  it('parallel confirms of an npm install run npm once; the others find the install changed', async () => {
+    serve('v0.2.0', await signed(good))
+    const layout = npmLayout(
+      () =>
+        `if [ "$1" = prefix ]; then echo "PREFIX"; exit 0; fi\necho "$@" >> "PREFIX/../npm.log"\nsleep 1\n` +
+        `sed -i 's/"version": "0.1.0"/"version": "0.2.0"/' "PREFIX/lib/node_modules/tasks-example/package.json"\n`,
+    )
+    try {
+      const tokens = await Promise.all(
+        [0, 1, 2].map(async () => env(await layout.run(['update', '--dry-run'])).data.confirm_token),
+      )
+      const runs = await Promise.all(tokens.map((t) => layout.run(['update', '--confirm', t])))
+      const why = runs.map((r) => `${r.code} ${r.stdout}`).join('\n')
+      expect(
+        runs.filter((r) => r.code === 0),
+        why,
+      ).toHaveLength(1)
+      for (const lost of runs.filter((r) => r.code !== 0))
+        expect(env(lost).error, why).toMatchObject({ code: 'E_CONFLICT', details: { reason: 'install_changed' } })
+      expect(
+        readFileSync(join(layout.pkg, '..', '..', '..', '..', 'npm.log'), 'utf8')
+          .trim()
+          .split('\n'),
+      ).toEqual(['install -g tasks-example@0.2.0'])
+    } finally {
+      layout.cleanup()
+    }
+  }, 30_000)
+
   it('npm prefix -g that hangs bounds update --check; the install is then reported as unknown', async () => {
     serve('v0.2.0', await signed(good))
     const layout = npmLayout((pidFile) => `echo $$ > "${pidFile}"\nexec sleep 60\n`)

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { link, mkdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises'
+import { link, mkdir, readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
 import { isAlive, processIdentity } from '../jobs/liveness.js'
 
 /** Who holds a PID lock: the process (PID and start time) and a nonce naming this one acquisition. */
@@ -10,6 +11,26 @@ export type HeldLock = { path: string; holder: LockHolder; release(): Promise<vo
 
 /** A breaker older than this was left by a process killed while breaking a stale lock. */
 const BREAKER_STALE_MS = 5_000
+/** A publishing temp file lives for microseconds; one older than this was left by a killed process. */
+const TEMP_STALE_MS = 10_000
+
+/**
+ * Remove what killed processes left next to the lock at `path`: publishing temp files and breakers that are
+ * old enough to be nobody's. Safe while others wait for the lock.
+ */
+export async function clearLockDebris(path: string): Promise<void> {
+  const dir = dirname(path)
+  const prefix = `${basename(path)}.`
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    if (!name.startsWith(prefix)) continue
+    const age = await stat(join(dir, name)).then(
+      (s) => Date.now() - s.mtimeMs,
+      () => 0,
+    )
+    const limit = name === `${prefix}break` ? BREAKER_STALE_MS : TEMP_STALE_MS
+    if (age > limit) await rm(join(dir, name), { recursive: true, force: true })
+  }
+}
 
 /** The holder named in a lock file, if it names one. */
 export async function readLockHolder(path: string): Promise<LockHolder | undefined> {
@@ -29,7 +50,8 @@ async function publish(path: string, holder: LockHolder): Promise<boolean> {
     await link(temp, path)
     return true
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
+    // ENOENT: a cleanup removed the temp file under us; like EEXIST, just not acquired this time.
+    if (['EEXIST', 'ENOENT'].includes((error as NodeJS.ErrnoException).code ?? '')) return false
     throw error
   } finally {
     await unlink(temp).catch(() => {})

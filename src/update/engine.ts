@@ -270,7 +270,31 @@ async function npmInstall(config: Config, plan: UpdatePlanState, signal: AbortSi
  * clear the notice, clean up. Before the switch nothing installed changes.
  */
 export async function applyUpdate(config: Config, plan: UpdatePlanState, signal: AbortSignal): Promise<UpdateResult> {
-  if (plan.install.method === 'npm') return npmInstall(config, plan, signal)
+  if (plan.install.method === 'npm') {
+    // npm replaces the package in place: serialise per user, and refuse if another update already moved it on.
+    await mkdir(config.dataDir, { recursive: true, mode: 0o700 })
+    const wait = { waitMs: updateTimeouts(config).lock_wait_ms, signal }
+    return withInstallLock(config.dataDir, wait, async () => {
+      const now = await readFile(join(config.root, 'package.json'), 'utf8')
+        .then((t) => (JSON.parse(t) as { version?: string }).version)
+        .catch(() => undefined)
+      if (now !== plan.from)
+        throw staged(
+          new AgentError('E_CONFLICT', `the install changed since this update was planned (now ${now ?? 'unknown'})`, {
+            details: { reason: 'install_changed', planned_from: plan.from, installed_version: now ?? null },
+          }),
+          'lock',
+          plan.from,
+          false,
+          'not_started',
+        )
+      return npmInstall(config, plan, signal)
+    }).catch((error: unknown) => {
+      throw isAgentError(error) && 'binary_replaced' in error.details
+        ? error
+        : staged(error, 'lock', plan.from, false, 'not_started')
+    })
+  }
   if (plan.install.method !== 'standalone' || !plan.tarball || !plan.checksums)
     throw new AgentError('E_INTERNAL', 'incomplete update plan')
   const root = plan.install.root

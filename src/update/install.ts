@@ -6,6 +6,7 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 import { AgentError } from '../errors/agent-error.js'
+import { clearLockDebris } from '../fs/pid-lock.js'
 import { runBounded } from './_child.js'
 
 /** How the running tool was installed (spec 002 §14). */
@@ -77,6 +78,7 @@ export function stagingDir(root: string): string {
  */
 export async function clearLeftovers(root: string): Promise<void> {
   await rm(stagingDir(root), { recursive: true, force: true })
+  await clearLockDebris(join(root, 'update.lock'))
   const versions = join(root, 'versions')
   for (const name of await readdir(versions).catch(() => [] as string[]))
     if (name.startsWith('.')) await rm(join(versions, name), { recursive: true, force: true })
