@@ -1,17 +1,18 @@
 import { createHash } from 'node:crypto'
-import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Config } from '@oclif/core'
 import semver from 'semver'
 import { AgentError, isAgentError } from '../errors/agent-error.js'
-import { toAgentError } from '../errors/normalize.js'
 import { clearUpdateNotice } from '../notices.js'
-import { runBounded } from './_child.js'
+import { fetchBounded, fetchText } from './_fetch.js'
 import { withInstallLock } from './_install-lock.js'
+import { staged } from './_staged.js'
 import { checkUpdate } from './check.js'
 import { expectedDigest, findChecksumAssets, findTarball } from './checksums.js'
 import { integrityError, type UpdateStage } from './errors.js'
 import {
+  assertInstalled,
   cleanup,
   clearLeftovers,
   downloadTo,
@@ -20,11 +21,11 @@ import {
   stagingDir,
   switchVersion,
 } from './install.js'
+import { applyNpmUpdate } from './npm-update.js'
 import { releaseSource, type UpdateSettings, updateSettings } from './settings.js'
 import { expectedIdentity, publicGoodTrustedRoot, verifyBundle } from './signature.js'
 import { syncSkill } from './skills.js'
 import { smokeTest } from './smoke.js'
-import type { Asset, ReleaseSource } from './source.js'
 import { updateTimeouts } from './timeouts.js'
 
 /** What the confirm step needs, fixed at dry-run time and bound into the token. */
@@ -37,48 +38,6 @@ export type UpdatePlanState = {
   tarball: { name: string; url: string; sha256: string } | null
   checksums: { text: string; sha256: string; name: string } | null
   bundle: unknown
-}
-
-/**
- * Fetch one asset within `timeoutMs` (body included: the caller reads it under the same signal). A deadline
- * is `E_TIMEOUT` naming the asset; the command's own cancellation stays `E_INTERRUPTED`.
- */
-async function fetchBounded<T>(
-  source: ReleaseSource,
-  asset: Asset,
-  options: { timeoutMs: number; signal?: AbortSignal | undefined },
-  read: (response: Response, signal: AbortSignal) => Promise<T>,
-): Promise<T> {
-  const deadline = AbortSignal.timeout(options.timeoutMs)
-  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline
-  try {
-    return await read(await source.fetch(asset, signal), signal)
-  } catch (error) {
-    if (options.signal?.aborted) throw options.signal.reason
-    if (deadline.aborted)
-      throw new AgentError('E_TIMEOUT', `downloading ${asset.name} took longer than ${options.timeoutMs} ms`, {
-        details: { stage: 'download', asset: asset.name, timeout_ms: options.timeoutMs },
-        cause: error,
-      })
-    if (isAgentError(error)) throw error
-    throw new AgentError('E_NETWORK', `cannot download ${asset.name}`, { details: { stage: 'download' }, cause: error })
-  }
-}
-
-async function fetchText(
-  source: ReleaseSource,
-  asset: Asset,
-  options: { timeoutMs: number; signal?: AbortSignal | undefined },
-): Promise<string> {
-  return fetchBounded(source, asset, options, async (response) => {
-    if (!response.ok)
-      throw new AgentError(
-        response.status === 404 ? 'E_NOT_FOUND' : 'E_SERVER',
-        `cannot download ${asset.name}: HTTP ${response.status}`,
-        { details: { stage: 'download', asset: asset.name } },
-      )
-    return response.text()
-  })
 }
 
 /**
@@ -178,88 +137,10 @@ export type UpdateResult = {
   hint: string
 }
 
-/** Decorate a failure with where it happened and what state the install is in (spec 002 §14). */
-function staged(error: unknown, stage: UpdateStage, from: string, replaced: boolean, skill: string): AgentError {
-  const agent = toAgentError(error)
-  agent.details.stage ??= stage
-  agent.details.current_version = from
-  agent.details.binary_replaced = replaced
-  agent.details.skill_sync_status = skill
-  return agent
-}
-
 function trustedRoot(settings: UpdateSettings): Promise<unknown> {
   return settings.trusted_root
     ? readFile(settings.trusted_root, 'utf8').then((t) => JSON.parse(t))
     : Promise.resolve(publicGoodTrustedRoot())
-}
-
-/** Under the lock: the install must still be the one the plan (and its confirm token) was made for. */
-export async function assertInstalled(
-  root: string,
-  versionDir: string,
-  from: string,
-  stage: UpdateStage = 'lock',
-): Promise<void> {
-  const current = await realpath(join(root, 'current')).catch(() => undefined)
-  if (current === versionDir) return
-  let now: string | null = null
-  try {
-    now = (JSON.parse(await readFile(join(current ?? '', 'package.json'), 'utf8')) as { version: string }).version
-  } catch {}
-  throw new AgentError('E_CONFLICT', `the install changed since this update was planned (now ${now ?? 'unknown'})`, {
-    details: {
-      reason: 'install_changed',
-      stage,
-      planned_from: from,
-      installed_version: now,
-      fix: 'run the dry-run again for a new plan and token',
-    },
-  })
-}
-
-async function npmInstall(config: Config, plan: UpdatePlanState, signal: AbortSignal): Promise<UpdateResult> {
-  const settings = updateSettings(config)
-  const timeoutMs = updateTimeouts(config).npm_install_ms
-  const spec = `${settings.package}@${plan.to}`
-  const npm = await runBounded('npm', ['install', '-g', spec], { timeoutMs, signal }).catch((error: unknown) => {
-    throw staged(
-      isAgentError(error) ? error : new AgentError('E_IO', `cannot run npm: ${(error as Error).message}`),
-      'switch',
-      plan.from,
-      false,
-      'not_started',
-    )
-  })
-  if (npm.timed_out)
-    throw staged(
-      new AgentError('E_TIMEOUT', `npm install -g ${spec} did not finish within ${timeoutMs} ms; it was stopped`, {
-        details: { timeout_ms: timeoutMs, fix: `npm install -g ${spec}` },
-      }),
-      'switch',
-      plan.from,
-      false,
-      'not_started',
-    )
-  if (npm.code !== 0)
-    throw staged(
-      new AgentError('E_IO', `npm install failed: ${npm.stderr.slice(-500)}`),
-      'switch',
-      plan.from,
-      false,
-      'not_started',
-    )
-  clearUpdateNotice(config.cacheDir)
-  return {
-    previous_version: plan.from,
-    current_version: plan.to,
-    install_method: 'npm',
-    signature_status: 'handled_by_npm_installer',
-    signature_verified: false,
-    checksum_verified: false,
-    skill_sync_status: 'not_applicable',
-    hint: `run "${config.bin} changelog --since ${plan.from}" to see what changed`,
-  }
 }
 
 /**
@@ -270,31 +151,7 @@ async function npmInstall(config: Config, plan: UpdatePlanState, signal: AbortSi
  * clear the notice, clean up. Before the switch nothing installed changes.
  */
 export async function applyUpdate(config: Config, plan: UpdatePlanState, signal: AbortSignal): Promise<UpdateResult> {
-  if (plan.install.method === 'npm') {
-    // npm replaces the package in place: serialise per user, and refuse if another update already moved it on.
-    await mkdir(config.dataDir, { recursive: true, mode: 0o700 })
-    const wait = { waitMs: updateTimeouts(config).lock_wait_ms, signal }
-    return withInstallLock(config.dataDir, wait, async () => {
-      const now = await readFile(join(config.root, 'package.json'), 'utf8')
-        .then((t) => (JSON.parse(t) as { version?: string }).version)
-        .catch(() => undefined)
-      if (now !== plan.from)
-        throw staged(
-          new AgentError('E_CONFLICT', `the install changed since this update was planned (now ${now ?? 'unknown'})`, {
-            details: { reason: 'install_changed', planned_from: plan.from, installed_version: now ?? null },
-          }),
-          'lock',
-          plan.from,
-          false,
-          'not_started',
-        )
-      return npmInstall(config, plan, signal)
-    }).catch((error: unknown) => {
-      throw isAgentError(error) && 'binary_replaced' in error.details
-        ? error
-        : staged(error, 'lock', plan.from, false, 'not_started')
-    })
-  }
+  if (plan.install.method === 'npm') return applyNpmUpdate(config, plan, signal)
   if (plan.install.method !== 'standalone' || !plan.tarball || !plan.checksums)
     throw new AgentError('E_INTERNAL', 'incomplete update plan')
   const root = plan.install.root

@@ -3,6 +3,7 @@ export { type CheckResult, checkUpdate } from './check.js'
 export { applyUpdate, planUpdate, type UpdatePlanState, type UpdateResult } from './engine.js'
 export { type IntegrityReason, integrityError, type UpdateStage } from './errors.js'
 export {
+  assertInstalled,
   cleanup,
   clearLeftovers,
   detectInstall,

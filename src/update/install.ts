@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
-import { lstat, mkdir, readdir, readlink, realpath, rename, rm, symlink } from 'node:fs/promises'
+import { lstat, mkdir, readdir, readFile, readlink, realpath, rename, rm, symlink } from 'node:fs/promises'
 import { basename, dirname, join, relative, sep } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
@@ -8,6 +8,7 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 import { AgentError } from '../errors/agent-error.js'
 import { clearLockDebris } from '../fs/pid-lock.js'
 import { runBounded } from './_child.js'
+import type { UpdateStage } from './errors.js'
 
 /** How the running tool was installed (spec 002 §14). */
 export type InstallMethod =
@@ -182,4 +183,28 @@ export async function cleanup(root: string): Promise<string[]> {
     }
   }
   return removed
+}
+
+/** Under the lock: the install must still be the one the plan (and its confirm token) was made for. */
+export async function assertInstalled(
+  root: string,
+  versionDir: string,
+  from: string,
+  stage: UpdateStage = 'lock',
+): Promise<void> {
+  const current = await realpath(join(root, 'current')).catch(() => undefined)
+  if (current === versionDir) return
+  let now: string | null = null
+  try {
+    now = (JSON.parse(await readFile(join(current ?? '', 'package.json'), 'utf8')) as { version: string }).version
+  } catch {}
+  throw new AgentError('E_CONFLICT', `the install changed since this update was planned (now ${now ?? 'unknown'})`, {
+    details: {
+      reason: 'install_changed',
+      stage,
+      planned_from: from,
+      installed_version: now,
+      fix: 'run the dry-run again for a new plan and token',
+    },
+  })
 }
