@@ -3,7 +3,7 @@ import { readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { AgentError } from './errors/agent-error.js'
 import { readJsonFile, writeJsonAtomic } from './fs/json-file.js'
-import { type HeldLock, tryPidLock } from './fs/pid-lock.js'
+import { clearLockDebris, type HeldLock, tryPidLock } from './fs/pid-lock.js'
 
 /** What a person must do (spec 002 §15.3). Closed: agents branch on it. */
 export const HUMAN_ACTIONS = ['open_url', 'enter_code', 'scan_qr', 'approve', 'complete_2fa'] as const
@@ -138,6 +138,7 @@ export async function claimCheckpoint<S>(dataDir: string, command: string, id: s
   const path = claimPath(dataDir, id)
   let lock: HeldLock | { held_by: unknown }
   try {
+    await clearLockDebris(path)
     lock = await tryPidLock(path)
   } catch (error) {
     throw new AgentError('E_IO', `cannot claim checkpoint ${id}: ${(error as NodeJS.ErrnoException).code}`, {

@@ -386,6 +386,51 @@ describe('every step of an update is bounded', () => {
   })
 })
 
+/** Field 22 of /proc/<pid>/stat: the start time that, with the PID, identifies a process. */
+function startTime(pid: number): string {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]!
+}
+
+describe('the install lock', () => {
+  it('held by a live process: a confirm waits for it, then answers E_TIMEOUT (retryable) with nothing changed', async () => {
+    setTimeouts(join(install.root, 'versions', '0.1.0'), { lock_wait_ms: 1_500 })
+    serve('v0.2.0', await signed(good))
+    const holder = spawn('sleep', ['60'], { stdio: 'ignore' })
+    try {
+      const pid = holder.pid!
+      const dry = await tool(box(), ['update', '--dry-run'])
+      writeFileSync(join(install.root, 'update.lock'), JSON.stringify({ pid, start: startTime(pid), nonce: 'x' }))
+      const before = snapshot(install.root)
+      const run = await tool(box(), ['update', '--confirm', env(dry).data.confirm_token])
+      expect(run.code, run.stdout).toBe(8)
+      expect(env(run).error).toMatchObject({
+        code: 'E_TIMEOUT',
+        retryable: true,
+        details: { stage: 'lock', holder_pid: pid, binary_replaced: false },
+      })
+      expect(snapshot(install.root)).toEqual(before)
+    } finally {
+      holder.kill('SIGKILL')
+    }
+  }, 30_000)
+
+  it('naming a live PID whose start time is not the recorded one (a reused PID): taken over at once', async () => {
+    serve('v0.2.0', await signed(good))
+    const other = spawn('sleep', ['60'], { stdio: 'ignore' })
+    try {
+      writeFileSync(join(install.root, 'update.lock'), JSON.stringify({ pid: other.pid, start: '1', nonce: 'x' }))
+      const run = await confirmed(box())
+      expect(run.code, run.stdout).toBe(0)
+      expect(await coherentVersion(box(), install.root)).toBe('0.2.0')
+      expect(leftovers(install.root)).toEqual([])
+      expect(alive(other.pid!)).toBe(true)
+    } finally {
+      other.kill('SIGKILL')
+    }
+  }, 30_000)
+})
+
 describe('a killed update', () => {
   it('leaves staging and its lock behind, which the next update clears before it succeeds', async () => {
     serve('v0.2.0', await signed(good))
