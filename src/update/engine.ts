@@ -181,11 +181,11 @@ async function stagedUpdate(
   const tarball = plan.tarball!
   const checksums = plan.checksums!
   const hint = `run "${config.bin} changelog --since ${plan.from}" to see what changed`
-  await mkdir(stagingDir(root), { recursive: true, mode: 0o700 })
-  const temp = await mkdtemp(join(stagingDir(root), 'update-'))
   let stage: UpdateStage = 'download'
   let extracted: string | undefined
   try {
+    await mkdir(stagingDir(root), { recursive: true, mode: 0o700 })
+    const temp = await mkdtemp(join(stagingDir(root), 'update-'))
     if (!plan.bundle)
       throw integrityError('signature_missing', `release ${plan.tag} has no ${checksums.name}.sigstore.json`)
     const source = releaseSource(settings, signal)
