@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto'
-import { rm } from 'node:fs/promises'
+import { readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { AgentError } from './errors/agent-error.js'
 import { readJsonFile, writeJsonAtomic } from './fs/json-file.js'
+import { clearLockDebris, type HeldLock, tryPidLock } from './fs/pid-lock.js'
 
 /** What a person must do (spec 002 §15.3). Closed: agents branch on it. */
 export const HUMAN_ACTIONS = ['open_url', 'enter_code', 'scan_qr', 'approve', 'complete_2fa'] as const
@@ -17,6 +18,8 @@ export type Checkpoint<S = unknown> = {
   state: S
   created_at: string
   expires_at: string
+  /** Set when a resume completed the step: the checkpoint is spent (its state is dropped). */
+  used_at?: string
 }
 
 /** What a command passes when it needs a person. */
@@ -59,6 +62,7 @@ export async function requireHuman<S>(dataDir: string, command: string, request:
     created_at: new Date(now).toISOString(),
     expires_at: new Date(now + (request.ttlSeconds ?? 900) * 1000).toISOString(),
   }
+  await sweepCheckpoints(dataDir, now)
   await writeJsonAtomic(pathOf(dataDir, checkpoint.id), checkpoint)
   return humanError(checkpoint, request.message, request.resume(checkpoint.id), request.details)
 }
@@ -81,15 +85,31 @@ export function humanError(
   })
 }
 
-/** Load a checkpoint for `command`; unknown is `E_NOT_FOUND`, expired is `E_CONFLICT` and is removed. */
-export async function loadCheckpoint<S>(dataDir: string, command: string, id: string): Promise<Checkpoint<S>> {
+function claimPath(dataDir: string, id: string): string {
+  return join(dataDir, 'checkpoints', `${id}.claim`)
+}
+
+function conflict(id: string, reason: 'checkpoint_used' | 'checkpoint_in_use', message: string): AgentError {
+  return new AgentError('E_CONFLICT', message, {
+    details: {
+      reason,
+      checkpoint_id: id,
+      fix: reason === 'checkpoint_used' ? 'start the step again for a new checkpoint' : 'wait for the other resume',
+    },
+  })
+}
+
+async function read<S>(dataDir: string, command: string, id: string): Promise<Checkpoint<S>> {
   if (!ID.test(id)) throw unknown(id)
   const checkpoint = await readJsonFile<Checkpoint<S> | undefined>(
     pathOf(dataDir, id),
     () => undefined,
-    (v): v is Checkpoint<S> | undefined => typeof v === 'object' && v !== null && 'action' in v,
+    (v): v is Checkpoint<S> | undefined =>
+      typeof v === 'object' && v !== null && 'action' in v && typeof (v as Checkpoint).expires_at === 'string',
   )
   if (!checkpoint || checkpoint.command !== command) throw unknown(id)
+  if (checkpoint.used_at)
+    throw conflict(id, 'checkpoint_used', `checkpoint ${id} was already used at ${checkpoint.used_at}`)
   if (Date.parse(checkpoint.expires_at) <= Date.now()) {
     await rm(pathOf(dataDir, id), { force: true })
     throw new AgentError('E_CONFLICT', `checkpoint ${id} expired at ${checkpoint.expires_at}`, {
@@ -99,7 +119,73 @@ export async function loadCheckpoint<S>(dataDir: string, command: string, id: st
   return checkpoint
 }
 
-/** Remove a checkpoint once its step is complete: a resume works once. */
+/** Load a checkpoint for `command`; unknown is `E_NOT_FOUND`, expired or used is `E_CONFLICT`. */
+export async function loadCheckpoint<S>(dataDir: string, command: string, id: string): Promise<Checkpoint<S>> {
+  return read<S>(dataDir, command, id)
+}
+
+/** A checkpoint this process has claimed for its resume; `release` hands it back if the step did not finish. */
+export type ClaimedCheckpoint<S> = { checkpoint: Checkpoint<S>; release(): Promise<void> }
+
+/**
+ * Claim a checkpoint for one resume: at most one process holds it at a time (a claim file naming the PID and
+ * start time, taken over at once if its holder died), and a completed checkpoint is spent. So of any number of
+ * parallel resumes exactly one proceeds; the others get `E_CONFLICT` (`checkpoint_in_use`, or
+ * `checkpoint_used` once it completed).
+ */
+export async function claimCheckpoint<S>(dataDir: string, command: string, id: string): Promise<ClaimedCheckpoint<S>> {
+  await read<S>(dataDir, command, id)
+  const path = claimPath(dataDir, id)
+  let lock: HeldLock | { held_by: unknown }
+  try {
+    await clearLockDebris(path)
+    lock = await tryPidLock(path)
+  } catch (error) {
+    throw new AgentError('E_IO', `cannot claim checkpoint ${id}: ${(error as NodeJS.ErrnoException).code}`, {
+      details: { path },
+      cause: error,
+    })
+  }
+  if (!('release' in lock))
+    throw conflict(id, 'checkpoint_in_use', `checkpoint ${id} is being resumed by another process`)
+  try {
+    // Read again under the claim: the previous holder may have completed it since the first read.
+    return { checkpoint: await read<S>(dataDir, command, id), release: () => lock.release() }
+  } catch (error) {
+    await lock.release()
+    throw error
+  }
+}
+
+/**
+ * Spend a checkpoint once its step is complete: it is kept, without its state, as used until it expires, so a
+ * later resume is `E_CONFLICT` (`checkpoint_used`) rather than a second run of the step.
+ */
 export async function completeCheckpoint(dataDir: string, id: string): Promise<void> {
-  await rm(pathOf(dataDir, id), { force: true })
+  if (!ID.test(id)) return
+  const path = pathOf(dataDir, id)
+  const checkpoint = await readJsonFile<Checkpoint | undefined>(
+    path,
+    () => undefined,
+    (v): v is Checkpoint | undefined => typeof v === 'object' && v !== null,
+  ).catch(() => undefined)
+  if (checkpoint && !checkpoint.used_at)
+    await writeJsonAtomic(path, { ...checkpoint, state: null, used_at: new Date().toISOString() })
+  await rm(claimPath(dataDir, id), { force: true })
+}
+
+/** Remove checkpoints (used or not) whose time is up, so spent ones do not pile up. */
+export async function sweepCheckpoints(dataDir: string, now = Date.now()): Promise<void> {
+  const dir = join(dataDir, 'checkpoints')
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    if (!name.endsWith('.json')) continue
+    const id = name.slice(0, -'.json'.length)
+    if (!ID.test(id)) continue
+    const checkpoint = await readJsonFile<Checkpoint | undefined>(
+      join(dir, name),
+      () => undefined,
+      (v): v is Checkpoint | undefined => typeof v === 'object' && v !== null,
+    ).catch(() => undefined)
+    if (checkpoint && Date.parse(checkpoint.expires_at) <= now) await rm(join(dir, name), { force: true })
+  }
 }

@@ -60,6 +60,7 @@ export abstract class AgentCommand extends Command {
   private readonly metaExtras: Partial<Meta> = {}
   private fieldPathsRequested: string[][] | undefined
   private readonly credentialStores = new Map<StorageMode | undefined, Credentials>()
+  private readonly checkpointClaims: Array<() => Promise<void>> = []
 
   /** The universal flags of this call. */
   protected get globals(): Globals {
@@ -209,10 +210,22 @@ export abstract class AgentCommand extends Command {
     throw await requireHuman(this.config.dataDir, this.id!, request)
   }
 
-  /** Load the checkpoint a resume command continues from (`E_NOT_FOUND` if unknown, `E_CONFLICT` if expired). */
+  /**
+   * Claim the checkpoint a resume command continues from, for this call only (`E_NOT_FOUND` if unknown,
+   * `E_CONFLICT` if expired, used, or being resumed by another process). Unless the command completes it
+   * (`completeCheckpoint`), the claim is handed back when the command ends.
+   */
   protected async resumeCheckpoint<S>(id: string, command: string): Promise<Checkpoint<S>> {
-    const { loadCheckpoint } = await import('./checkpoints.js')
-    return loadCheckpoint<S>(this.config.dataDir, command, id)
+    const { claimCheckpoint } = await import('./checkpoints.js')
+    const claimed = await claimCheckpoint<S>(this.config.dataDir, command, id)
+    this.checkpointClaims.push(claimed.release)
+    return claimed.checkpoint
+  }
+
+  /** oclif's last step, on success and failure alike: hand back checkpoint claims this call still holds. */
+  override async finally(error: Error | undefined): Promise<unknown> {
+    for (const release of this.checkpointClaims.splice(0)) await release().catch(() => {})
+    return super.finally(error)
   }
 
   /** Return items to print as NDJSON from a command that streams only sometimes (e.g. a large job result). */

@@ -324,7 +324,8 @@ describe('human checkpoints', () => {
     const again = await tasks(box(), ['login'])
     expect(env(again).data).toMatchObject({ account: 'ann', logged_in: true })
     const reuse = await tasks(box(), resumeArgs)
-    expect(reuse.code).toBe(3)
+    expect(reuse.code).toBe(6)
+    expect(env(reuse).error).toMatchObject({ code: 'E_CONFLICT', details: { reason: 'checkpoint_used' } })
   })
 
   it('resume with a bad id fails clearly', async () => {

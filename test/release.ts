@@ -70,11 +70,18 @@ export function makeToolCopy(
   return dir
 }
 
-/** A release tarball of the example tool at `version`, built the way a release workflow would. */
-export async function makeRelease(version: string): Promise<{ name: string; bytes: Buffer }> {
+/**
+ * A release tarball of the example tool at `version`, built the way a release workflow would; `mutate` edits
+ * the built tree before it is packed (to make a release that is signed correctly but broken).
+ */
+export async function makeRelease(
+  version: string,
+  options: { mutate?: (dir: string) => void } = {},
+): Promise<{ name: string; bytes: Buffer }> {
   const stage = mkdtempSync(join(ROOT, 'test/fixtures/.tmp-release-'))
   try {
-    makeToolCopy(stage, version)
+    const dir = makeToolCopy(stage, version)
+    options.mutate?.(dir)
     const { create } = await import('tar')
     const file = join(stage, 'out.tar.gz')
     await create({ gzip: true, file, cwd: stage, portable: true }, ['tasks'])

@@ -6,6 +6,7 @@ import {
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   readlinkSync,
   realpathSync,
@@ -94,6 +95,31 @@ async function confirmUpdate(b: Sandbox, extra: Record<string, string> = {}, fla
   return tool(b, ['update', '--confirm', env(dry).data.confirm_token, ...flags], extra)
 }
 
+/**
+ * The invariant after any interruption: the tool runs and reports exactly one version, the one `current`
+ * points at (its directory and package.json agree, and so does the launcher); `previous`, if kept, is complete.
+ */
+async function coherentVersion(b: Sandbox, where: string): Promise<string> {
+  const run = await tool(b, ['--version'])
+  expect(run.code, `${where}: ${run.stdout}${run.stderr}`).toBe(0)
+  const version = env(run).data.version
+  expect(['0.1.0', '0.2.0'], where).toContain(version)
+  const current = realpathSync(join(install.root, 'current'))
+  expect(current, where).toBe(join(realpathSync(install.root), 'versions', version))
+  expect(JSON.parse(readFileSync(join(current, 'package.json'), 'utf8')).version, where).toBe(version)
+  const launcher = spawnSync(join(install.root, 'bin', 'tasks'), ['--version'], {
+    env: { PATH: process.env.PATH, ...b.env },
+    encoding: 'utf8',
+  })
+  expect(JSON.parse(launcher.stdout).data.version, where).toBe(version)
+  if (existsSync(join(install.root, 'previous'))) {
+    const previous = realpathSync(join(install.root, 'previous'))
+    expect(existsSync(join(previous, 'bin', 'run.js')), where).toBe(true)
+    expect(existsSync(join(previous, 'package.json')), where).toBe(true)
+  }
+  return version
+}
+
 beforeAll(async () => {
   api = await startUpstream([])
   authority = await createAuthority(`${api.url}rekor`)
@@ -176,6 +202,7 @@ describe('a full standalone update', () => {
       'verify_signature',
       'verify_checksum',
       'install',
+      'smoke_test',
       'switch',
       'skill_sync',
       'cleanup',
@@ -391,9 +418,8 @@ describe('interruptions', () => {
     expect(snapshot(install.root)).toEqual(before)
   }, 30_000)
 
-  it('SIGKILL at random points of the install leaves a runnable tool, old or new (12 trials)', async () => {
+  it('SIGKILL at random points of the install: after every kill one coherent version runs, and the next update or rollback leaves no partial install (12 trials)', async () => {
     serve('v0.2.0', await goodAssets())
-    const seen = new Set<string>()
     for (let trial = 0; trial < 12; trial++) {
       install.cleanup()
       install = makeInstall({ trusted_root: rootFile })
@@ -407,17 +433,25 @@ describe('interruptions', () => {
         stdio: 'ignore',
       })
       const closed = new Promise((resolve) => child.on('close', resolve))
-      await new Promise((resolve) => setTimeout(resolve, 150 + ((trial * 97) % 700)))
+      // Spread over the whole update (start-up, lock, download, verify, extract, smoke run, switch, skill sync).
+      await new Promise((resolve) => setTimeout(resolve, 150 + ((trial * 107) % 1300)))
       child.kill('SIGKILL')
       await closed
-      const version = await tool(box(), ['--version'])
-      expect(version.code, `trial ${trial}: ${version.stdout}${version.stderr}`).toBe(0)
-      expect(['0.1.0', '0.2.0']).toContain(env(version).data.version)
-      seen.add(env(version).data.version)
-      expect(existsSync(join(realpathSync(join(install.root, 'current')), 'package.json'))).toBe(true)
+      const where = `trial ${trial}`
+      const version = await coherentVersion(box(), where)
+      // Whatever the kill left, the next operation of the install takes over its lock, clears its debris and
+      // succeeds: an update when the kill came before the switch, a rollback when it came after.
+      const next = version === '0.1.0' ? await confirmUpdate(box()) : await confirmUpdate(box(), {}, ['--rollback'])
+      expect(next.code, `${where}: ${next.stdout}`).toBe(0)
+      expect(await coherentVersion(box(), where)).toBe(version === '0.1.0' ? '0.2.0' : '0.1.0')
+      const debris = [
+        ...readdirSync(install.root).filter((n) => n === '.staging' || n.startsWith('update.lock')),
+        ...readdirSync(join(install.root, 'versions')).filter((n) => n.startsWith('.')),
+      ]
+      expect(debris, where).toEqual([])
+      expect(readdirSync(join(install.root, 'versions')).sort(), where).toEqual(['0.1.0', '0.2.0'])
     }
-    expect(seen.size).toBeGreaterThanOrEqual(1)
-  }, 120_000)
+  }, 180_000)
 })
 
 describe('after the commit point', () => {

@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline'
 import { AgentError } from '../errors/agent-error.js'
 import { readJsonFile, writeJsonAtomic } from '../fs/json-file.js'
 import { withFileLock } from '../fs/lock.js'
+import { jobRecordProblem } from './record.js'
 import type { JobRecord, JobStore } from './types.js'
 
 const ID = /^job_[a-z0-9]{20}$/
@@ -13,17 +14,6 @@ const ID = /^job_[a-z0-9]{20}$/
 /** A new, unguessable job id. */
 export function newJobId(): string {
   return `job_${randomBytes(16).toString('hex').slice(0, 20)}`
-}
-
-function isRecord(value: unknown): value is JobRecord {
-  const r = value as JobRecord
-  return (
-    typeof r === 'object' &&
-    r !== null &&
-    typeof r.job_id === 'string' &&
-    typeof r.status === 'string' &&
-    Array.isArray(r.argv)
-  )
 }
 
 function notFound(id: string): AgentError {
@@ -43,12 +33,21 @@ export function fileJobStore(dataDir: string): JobStore {
     if (!ID.test(id)) throw notFound(id)
     return join(root, id)
   }
-  const read = (id: string) =>
-    readJsonFile<JobRecord | undefined>(
-      join(dirOf(id), 'job.json'),
+  const read = async (id: string): Promise<JobRecord | undefined> => {
+    const path = join(dirOf(id), 'job.json')
+    const value = await readJsonFile<unknown>(
+      path,
       () => undefined,
-      (v): v is JobRecord => isRecord(v),
+      (v): v is unknown => true,
     )
+    if (value === undefined) return undefined
+    const problem = jobRecordProblem(value, id)
+    if (problem)
+      throw new AgentError('E_IO', `the record of job ${id} is corrupt: ${problem}`, {
+        details: { path, job_id: id, problem, fix: `inspect ${path}, or move it aside to forget the job` },
+      })
+    return value as JobRecord
+  }
   return {
     async create(record) {
       await mkdir(dirOf(record.job_id), { recursive: true, mode: 0o700 })
@@ -69,7 +68,8 @@ export function fileJobStore(dataDir: string): JobStore {
     },
     async list() {
       const names = await readdir(root).catch(() => [] as string[])
-      const records = await Promise.all(names.filter((n) => ID.test(n)).map((n) => read(n).catch(() => undefined)))
+      // A corrupt record fails the listing with its path rather than vanishing from it unnoticed.
+      const records = await Promise.all(names.filter((n) => ID.test(n)).map((n) => read(n)))
       return records.filter((r): r is JobRecord => r !== undefined)
     },
     async writeResult(id, data) {

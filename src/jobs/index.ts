@@ -1,6 +1,6 @@
 /** agentcli/jobs: async jobs (spec 002 §15.2). */
 export { fileJobStore, newJobId } from './file-store.js'
-export { isAlive, processIdentity } from './liveness.js'
+export { isAlive, isSameProcess, processIdentity } from './liveness.js'
 export {
   cancelJob,
   type JobContext,

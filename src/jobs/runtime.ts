@@ -6,7 +6,7 @@ import { toAgentError } from '../errors/normalize.js'
 import { errorBody } from '../output/envelope.js'
 import { redact } from '../output/redact.js'
 import { fileJobStore, newJobId } from './file-store.js'
-import { isAlive, processIdentity } from './liveness.js'
+import { isAlive, isSameProcess, processIdentity } from './liveness.js'
 import { canMove, type JobRecord, type JobStore } from './types.js'
 
 /** What `work()` receives in the worker process. */
@@ -106,7 +106,8 @@ function failed(record: JobRecord, error: AgentError, catalogue: Catalogue): Job
 
 /**
  * Detect a job whose worker died (killed, crashed, machine restarted) and fail it as retryable, so no job stays
- * `running` forever. Called on every read of a job.
+ * `running` forever; a job whose cancel was asked for ends `cancelled` however its worker went. Called on every
+ * read of a job.
  */
 export async function reconcile(store: JobStore, record: JobRecord, catalogue: Catalogue): Promise<JobRecord> {
   const dead =
@@ -117,30 +118,46 @@ export async function reconcile(store: JobStore, record: JobRecord, catalogue: C
     'E_INTERRUPTED',
     record.status === 'pending' ? 'the job never started' : `the worker (pid ${record.worker_pid}) died`,
   )
-  return store.update(record.job_id, (r) =>
-    r.status === record.status && r.worker_pid === record.worker_pid ? failed(r, error, catalogue) : undefined,
-  )
+  return store.update(record.job_id, (r) => {
+    if (r.status !== record.status || r.worker_pid !== record.worker_pid) return undefined
+    if (r.cancel_requested) return { ...r, status: 'cancelled', finished_at: new Date().toISOString() }
+    return failed(r, error, catalogue)
+  })
 }
 
-/** Ask a job to stop: a pending job is cancelled at once; a running one is signalled and cancels itself. */
+/**
+ * Ask a job to stop: a pending job is cancelled at once; a running one is told to stop and cancels itself.
+ * Only the call that asks first signals, and only a worker whose PID and start time both match the record (a
+ * record naming some other process never gets it killed); later calls just see the request. A worker that
+ * cannot be signalled notices the request itself.
+ */
 export async function cancelJob(store: JobStore, id: string): Promise<JobRecord> {
+  let first = false
   const record = await store.update(id, (r) => {
     if (r.status === 'pending')
       return { ...r, status: 'cancelled', cancel_requested: true, finished_at: new Date().toISOString() }
-    if (r.status === 'running') return { ...r, cancel_requested: true }
+    if (r.status === 'running' && !r.cancel_requested) {
+      first = true
+      return { ...r, cancel_requested: true }
+    }
     return undefined
   })
-  if (record.status === 'running' && record.worker_pid !== null && isAlive(record.worker_pid, record.worker_start)) {
-    try {
-      process.kill(record.worker_pid, 'SIGTERM')
-    } catch {}
-  } else if (record.status === 'running') {
-    return store.update(id, (r) =>
-      r.status === 'running' ? { ...r, status: 'cancelled', finished_at: new Date().toISOString() } : undefined,
-    )
+  if (record.status !== 'running') return record
+  if (record.worker_pid !== null && isAlive(record.worker_pid, record.worker_start)) {
+    if (first && isSameProcess(record.worker_pid, record.worker_start)) {
+      try {
+        process.kill(record.worker_pid, 'SIGTERM')
+      } catch {}
+    }
+    return record
   }
-  return record
+  return store.update(id, (r) =>
+    r.status === 'running' ? { ...r, status: 'cancelled', finished_at: new Date().toISOString() } : undefined,
+  )
 }
+
+/** How often a worker looks for a cancel request it was not signalled about. */
+const CANCEL_POLL_MS = 500
 
 type Worker = { runWork(ctx: JobContext, record: JobRecord): Promise<unknown> }
 
@@ -165,11 +182,24 @@ export async function runJob(options: {
       : undefined,
   )
   if (claimed.status !== 'running' || claimed.worker_pid !== process.pid) return claimed
+  // Stopped by a signal, or by a cancel request found in the record (where no signal could be verified).
+  const stop = new AbortController()
+  const onSignal = () => stop.abort(signal.reason)
+  signal.addEventListener('abort', onSignal, { once: true })
+  const watch = setInterval(() => {
+    store
+      .get(id)
+      .then((r) => {
+        if (r?.cancel_requested) stop.abort(new AgentError('E_INTERRUPTED', 'the job was cancelled'))
+      })
+      .catch(() => {})
+  }, CANCEL_POLL_MS)
+  watch.unref()
   let lastWrite = 0
   let emitted = false
   const ctx: JobContext = {
     job_id: id,
-    signal,
+    signal: stop.signal,
     async progress(fraction, opts = {}) {
       const now = Date.now()
       if (now - lastWrite < 200 && fraction < 1) return
@@ -188,7 +218,7 @@ export async function runJob(options: {
   }
   try {
     const data = await options.worker.runWork(ctx, claimed)
-    if (signal.aborted) throw signal.reason
+    if (stop.signal.aborted) throw stop.signal.reason
     await store.writeResult(id, redact(data ?? null))
     return await store.update(id, (r) =>
       r.status === 'running'
@@ -208,9 +238,12 @@ export async function runJob(options: {
       if (r.cancel_requested) return { ...r, status: 'cancelled', finished_at: new Date().toISOString() }
       return failed(
         r,
-        signal.aborted ? new AgentError('E_INTERRUPTED', 'the worker was stopped') : toAgentError(error),
+        stop.signal.aborted ? new AgentError('E_INTERRUPTED', 'the worker was stopped') : toAgentError(error),
         catalogue,
       )
     })
+  } finally {
+    clearInterval(watch)
+    signal.removeEventListener('abort', onSignal)
   }
 }

@@ -6,6 +6,7 @@ import { findChecksumAssets } from './checksums.js'
 import { detectInstall, type InstallMethod } from './install.js'
 import { releaseSource, type UpdateSettings, updateSettings } from './settings.js'
 import { pickRelease, type Release } from './source.js'
+import { updateTimeouts } from './timeouts.js'
 
 /** What `update --check` reports (read-only). */
 export type CheckResult = {
@@ -33,7 +34,9 @@ export async function checkUpdate(
   options: { to?: string | undefined; signal?: AbortSignal; timeoutMs?: number; writeCache?: boolean },
 ): Promise<{ result: CheckResult; release: Release | undefined; install: InstallMethod }> {
   const settings = updateSettings(config)
-  const install = await detectInstall(config.root, settings.package)
+  const install = await detectInstall(config.root, settings.package, {
+    npmPrefixTimeoutMs: updateTimeouts(config).npm_prefix_ms,
+  })
   const releases = await releaseSource(settings, options.signal, options.timeoutMs).list()
   const release = pickRelease(releases, { channel: settings.channel, to: options.to })
   if (options.to && !release) {

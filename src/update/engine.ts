@@ -1,23 +1,33 @@
-import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Config } from '@oclif/core'
 import semver from 'semver'
 import { AgentError, isAgentError } from '../errors/agent-error.js'
-import { toAgentError } from '../errors/normalize.js'
 import { clearUpdateNotice } from '../notices.js'
+import { fetchBounded, fetchText } from './_fetch.js'
+import { withInstallLock } from './_install-lock.js'
+import { staged } from './_staged.js'
+import { toolTrustedRoot } from './_tool-root.js'
 import { checkUpdate } from './check.js'
 import { expectedDigest, findChecksumAssets, findTarball } from './checksums.js'
 import { integrityError, type UpdateStage } from './errors.js'
-import { cleanup, downloadTo, extractRelease, type InstallMethod, switchVersion } from './install.js'
-import { verifiedNpmTarball } from './npm-install.js'
-import { releaseSource, type UpdateSettings, updateSettings } from './settings.js'
+import {
+  assertInstalled,
+  cleanup,
+  clearLeftovers,
+  downloadTo,
+  extractRelease,
+  type InstallMethod,
+  stagingDir,
+  switchVersion,
+} from './install.js'
+import { applyNpmUpdate } from './npm-update.js'
+import { releaseSource, updateSettings } from './settings.js'
 import { releaseIdentity, verifyBundle } from './signature.js'
 import { syncSkill } from './skills.js'
-import type { ReleaseSource } from './source.js'
-import { loadTrustedRoot } from './trust-root.js'
+import { smokeTest } from './smoke.js'
+import { updateTimeouts } from './timeouts.js'
 
 /** What the confirm step needs, fixed at dry-run time and bound into the token. */
 export type UpdatePlanState = {
@@ -29,26 +39,6 @@ export type UpdatePlanState = {
   tarball: { name: string; url: string; sha256: string } | null
   checksums: { text: string; sha256: string; name: string } | null
   bundle: unknown
-}
-
-async function fetchText(
-  source: ReleaseSource,
-  asset: { name: string; url: string },
-  signal?: AbortSignal,
-): Promise<string> {
-  let response: Response
-  try {
-    response = await source.fetch(asset, signal)
-  } catch (error) {
-    throw new AgentError('E_NETWORK', `cannot download ${asset.name}`, { details: { stage: 'download' }, cause: error })
-  }
-  if (!response.ok)
-    throw new AgentError(
-      response.status === 404 ? 'E_NOT_FOUND' : 'E_SERVER',
-      `cannot download ${asset.name}: HTTP ${response.status}`,
-      { details: { stage: 'download', asset: asset.name } },
-    )
-  return response.text()
 }
 
 /**
@@ -92,6 +82,7 @@ export async function planUpdate(
     bundle: null,
   }
   if (install.method === 'npm') return base
+  await assertInstalled(install.root, install.version_dir, config.version, 'discover')
   const source = releaseSource(settings, options.signal)
   const assets = findChecksumAssets(release, config.bin)
   if (!assets)
@@ -109,8 +100,9 @@ export async function planUpdate(
       `release ${release.tag} has no tarball for ${process.platform}-${process.arch}`,
       { details: { stage: 'discover', assets: release.assets.map((a) => a.name) } },
     )
-  const text = await fetchText(source, assets.checksums, options.signal)
-  const bundle = assets.bundle ? parseBundle(await fetchText(source, assets.bundle, options.signal)) : null
+  const bounded = { timeoutMs: updateTimeouts(config).download_ms, signal: options.signal }
+  const text = await fetchText(source, assets.checksums, bounded)
+  const bundle = assets.bundle ? parseBundle(await fetchText(source, assets.bundle, bounded)) : null
   let sha256: string
   try {
     sha256 = expectedDigest(text, tarball.name)
@@ -146,80 +138,56 @@ export type UpdateResult = {
   hint: string
 }
 
-/** Decorate a failure with where it happened and what state the install is in (spec 002 §14). */
-function staged(error: unknown, stage: UpdateStage, from: string, replaced: boolean, skill: string): AgentError {
-  const agent = toAgentError(error)
-  agent.details.stage ??= stage
-  agent.details.current_version = from
-  agent.details.binary_replaced = replaced
-  agent.details.skill_sync_status = skill
-  return agent
-}
-
-/** The Sigstore trusted root: the tool's pinned one, else refreshed through TUF (see `./trust-root.ts`). */
-async function trustedRoot(config: Config, settings: UpdateSettings): Promise<unknown> {
-  const { root } = await loadTrustedRoot({
-    pinned: settings.trusted_root,
-    mirror: settings.tuf_mirror,
-    tufRoot: settings.tuf_root,
-    cacheDir: config.cacheDir,
-    timeoutMs: 10_000,
-  })
-  return root
-}
-
 /**
- * Apply a planned update in stages with one commit point (the switch of `current`): download into a temp dir,
- * verify the Sigstore bundle over checksums.txt and the identity of the tag, verify the tarball's SHA-256,
- * extract, switch, sync the skill, clear the notice, clean up. Before the switch nothing installed changes.
+ * Apply a planned update in stages with one commit point (the switch of `current`), as the only update of the
+ * install (a lock; a second update waits, then finds the install changed and answers `E_CONFLICT`): clear what
+ * a killed update left, download into a staging directory, verify the Sigstore bundle over checksums.txt and the
+ * identity of the tag, verify the tarball's SHA-256, extract, smoke-run the new version, switch, sync the skill,
+ * clear the notice, clean up. Before the switch nothing installed changes.
  */
 export async function applyUpdate(config: Config, plan: UpdatePlanState, signal: AbortSignal): Promise<UpdateResult> {
-  const settings = updateSettings(config)
-  const hint = `run "${config.bin} changelog --since ${plan.from}" to see what changed`
-  if (plan.install.method === 'npm') {
-    let verified: Awaited<ReturnType<typeof verifiedNpmTarball>>
-    try {
-      verified = await verifiedNpmTarball(config, settings, plan.to, await trustedRoot(config, settings), signal)
-    } catch (error) {
-      throw staged(error, 'verify_signature', plan.from, false, 'not_started')
-    }
-    const npm = spawnSync('npm', ['install', '-g', verified.path], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    await verified.cleanup()
-    if (npm.status !== 0)
-      throw staged(
-        new AgentError('E_IO', `npm install failed: ${npm.stderr.slice(-500)}`),
-        'switch',
-        plan.from,
-        false,
-        'not_started',
-      )
-    clearUpdateNotice(config.cacheDir)
-    return {
-      previous_version: plan.from,
-      current_version: plan.to,
-      install_method: 'npm',
-      signature_status: 'verified_provenance',
-      signature_verified: true,
-      checksum_verified: true,
-      skill_sync_status: 'not_applicable',
-      hint,
-    }
-  }
+  if (plan.install.method === 'npm') return applyNpmUpdate(config, plan, signal)
   if (plan.install.method !== 'standalone' || !plan.tarball || !plan.checksums)
     throw new AgentError('E_INTERNAL', 'incomplete update plan')
   const root = plan.install.root
-  const temp = await mkdtemp(join(tmpdir(), `${config.bin}-update-`))
+  const timeouts = updateTimeouts(config)
+  const versionDir = plan.install.version_dir
+  try {
+    return await withInstallLock(root, { waitMs: timeouts.lock_wait_ms, signal }, async () => {
+      await assertInstalled(root, versionDir, plan.from)
+      await clearLeftovers(root)
+      return await stagedUpdate(config, plan, root, signal)
+    })
+  } catch (error) {
+    throw isAgentError(error) && 'binary_replaced' in error.details
+      ? error
+      : staged(error, 'lock', plan.from, false, 'not_started')
+  }
+}
+
+async function stagedUpdate(
+  config: Config,
+  plan: UpdatePlanState,
+  root: string,
+  signal: AbortSignal,
+): Promise<UpdateResult> {
+  const settings = updateSettings(config)
+  const timeouts = updateTimeouts(config)
+  const tarball = plan.tarball!
+  const checksums = plan.checksums!
+  const hint = `run "${config.bin} changelog --since ${plan.from}" to see what changed`
   let stage: UpdateStage = 'download'
   let extracted: string | undefined
   try {
+    await mkdir(stagingDir(root), { recursive: true, mode: 0o700 })
+    const temp = await mkdtemp(join(stagingDir(root), 'update-'))
     if (!plan.bundle)
-      throw integrityError('signature_missing', `release ${plan.tag} has no ${plan.checksums.name}.sigstore.json`)
+      throw integrityError('signature_missing', `release ${plan.tag} has no ${checksums.name}.sigstore.json`)
     const source = releaseSource(settings, signal)
-    const tarPath = join(temp, plan.tarball.name)
-    const digest = await downloadTo(await source.fetch(plan.tarball, signal), tarPath, signal)
+    const tarPath = join(temp, tarball.name)
+    const digest = await fetchBounded(source, tarball, { timeoutMs: timeouts.download_ms, signal }, (response, s) =>
+      downloadTo(response, tarPath, s),
+    )
     stage = 'verify_signature'
     if (!settings.repository)
       throw integrityError(
@@ -228,34 +196,37 @@ export async function applyUpdate(config: Config, plan: UpdatePlanState, signal:
       )
     await verifyBundle({
       bundle: plan.bundle,
-      artifact: Buffer.from(plan.checksums.text),
+      artifact: Buffer.from(checksums.text),
       // From the version being installed, never from the tag the release source labels it with.
       identity: releaseIdentity({ ...settings, repository: settings.repository }, plan.to),
-      trustedRoot: await trustedRoot(config, settings),
+      trustedRoot: await toolTrustedRoot(config, settings),
     })
     stage = 'verify_checksum'
-    if (digest !== plan.tarball.sha256)
+    if (digest !== tarball.sha256)
       throw integrityError(
         'checksum_mismatch',
-        `${plan.tarball.name} has SHA-256 ${digest}, checksums.txt says ${plan.tarball.sha256}`,
+        `${tarball.name} has SHA-256 ${digest}, checksums.txt says ${tarball.sha256}`,
       )
     stage = 'extract'
     if (signal.aborted) throw signal.reason
     extracted = await extractRelease(tarPath, root, plan.to)
+    stage = 'smoke_test'
+    await smokeTest(extracted, plan.to, { timeoutMs: timeouts.smoke_ms, signal })
     if (signal.aborted) throw signal.reason
     stage = 'switch'
     await switchVersion(root, extracted)
   } catch (error) {
     if (extracted) await rm(extracted, { recursive: true, force: true })
-    await rm(temp, { recursive: true, force: true })
+    await rm(stagingDir(root), { recursive: true, force: true })
     throw staged(error, stage, plan.from, false, 'not_started')
   }
   // Past the commit point: the new version is live; what follows cannot undo it, only report.
+  await rm(stagingDir(root), { recursive: true, force: true })
   let skill: UpdateResult['skill_sync_status'] = 'not_applicable'
   try {
     skill = (await syncSkill({ versionDir: extracted, name: config.bin, repository: settings.repository })).status
   } catch (error) {
-    await rm(temp, { recursive: true, force: true })
+    await cleanup(root).catch(() => [])
     const failure = staged(
       isAgentError(error)
         ? error
@@ -270,7 +241,6 @@ export async function applyUpdate(config: Config, plan: UpdatePlanState, signal:
     throw failure
   }
   clearUpdateNotice(config.cacheDir)
-  await rm(temp, { recursive: true, force: true })
   await cleanup(root).catch(() => [])
   return {
     previous_version: plan.from,

@@ -10,14 +10,17 @@ export type IntegrityReason =
   | 'checksum_missing'
   | 'checksum_mismatch'
   | 'bundle_invalid'
+  | 'release_broken'
 
 /** Where in the update an error happened. */
 export type UpdateStage =
   | 'discover'
+  | 'lock'
   | 'download'
   | 'verify_signature'
   | 'verify_checksum'
   | 'extract'
+  | 'smoke_test'
   | 'switch'
   | 'skill_sync'
   | 'cleanup'

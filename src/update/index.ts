@@ -2,8 +2,16 @@
 export { type CheckResult, checkUpdate } from './check.js'
 export { applyUpdate, planUpdate, type UpdatePlanState, type UpdateResult } from './engine.js'
 export { type IntegrityReason, integrityError, type UpdateStage } from './errors.js'
-export { cleanup, detectInstall, extractRelease, type InstallMethod, switchVersion } from './install.js'
-export { publicGoodTrustedRoot } from './public-good.js'
+export {
+  assertInstalled,
+  cleanup,
+  clearLeftovers,
+  detectInstall,
+  extractRelease,
+  type InstallMethod,
+  stagingDir,
+  switchVersion,
+} from './install.js'
 export {
   DEFAULT_NPM_REGISTRY,
   downloadVerifiedTarball,
@@ -12,10 +20,12 @@ export {
   type VerifiedPackage,
   verifyNpmProvenance,
 } from './provenance.js'
+export { publicGoodTrustedRoot } from './public-good.js'
 export { applyRollback, planRollback, type RollbackPlanState } from './rollback.js'
 export { PUBLIC_GOOD_TUF_MIRROR, releaseSource, type UpdateSettings, updateSettings } from './settings.js'
 export { expectedIdentity, releaseIdentity, type SigningIdentity, verifyBundle } from './signature.js'
 export { type SkillSync, syncSkill } from './skills.js'
+export { smokeTest } from './smoke.js'
 export {
   type Asset,
   directorySource,
@@ -25,6 +35,7 @@ export {
   type Release,
   type ReleaseSource,
 } from './source.js'
+export { DEFAULT_UPDATE_TIMEOUTS, type UpdateTimeouts, updateTimeouts } from './timeouts.js'
 export {
   type LoadedTrustRoot,
   loadTrustedRoot,

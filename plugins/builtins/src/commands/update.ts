@@ -50,7 +50,7 @@ const resultSchema = (z: ZodNamespace) =>
 export default class Update extends WriteCommand<State> {
   static override summary = 'Update this tool: check, preview, then install a verified release'
   static override description =
-    '--check is read-only. --dry-run previews every stage and returns a confirm token bound to the target version and asset digests; --confirm downloads, verifies the Sigstore signature of checksums.txt and the tarball checksum, installs next to the current version, switches atomically, and syncs the skill; an npm install is updated only after the provenance attestation of the target version in the registry verifies. --rollback switches back to the kept previous version.'
+    '--check is read-only. --dry-run previews every stage and returns a confirm token bound to the target version and asset digests; --confirm downloads, verifies the Sigstore signature of checksums.txt and the tarball checksum, installs next to the current version, smoke-runs it, switches atomically, and syncs the skill; an npm install is updated only after the provenance attestation of the target version in the registry verifies; one update runs at a time per install. --rollback switches back to the kept previous version.'
   static override examples = [
     '<%= config.bin %> update --check',
     '<%= config.bin %> update --dry-run',
@@ -120,6 +120,7 @@ export default class Update extends WriteCommand<State> {
             step('verify_signature', { identity_tag: state.tag }),
             step('verify_checksum', { sha256: state.tarball?.sha256 }),
             step('install', { version: state.to }),
+            step('smoke_test', { command: `${this.config.bin} --version`, expect: state.to }),
             {
               action: 'switch',
               resource: 'installation',
@@ -144,7 +145,7 @@ export default class Update extends WriteCommand<State> {
   async apply(plan: Plan<State>) {
     const state = plan.state
     if (!state) throw new AgentError('E_INTERNAL', 'update plan without state')
-    if (state.kind === 'rollback') return applyRollback(this.config, state)
+    if (state.kind === 'rollback') return applyRollback(this.config, state, this.signal)
     return applyUpdate(this.config, state, this.signal)
   }
 }

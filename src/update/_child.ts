@@ -1,0 +1,64 @@
+import { spawn } from 'node:child_process'
+
+/** How a bounded child process ended. */
+export type ChildResult = { code: number | null; stdout: string; stderr: string; timed_out: boolean }
+
+const KEEP = 64 * 1024
+
+/**
+ * Run a command with a deadline. The child gets its own process group so that on timeout or cancellation the
+ * whole group it started (npm and its scripts) is killed, never anything else; output is capped in memory.
+ */
+export function runBounded(
+  command: string,
+  args: readonly string[],
+  options: { timeoutMs: number; signal?: AbortSignal | undefined; env?: NodeJS.ProcessEnv; cwd?: string },
+): Promise<ChildResult> {
+  return new Promise((resolve, reject) => {
+    if (options.signal?.aborted) return reject(options.signal.reason)
+    const child = spawn(command, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+      env: options.env ?? process.env,
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+    })
+    let stdout = ''
+    let stderr = ''
+    let timedOut = false
+    let settled = false
+    child.stdout.on('data', (c: Buffer) => {
+      if (stdout.length < KEEP) stdout += c.toString('utf8')
+    })
+    child.stderr.on('data', (c: Buffer) => {
+      stderr = (stderr + c.toString('utf8')).slice(-KEEP)
+    })
+    const killGroup = () => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL')
+      } catch {}
+    }
+    const timer = setTimeout(() => {
+      timedOut = true
+      killGroup()
+    }, options.timeoutMs)
+    const onAbort = () => killGroup()
+    options.signal?.addEventListener('abort', onAbort, { once: true })
+    const done = (fn: () => void) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      options.signal?.removeEventListener('abort', onAbort)
+      fn()
+    }
+    const finish = (code: number | null) =>
+      done(() =>
+        options.signal?.aborted && !timedOut
+          ? reject(options.signal.reason)
+          : resolve({ code, stdout, stderr, timed_out: timedOut }),
+      )
+    child.on('error', (error) => done(() => reject(error)))
+    child.on('close', finish)
+    // A grandchild outside the group may hold the pipes open after the child exits: do not wait for it long.
+    child.on('exit', (code) => setTimeout(() => finish(code), 500).unref())
+  })
+}
