@@ -1,4 +1,5 @@
 import { type AgentError, isAgentError } from '../errors/agent-error.js'
+import { registerSecret } from '../output/redact-secrets.js'
 import { errorForFailure, errorForResponse, retryAfterSeconds } from './status.js'
 
 /** Options of {@link httpClient}. */
@@ -61,7 +62,11 @@ export function httpClient(options: HttpOptions) {
     const timeout = AbortSignal.timeout(timeoutMs)
     const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout
     const headers = new Headers(init.headers)
-    if (token) headers.set('authorization', `Bearer ${token}`)
+    if (token) {
+      // Whoever supplied it, a credential sent upstream is scrubbed if the upstream echoes it back.
+      registerSecret(token)
+      headers.set('authorization', `Bearer ${token}`)
+    }
     try {
       return await fetch(url, { ...init, headers, signal })
     } catch (error) {
