@@ -10,7 +10,7 @@ export default defineConfig({
     // Security code carries a 100% gate (unit tests in-process; command-level tests spawn the bin and do not count).
     coverage: {
       provider: 'v8',
-      include: ['src/confirm/**'],
+      include: ['src/confirm/**', 'src/output/redact*.ts'],
       reporter: ['text-summary'],
       thresholds: { lines: 100, branches: 100, functions: 100, statements: 100 },
     },

@@ -44,7 +44,10 @@ function wrap<D extends AnyFlag | AnyArg>(label: string, def: D): D {
     } catch (error) {
       if (isAgentError(error)) {
         error.details.param ??= label
-        if (secret && 'got' in error.details) error.details.got = REDACTED
+        if (secret) {
+          if ('got' in error.details) error.details.got = REDACTED
+          if (value) error.message = error.message.split(value).join(REDACTED)
+        }
         if (!error.message.startsWith(label)) error.message = `${label}: ${error.message}`
         throw error
       }

@@ -26,6 +26,11 @@ export function tokenLike(run: string): boolean {
   return false
 }
 
+/** After `Authorization: <scheme>`: a value of 8+ characters with a digit, a symbol or mixed case. */
+function credentialish(value: string): boolean {
+  return value.length >= 8 && (/[0-9._~+/=-]/.test(value) || (/[a-z]/.test(value) && /[A-Z]/.test(value)))
+}
+
 /** `Basic` credentials are base64 of `user:password`: decode and look, so "Basic training" stays prose. */
 function basicCredential(run: string): boolean {
   if (run.length < 4 || run.length % 4 === 1) return false
@@ -61,7 +66,8 @@ const RULES: Rule[] = [
   {
     pattern: /\b((?:proxy-)?authorization"?\s*[:=]\s*"?)([A-Za-z][\w-]*)(?:(\s+)([^\s",;]+))?/gi,
     replace: (m, head, first, space, second) => {
-      if (second !== undefined && AUTH_SCHEMES.has(first!.toLowerCase())) return `${head}${first}${space}${REDACTED}`
+      if (second !== undefined && AUTH_SCHEMES.has(first!.toLowerCase()) && credentialish(second))
+        return `${head}${first}${space}${REDACTED}`
       if (tokenLike(first!)) return `${head}${REDACTED}${space ?? ''}${second ?? ''}`
       return m
     },
@@ -73,9 +79,10 @@ const RULES: Rule[] = [
     pattern: /\b([A-Za-z][\w-]{0,99})(\s*:\s*)([A-Za-z0-9._~+/=-]{16,})/g,
     replace: (m, key, colon, run) => (isSensitiveKey(key!) && tokenLike(run!) ? `${key}${colon}${REDACTED}` : m),
   },
+  // `Bearer <token-like>`; runs of scheme words (`bearer token <t>`) are taken as one lead.
   {
-    pattern: /\b(bearer|token)(\s+)([A-Za-z0-9._~+/=-]+)/gi,
-    replace: (m, scheme, space, run) => (tokenLike(run!) ? `${scheme}${space}${REDACTED}` : m),
+    pattern: /\b((?:(?:bearer|token)\s+)+)([A-Za-z0-9._~+/=-]+)/gi,
+    replace: (m, lead, run) => (tokenLike(run!) ? `${lead}${REDACTED}` : m),
   },
   {
     pattern: /\b(basic)(\s+)([A-Za-z0-9+/]+={0,2})(?![A-Za-z0-9+/=])/gi,

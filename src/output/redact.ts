@@ -44,7 +44,7 @@ export function mayNeedRedaction(text: string): boolean {
 const MAX_EMBEDDED = 256 * 1024
 
 /** JSON text inside a string (an upstream error body): parsed, redacted, re-serialised only if it changed. */
-function embedded(text: string, depth: number): string | undefined {
+function embedded(text: string, nesting: number): string | undefined {
   if (text.length > MAX_EMBEDDED) return undefined
   for (const [open, close] of [
     ['{', '}'],
@@ -59,19 +59,25 @@ function embedded(text: string, depth: number): string | undefined {
     } catch {
       continue
     }
-    const clean = walk(parsed, depth + 1, false)
+    const clean = walk(parsed, 0, false, nesting + 1)
     const same = JSON.stringify(parsed) === JSON.stringify(clean)
-    const head = redactText(text.slice(0, start), depth + 1)
-    const tail = redactText(text.slice(end + 1), depth + 1)
+    // Strictly shorter than `text`, so this ends.
+    const head = redactText(text.slice(0, start), nesting)
+    const tail = redactText(text.slice(end + 1), nesting)
     return `${head}${same ? text.slice(start, end + 1) : JSON.stringify(clean)}${tail}`
   }
   return undefined
 }
 
-function redactText(text: string, depth: number): string {
+/** JSON text nested this deep in strings is not data anyone reads: it is hidden whole rather than followed. */
+const MAX_NESTING = 8
+
+/** `nesting` counts JSON documents inside strings, not object depth. */
+function redactText(text: string, nesting: number): string {
   if (!mayNeedRedaction(text)) return text
+  if (nesting >= MAX_NESTING) return REDACTED
   const known = replaceSecrets(text)
-  return (depth < 8 ? embedded(known, depth) : undefined) ?? redactShapes(known)
+  return embedded(known, nesting) ?? redactShapes(known)
 }
 
 /** Scrub secrets out of a string (known secrets, embedded JSON and form bodies, credential shapes). */
@@ -122,20 +128,20 @@ function isSchema(value: unknown): boolean {
   return keys.length > 0 && keys.every((k) => SCHEMA_WORDS.has(k))
 }
 
-function walk(value: unknown, depth: number, schemaMembers: boolean): unknown {
-  if (typeof value === 'string') return redactText(value, depth)
+function walk(value: unknown, depth: number, schemaMembers: boolean, nesting: number): unknown {
+  if (typeof value === 'string') return redactText(value, nesting)
   if (value === null || typeof value !== 'object') return value
   if (depth > 64) return REDACTED
   const toJSON = (value as { toJSON?: unknown }).toJSON
-  if (typeof toJSON === 'function') return walk(toJSON.call(value), depth + 1, false)
-  if (Array.isArray(value)) return value.map((v) => walk(v, depth + 1, false))
+  if (typeof toJSON === 'function') return walk(toJSON.call(value), depth + 1, false, nesting)
+  if (Array.isArray(value)) return value.map((v) => walk(v, depth + 1, false, nesting))
   const out: Record<string, unknown> = {}
   for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
     const verdict = keyVerdict(key)
     const name = safeKey(key)
     if (verdict === 'plain' || (schemaMembers && isSchema(child)) || child === null || typeof child === 'boolean')
-      out[name] = walk(child, depth + 1, key === 'properties')
-    else if (verdict === 'container' && typeof child === 'object') out[name] = walk(child, depth + 1, false)
+      out[name] = walk(child, depth + 1, key === 'properties', nesting)
+    else if (verdict === 'container' && typeof child === 'object') out[name] = walk(child, depth + 1, false, nesting)
     else out[name] = child === undefined ? undefined : REDACTED
   }
   return out
@@ -146,7 +152,7 @@ function walk(value: unknown, depth: number, schemaMembers: boolean): unknown {
  * secrets scrubbed out of every string. Idempotent (`<redacted>` itself holds nothing to redact).
  */
 export function redactForOutput<T>(value: T): T {
-  return walk(value, 0, false) as T
+  return walk(value, 0, false, 0) as T
 }
 
 /**
