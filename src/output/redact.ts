@@ -26,7 +26,13 @@ function fragmentRegex(): RegExp {
   const keys = keyFragments()
   if (!prefilter || builtFor !== keys) {
     const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
-    prefilter = new RegExp([...new Set([...SHAPE_FRAGMENTS, ...keys])].map(literal).join('|'), 'iu')
+    const all = [...new Set([...SHAPE_FRAGMENTS, ...keys])]
+    // A word that contains another is implied by it; grouping by first character lets the engine dispatch once.
+    const words = all.filter((w) => !all.some((other) => other !== w && w.includes(other)))
+    const groups = new Map<string, string[]>()
+    for (const w of words) groups.set(w[0]!, [...(groups.get(w[0]!) ?? []), w.slice(1)])
+    const source = [...groups].map(([first, rest]) => `${literal(first)}(?:${rest.map(literal).join('|')})`)
+    prefilter = new RegExp(source.join('|'), 'iu')
     builtFor = keys
     keyCache.clear()
   }
@@ -128,10 +134,20 @@ function isSchema(value: unknown): boolean {
   return keys.length > 0 && keys.every((k) => SCHEMA_WORDS.has(k))
 }
 
+/** Counts replacements, so that a document the prefilter suspected but that holds nothing is not serialised twice. */
+let changes = 0
+
 function walk(value: unknown, depth: number, schemaMembers: boolean, nesting: number): unknown {
-  if (typeof value === 'string') return redactText(value, nesting)
+  if (typeof value === 'string') {
+    const out = redactText(value, nesting)
+    if (out !== value) changes++
+    return out
+  }
   if (value === null || typeof value !== 'object') return value
-  if (depth > 64) return REDACTED
+  if (depth > 64) {
+    changes++
+    return REDACTED
+  }
   const toJSON = (value as { toJSON?: unknown }).toJSON
   if (typeof toJSON === 'function') return walk(toJSON.call(value), depth + 1, false, nesting)
   if (Array.isArray(value)) return value.map((v) => walk(v, depth + 1, false, nesting))
@@ -139,10 +155,15 @@ function walk(value: unknown, depth: number, schemaMembers: boolean, nesting: nu
   for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
     const verdict = keyVerdict(key)
     const name = safeKey(key)
+    if (name !== key) changes++
     if (verdict === 'plain' || (schemaMembers && isSchema(child)) || child === null || typeof child === 'boolean')
       out[name] = walk(child, depth + 1, key === 'properties', nesting)
     else if (verdict === 'container' && typeof child === 'object') out[name] = walk(child, depth + 1, false, nesting)
-    else out[name] = child === undefined ? undefined : REDACTED
+    else if (child === undefined) out[name] = undefined
+    else {
+      changes++
+      out[name] = REDACTED
+    }
   }
   return out
 }
@@ -167,7 +188,10 @@ export const redactAtRest = redactForOutput
  */
 export function redactedJson(value: unknown, space?: number): string {
   const text = JSON.stringify(value, null, space)
-  return text !== undefined && mayNeedRedaction(text) ? JSON.stringify(redactForOutput(value), null, space) : text
+  if (text === undefined || !mayNeedRedaction(text)) return text
+  const before = changes
+  const clean = redactForOutput(value)
+  return changes === before ? text : JSON.stringify(clean, null, space)
 }
 
 /**
