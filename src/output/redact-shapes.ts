@@ -99,7 +99,11 @@ const RULES: Rule[] = [
     replace: (m, scheme, space, run) => (basicCredential(run!) ? `${scheme}${space}${REDACTED}` : m),
   },
   { needs: ['eyj'], pattern: /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, replace: () => REDACTED },
-  { needs: ['gh', 'github_pat_'], pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g, replace: () => REDACTED },
+  {
+    needs: ['gh', 'github_pat_'],
+    pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g,
+    replace: () => REDACTED,
+  },
   { needs: ['akia', 'asia'], pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, replace: () => REDACTED },
   {
     needs: ['xox', 'k_live_', 'k_test_', 'whsec_'],
