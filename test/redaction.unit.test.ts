@@ -1,6 +1,14 @@
 // In-process tests of the redactor: they carry the 100% coverage gate of src/output/redact*.ts. The command-level
 // tests (every output surface of the real bin) are in test/redaction.test.ts.
-import { describe, expect, it } from 'vitest'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { Credentials } from '../src/credentials/credentials.js'
+import { envSecretStore } from '../src/credentials/env-store.js'
+import { fileSecretStore } from '../src/credentials/file-store.js'
+import { registerRecord } from '../src/credentials/register.js'
+import { writeJsonAtomic } from '../src/fs/json-file.js'
 import {
   addSensitiveKeys,
   isSensitiveKey,
@@ -399,3 +407,64 @@ describe('argv, for records of a command line', () => {
     ])
   })
 })
+
+describe('every store registers what it reads or saves', () => {
+  const dirs: string[] = []
+  const temp = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentcli-redact-'))
+    dirs.push(dir)
+    return dir
+  }
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+  })
+  const record = (token: string) => ({
+    account: 'ann',
+    access_token: token,
+    refresh_token: `${token}-rt`,
+    expires_at: null,
+    scopes: [],
+  })
+  const options = (configDir: string, mode: 'auto' | 'file') => ({
+    bin: 'redacttool',
+    configDir,
+    mode,
+    refreshable: true,
+    warn: () => {},
+  })
+
+  it('env: the injected token, as soon as the store exists', () => {
+    envSecretStore('REDACTTOOL_TOKEN', 'canary-env-1a2b3c', 'env')
+    expect(redactString('echo canary-env-1a2b3c')).toBe(`echo ${REDACTED}`)
+  })
+
+  it('keychain: a record read through Credentials, whichever store answered', async () => {
+    const creds = new Credentials(options(temp(), 'auto'))
+    await writeJsonAtomic(join(configDirOf(creds), 'session.json'), { account: 'ann' })
+    ;(creds.keychain as { get: (a: string) => Promise<unknown> }).get = async () => record('canary-kc-4d5e6f')
+    expect((await creds.read())?.source).toBe('keychain')
+    expect(redactString('canary-kc-4d5e6f and canary-kc-4d5e6f-rt')).toBe(`${REDACTED} and ${REDACTED}`)
+  })
+
+  it('file: a record saved (a refreshed token) is registered before it is written, and on read', async () => {
+    const dir = temp()
+    const creds = new Credentials(options(dir, 'file'))
+    await creds.save(record('canary-file-7a8b9c'))
+    expect(redactString('x canary-file-7a8b9c-rt')).toBe(`x ${REDACTED}`)
+    await fileSecretStore(dir).set({ ...record('canary-set-0d1e2f'), account: 'bob' })
+    expect(redactString('canary-set-0d1e2f')).toBe(REDACTED)
+    clearSecretsForTest()
+    expect((await new Credentials(options(dir, 'file')).read())?.source).toBe('file')
+    expect(redactString('canary-file-7a8b9c')).toBe(REDACTED)
+  })
+
+  it('registerRecord tolerates a record without a refresh token', () => {
+    registerRecord({ access_token: 'canary-only-access', refresh_token: null })
+    registerRecord(undefined)
+    expect(redactString('canary-only-access')).toBe(REDACTED)
+  })
+})
+
+function configDirOf(creds: Credentials): string {
+  return (creds as unknown as { options: { configDir: string } }).options.configDir
+}
