@@ -27,6 +27,9 @@ const SECRET_NAMES = [
   'session_id',
   'sessionid',
   'jwt',
+  'device_code',
+  'auth_code',
+  'authorization_code',
 ]
 
 /** Names of containers: a string under them is a secret, an object is searched (`credentials: {configured}`). */
