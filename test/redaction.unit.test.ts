@@ -205,7 +205,17 @@ describe('sensitive keys, in any style, hide their whole value', () => {
       'authorization_code',
     ])
       expect(isSensitiveKey(key), key).toBe(true)
-    for (const key of ['title', 'user_code', 'confirm_token', 'confirmToken', 'token_id', 'tokens', 'author', '--password', 'keys'])
+    for (const key of [
+      'title',
+      'user_code',
+      'confirm_token',
+      'confirmToken',
+      'token_id',
+      'tokens',
+      'author',
+      '--password',
+      'keys',
+    ])
       expect(isSensitiveKey(key), key).toBe(false)
     expect(keyVerdict('credentials')).toBe('container')
   })
