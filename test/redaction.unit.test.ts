@@ -325,6 +325,22 @@ describe('strings: embedded JSON and form bodies', () => {
 })
 
 describe('the prefilter', () => {
+  it('agrees with the full path: whatever the walk would change, the prefilter flags', () => {
+    // Keys spelled with non-ASCII look-alikes are not sensitive (the literal words could not see them).
+    expect(isSensitiveKey('to\u212Aen')).toBe(false)
+    expect(isSensitiveKey('ap\u0130_key')).toBe(false)
+    registerSecret('lone\ud800surrogate-secret')
+    const doc = { note: 'x lone\ud800surrogate-secret y' }
+    expect(mayNeedRedaction(JSON.stringify(doc))).toBe(true)
+    expect(redactedJson(doc)).toBe(JSON.stringify({ note: `x ${REDACTED} y` }))
+    const next = rng(56)
+    for (let i = 0; i < 500; i++) {
+      const record = { title: prose(next), [prose(next).split(' ')[0]!]: prose(next) }
+      const line = JSON.stringify(record)
+      if (!mayNeedRedaction(line)) expect(JSON.stringify(redactForOutput(record))).toBe(line)
+    }
+  })
+
   it('proves clean documents clean with one JSON.stringify', () => {
     expect(mayNeedRedaction('{"i":1,"label":"item 1"}')).toBe(false)
     expect(mayNeedRedaction('{"note":"a token"}')).toBe(true)

@@ -48,7 +48,10 @@ let fragmentCache: string[] | undefined
 
 /** `accessToken`, `Access-Token`, `ACCESS_TOKEN`, `access_token2` → `access_token`. */
 export function normalizeKey(key: string): string {
+  // ASCII only: a non-ASCII letter whose lower case is ASCII (the Kelvin sign) would match a name the
+  // prefilter's literal words cannot see.
   return key
+    .replace(/[^\x00-\x7f]/g, '_')
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
     .toLowerCase()

@@ -6,7 +6,7 @@ import { REDACTED } from './redact-shapes.js'
 
 /** Known secrets, longest first, so that one containing another is replaced whole. */
 let secrets: string[] = []
-/** Literal runs of each secret that survive JSON escaping (no quote, backslash, slash or control character). */
+/** Literal runs of each secret that survive JSON escaping (no quote, backslash, slash, control character or surrogate). */
 let runs: string[] = []
 /** True when some secret has no run long enough to look for: then every text must be searched in full. */
 let unsearchable = false
@@ -17,7 +17,8 @@ const MIN_LENGTH = 6
 
 function longestRun(secret: string): string {
   let best = ''
-  for (const run of secret.split(/["\\/\u0000-\u001f]+/)) if (run.length > best.length) best = run
+  // Surrogates are excluded too: JSON.stringify escapes a lone one.
+  for (const run of secret.split(/["\\/\u0000-\u001f\ud800-\udfff]+/)) if (run.length > best.length) best = run
   return best
 }
 
