@@ -1,8 +1,8 @@
 // In-process tests of the redactor: they carry the 100% coverage gate of src/output/redact*.ts. The command-level
 // tests (every output surface of the real bin) are in test/redaction.test.ts.
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Credentials } from '../src/credentials/credentials.js'
 import { envSecretStore } from '../src/credentials/env-store.js'
@@ -496,3 +496,42 @@ describe('every store registers what it reads or saves', () => {
 function configDirOf(creds: Credentials): string {
   return (creds as unknown as { options: { configDir: string } }).options.configDir
 }
+
+describe('redaction happens at the choke points only', () => {
+  const root = join(import.meta.dirname, '..')
+  const sources = (): Array<[string, string]> =>
+    ['src', 'plugins/builtins/src']
+      .flatMap((dir) =>
+        readdirSync(join(root, dir), { recursive: true, withFileTypes: true })
+          .filter((e) => e.isFile() && e.name.endsWith('.ts'))
+          .map((e) => join(e.parentPath, e.name)),
+      )
+      .map((path) => [relative(root, path), readFileSync(path, 'utf8')])
+
+  it('only the renderer and the NDJSON writer write to stdout', () => {
+    const writers = sources()
+      .filter(([path, text]) => path !== 'src/output/stdout.ts' && /\bwriteStdout\(/.test(text))
+      .map(([path]) => path)
+    // A new output path belongs in the renderer, where every envelope passes `redactedJson`/`redactForOutput`.
+    expect(writers.sort()).toEqual(['src/output/ndjson.ts', 'src/output/render.ts'])
+  })
+
+  it('the redactor is called by the choke points and the framework state writers, nowhere else', () => {
+    const callers = sources()
+      .filter(([path]) => !path.startsWith('src/output/redact'))
+      .filter(([, text]) =>
+        /import \{[^}]*\b(redactForOutput|redactedJson|redactAtRest|redactArgv|redactString)\b[^}]*\} from '[^']*redact\.js'/.test(
+          text,
+        ),
+      )
+      .map(([path]) => path)
+    expect(callers.sort()).toEqual([
+      'src/confirm/audit.ts',
+      'src/confirm/idempotency.ts',
+      'src/jobs/runtime.ts',
+      'src/output/ndjson.ts',
+      'src/output/render.ts',
+      'src/output/stdout.ts',
+    ])
+  })
+})
