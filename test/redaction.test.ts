@@ -160,6 +160,26 @@ describe('a secret passed in a sensitive flag never leaves the process', () => {
   })
 })
 
+describe('an injected token is scrubbed from every format of the example tool', () => {
+  it('NDJSON, text and raw CSV exports of a task whose title carries it', async () => {
+    seed(box(), [
+      { id: '1', title: `rotate ${CANARY} today` },
+      { id: '2', title: 'basic training plan' },
+    ])
+    const extra = { env: { TASKS_TOKEN: CANARY } }
+    const runs = await Promise.all([
+      tasks(box(), ['export'], extra),
+      tasks(box(), ['export', '--format', 'text'], extra),
+      tasks(box(), ['export', '--format', 'raw'], extra),
+      tasks(box(), ['get', '1', '--format', 'text'], extra),
+    ])
+    expectClean(runs, CANARY)
+    expect(runs[2]!.stdout).toContain('1,rotate <redacted> today,')
+    expect(runs[2]!.stdout).toContain('2,basic training plan,')
+    expect(runs[0]!.stdout).toContain('"title":"rotate <redacted> today"')
+  })
+})
+
 describe('an unknown flag written as --name=value never echoes the value', () => {
   it('not in the message, details.got or the suggestions; nor a separate value', async () => {
     const runs = await Promise.all([
