@@ -14,6 +14,7 @@ export default defineConfig({
       provider: 'v8',
       include: [
         'src/confirm/**',
+        'src/output/redact*.ts',
         'src/http/client.ts',
         'src/http/origin.ts',
         'src/http/body.ts',

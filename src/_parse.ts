@@ -1,6 +1,9 @@
 import { Errors, type Interfaces } from '@oclif/core'
 import { AgentError, isAgentError, usageError, validationError } from './errors/agent-error.js'
 import { suggest } from './errors/suggest.js'
+import { isSensitiveKey } from './output/redact-keys.js'
+import { registerSecret } from './output/redact-secrets.js'
+import { REDACTED } from './output/redact-shapes.js'
 
 type AnyFlag = Interfaces.Flag<unknown> & { options?: readonly string[] }
 type AnyArg = Interfaces.Arg<unknown> & { options?: readonly string[] }
@@ -24,9 +27,14 @@ function wrap<D extends AnyFlag | AnyArg>(label: string, def: D): D {
   if ((def as { type?: string }).type === 'boolean') return def
   const options = def.options
   const inner = def.parse as ((input: string, ctx: unknown, def: unknown) => Promise<unknown>) | undefined
+  // The value of a flag that names a secret (`--password`, `--api-key`) is registered with the redactor and
+  // never echoed in an error, not even as `got`.
+  const secret = isSensitiveKey(label.replace(/^--/, ''))
   const parse = async (value: string, ctx: unknown, self: unknown) => {
+    if (secret) registerSecret(value)
+    const got = secret ? REDACTED : value
     if (options && !options.includes(value)) {
-      throw validationError(`${label} must be one of: ${options.join(', ')} (got: '${value}')`, [...options], value, {
+      throw validationError(`${label} must be one of: ${options.join(', ')} (got: '${got}')`, [...options], got, {
         param: label,
       })
     }
@@ -36,15 +44,25 @@ function wrap<D extends AnyFlag | AnyArg>(label: string, def: D): D {
     } catch (error) {
       if (isAgentError(error)) {
         error.details.param ??= label
+        if (secret) {
+          if ('got' in error.details) error.details.got = REDACTED
+          if (value) error.message = error.message.split(value).join(REDACTED)
+        }
         if (!error.message.startsWith(label)) error.message = `${label}: ${error.message}`
         throw error
       }
-      const reason = error instanceof Error ? cleanMessage(error.message) : String(error)
-      throw validationError(`${label}: ${reason}`, null, value, { param: label })
+      const reason = secret ? 'invalid value' : error instanceof Error ? cleanMessage(error.message) : String(error)
+      throw validationError(`${label}: ${reason}`, null, got, { param: label })
     }
   }
   const { options: _dropped, ...rest } = def
   return { ...rest, parse } as D
+}
+
+/** `--name=value` → `--name`. */
+function flagName(token: string): string {
+  const eq = token.indexOf('=')
+  return eq === -1 ? token : token.slice(0, eq)
 }
 
 /** Strip oclif's decoration (help pointer, ANSI) from a message. */
@@ -74,7 +92,8 @@ export function mapParseError(error: unknown, declared: { flags: Record<string, 
   }
   const flagNames = Object.keys(declared.flags).map((name) => `--${name}`)
   if (error instanceof Errors.CLIError && 'flags' in error && Array.isArray(error.flags)) {
-    const got = error.flags as string[]
+    // `--api-key=sk-…`: the name is what was wrong; the value is never echoed (message, got, suggestions).
+    const got = [...new Set((error.flags as string[]).map(flagName))]
     const suggestions = Object.fromEntries(got.map((flag) => [flag, suggest(flag, flagNames)]))
     const first = suggest(got[0] ?? '', flagNames)
     const hint = first.length > 0 ? ` Did you mean ${first.join(' or ')}?` : ''

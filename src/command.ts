@@ -285,6 +285,8 @@ export abstract class AgentCommand extends Command {
     let fresh: CredentialRecord
     try {
       fresh = await this.refreshCredential(found.record)
+      // Known to the redactor before anything can echo it (the save below may fail and report).
+      ;(await import('./credentials/register.js')).registerRecord(fresh)
     } catch (error) {
       throw new AgentError('E_AUTH', 'refreshing the credentials failed', {
         details: { reauth, account: found.record.account },

@@ -9,7 +9,7 @@ import { suggest } from './errors/suggest.js'
 import { type Globals, normalizeArgv, scanGlobals } from './globals.js'
 import { readUpdateNotice } from './notices.js'
 import { dataOutcome, isOutcome, type Outcome } from './outcome.js'
-import { addSensitiveKeys } from './output/redact.js'
+import { addSensitiveKeys, registerSecret } from './output/redact.js'
 import { type RenderContext, renderError, renderOutcome } from './output/render.js'
 import { guardStdout, withRealStdout } from './output/stdout.js'
 import { envPrefix, readToolSettings } from './tool-settings.js'
@@ -100,6 +100,8 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
     const settings = readToolSettings(config)
     catalogue = defineErrorCodes(settings.errors)
     if (Array.isArray(settings.redact_keys)) addSensitiveKeys(settings.redact_keys as string[])
+    // An injected token is a secret this process holds, whether or not the command ever reads it.
+    registerSecret(process.env[`${envPrefix(config.bin)}TOKEN`])
     const notice = readUpdateNotice(config.cacheDir, config.version)
     if (notice) notices.push(notice)
     const envName = `${envPrefix(config.bin)}FORMAT`

@@ -572,7 +572,7 @@ describe('appendAudit', () => {
     const draft = {
       path,
       command: 'create',
-      args: ['--title', 'Bearer abcdefghijklmnop'],
+      args: ['--title', 'Bearer abcd1234efgh5678ijkl'],
       account: 'ann',
       mode: 'confirm' as const,
       token_id: 'id1',
@@ -586,7 +586,7 @@ describe('appendAudit', () => {
     expect(lines).toHaveLength(2)
     expect(lines[0]).toMatchObject({
       command: 'create',
-      args: ['--title', '<redacted>'],
+      args: ['--title', 'Bearer <redacted>'],
       token_id: 'id1',
       exit_code: 0,
     })

@@ -6,7 +6,7 @@ import { normalizeArgv, scanGlobals } from '../src/globals.js'
 import { codeForStatus, errorForFailure, retryAfterSeconds } from '../src/http/status.js'
 import { paginate } from '../src/list.js'
 import { checkFields, parseFields, projectData } from '../src/output/fields.js'
-import { addSensitiveKeys, REDACTED, redact } from '../src/output/redact.js'
+import { addSensitiveKeys, REDACTED, redactForOutput as redact } from '../src/output/redact.js'
 
 describe('defineErrorCodes', () => {
   it('derives retryable from the exit class', () => {

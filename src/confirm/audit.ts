@@ -1,6 +1,6 @@
 import { appendFileSync, mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { redact } from '../output/redact.js'
+import { redactArgv, redactForOutput } from '../output/redact.js'
 
 /** What a write attempt records before its outcome is known. */
 export type AuditDraft = {
@@ -40,7 +40,13 @@ export function appendAudit(
   outcome: { result_code: string; exit_code: number; duration_ms: number },
 ): void {
   const { path, ...rest } = draft
-  const record: AuditRecord = redact({ time: new Date().toISOString(), ...rest, ...outcome })
+  // The audit writer is one of the redactor's choke points: flag values of sensitive flags never reach the file.
+  const record: AuditRecord = redactForOutput({
+    time: new Date().toISOString(),
+    ...rest,
+    args: redactArgv(rest.args),
+    ...outcome,
+  })
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
     appendFileSync(path, `${JSON.stringify(record)}\n`, { mode: 0o600, flag: 'a' })

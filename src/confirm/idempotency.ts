@@ -5,7 +5,7 @@ import { AgentError } from '../errors/agent-error.js'
 import { clearBeforeChange, isBeforeChange } from '../errors/before-change.js'
 import { readJsonFile, writeJsonAtomic } from '../fs/json-file.js'
 import { withFileLock } from '../fs/lock.js'
-import { redact } from '../output/redact.js'
+import { redactAtRest } from '../output/redact.js'
 import { canonicalJson } from './canonical.js'
 
 /** One idempotency record: intent first, then the result once the write completed. */
@@ -135,7 +135,7 @@ export function fileIdempotencyLedger(dataDir: string): IdempotencyLedger {
           await writeJsonAtomic(path, {
             ...record,
             status: 'done',
-            data: redact(data),
+            data: redactAtRest(data),
             completed_at: new Date().toISOString(),
           })
         } catch (error) {

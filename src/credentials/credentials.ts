@@ -5,6 +5,7 @@ import { envPrefix } from '../tool-settings.js'
 import { envSecretStore } from './env-store.js'
 import { fileSecretStore } from './file-store.js'
 import { KeychainError, keychainSecretStore } from './keychain-store.js'
+import { registerRecord } from './register.js'
 import type { CredentialRecord, CredentialSource, SecretStore } from './types.js'
 
 /** How credentials may be stored: keychain with a file fallback, keychain only, or the file only. */
@@ -80,6 +81,13 @@ export class Credentials {
 
   /** The current account's record and where it came from, or undefined when nobody is logged in. */
   async read(): Promise<{ record: CredentialRecord; source: CredentialSource } | undefined> {
+    const found = await this.lookup()
+    // Whatever store answered: every secret the process learns is scrubbed from everything it prints.
+    if (found) registerRecord(found.record)
+    return found
+  }
+
+  private async lookup(): Promise<{ record: CredentialRecord; source: CredentialSource } | undefined> {
     const env = this.injected()
     if (env) return { record: (await env.get(''))!, source: 'env' }
     const account = await this.currentAccount()
@@ -99,6 +107,7 @@ export class Credentials {
 
   /** Store a record (keychain, or the file per the mode) and make its account current. */
   async save(record: CredentialRecord): Promise<CredentialSource> {
+    registerRecord(record)
     const env = this.injected()
     if (env) await env.set(record)
     let source: CredentialSource = 'file'

@@ -1,5 +1,5 @@
 import { AgentError } from '../errors/agent-error.js'
-import { registerSecret } from '../output/redact.js'
+import { registerSecret } from '../output/redact-secrets.js'
 import type { CredentialRecord, SecretStore } from './types.js'
 
 /**

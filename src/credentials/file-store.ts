@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
 import { readJsonFile, writeJsonAtomic } from '../fs/json-file.js'
-import { registerSecret } from '../output/redact.js'
+import { registerRecord } from './register.js'
 import type { CredentialRecord, SecretStore } from './types.js'
 
 type FileShape = { version: 1; accounts: Record<string, CredentialRecord> }
@@ -31,10 +31,7 @@ export function fileSecretStore(configDir: string): SecretStore {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
     }
     const file = await readJsonFile(path, (): FileShape => ({ version: 1, accounts: {} }), isShape)
-    for (const record of Object.values(file.accounts)) {
-      registerSecret(record.access_token)
-      registerSecret(record.refresh_token)
-    }
+    for (const record of Object.values(file.accounts)) registerRecord(record)
     return file
   }
   return {
@@ -43,6 +40,7 @@ export function fileSecretStore(configDir: string): SecretStore {
       return (await read()).accounts[account]
     },
     async set(record) {
+      registerRecord(record)
       const file = await read()
       file.accounts[record.account] = record
       await writeJsonAtomic(path, file, { mode: 0o600, dirMode: 0o700 })

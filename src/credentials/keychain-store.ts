@@ -1,5 +1,5 @@
 import { AgentError } from '../errors/agent-error.js'
-import { registerSecret } from '../output/redact.js'
+import { registerRecord } from './register.js'
 import type { CredentialRecord, SecretStore } from './types.js'
 
 /** Why the keychain could not be used. */
@@ -102,8 +102,7 @@ export function keychainSecretStore(service: string, timeoutMs = 4000): SecretSt
       if (raw === null) return undefined
       try {
         const record = JSON.parse(raw) as CredentialRecord
-        registerSecret(record.access_token)
-        registerSecret(record.refresh_token)
+        registerRecord(record)
         return record
       } catch {
         throw new AgentError('E_IO', `the keychain entry for ${account} is not a credential record`, {
@@ -112,8 +111,7 @@ export function keychainSecretStore(service: string, timeoutMs = 4000): SecretSt
       }
     },
     async set(record) {
-      registerSecret(record.access_token)
-      registerSecret(record.refresh_token)
+      registerRecord(record)
       await call(async (signal) => (await entry(record.account)).setPassword(JSON.stringify(record), signal))
       await writeIndex([...(await readIndex()), record.account])
     },

@@ -1,4 +1,5 @@
 import { type AgentError, isAgentError } from '../errors/agent-error.js'
+import { registerSecret } from '../output/redact-secrets.js'
 import { parseBody } from './body.js'
 import { hopHeaders, nextHop, resolveUrl } from './origin.js'
 import { errorForFailure, errorForResponse, retryAfterSeconds } from './status.js'
@@ -72,6 +73,8 @@ export function httpClient(options: HttpOptions) {
     const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout
     let hop = { url, method, body: init.body }
     const base = new Headers(init.headers)
+    // Whoever supplied it, a credential sent upstream is scrubbed if the upstream echoes it back.
+    if (token) registerSecret(token)
     try {
       for (let hops = 0; ; hops++) {
         const headers = hopHeaders(hop.url, origin, base, token)

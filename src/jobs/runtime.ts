@@ -4,7 +4,7 @@ import { AgentError } from '../errors/agent-error.js'
 import type { Catalogue } from '../errors/catalogue.js'
 import { toAgentError } from '../errors/normalize.js'
 import { errorBody } from '../output/envelope.js'
-import { redact } from '../output/redact.js'
+import { redactAtRest } from '../output/redact.js'
 import { fileJobStore, newJobId } from './file-store.js'
 import { isAlive, isSameProcess, processIdentity } from './liveness.js'
 import { canMove, type JobRecord, type JobStore } from './types.js'
@@ -100,7 +100,7 @@ function failed(record: JobRecord, error: AgentError, catalogue: Catalogue): Job
     ...record,
     status: 'failed',
     finished_at: new Date().toISOString(),
-    error: redact(errorBody(error, catalogue).body),
+    error: redactAtRest(errorBody(error, catalogue).body),
   }
 }
 
@@ -213,13 +213,13 @@ export async function runJob(options: {
     },
     async emit(...items) {
       emitted = true
-      await store.appendItems(id, redact(items))
+      await store.appendItems(id, redactAtRest(items))
     },
   }
   try {
     const data = await options.worker.runWork(ctx, claimed)
     if (stop.signal.aborted) throw stop.signal.reason
-    await store.writeResult(id, redact(data ?? null))
+    await store.writeResult(id, redactAtRest(data ?? null))
     return await store.update(id, (r) =>
       r.status === 'running'
         ? {

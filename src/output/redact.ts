@@ -1,97 +1,219 @@
 /**
- * The one redactor (spec 002 §10). Applied by the renderer to everything that leaves the process: data, previews,
- * error details, notices, stderr, the audit log. Sensitive keys and credential-looking values become `<redacted>`.
+ * The one redactor (spec 002 §10). Its callers are the choke points on the way out — the renderer (envelopes,
+ * text), the NDJSON writer, the stderr guard, the audit writer — and the framework's own state files (job
+ * results, idempotency replays), so a new output path cannot forget it. See docs/contract.md, "Redaction".
+ *
+ * - A value under a sensitive key (in any key style) is hidden whole: string, number, object or array.
+ * - A string has its known secrets, embedded JSON / form bodies and credential shapes redacted.
+ * - A cheap prefilter (one regular expression of literal words, plus the known secrets) proves most text
+ *   clean, so the walk, the parse and the shape rules run only on text that could hold something.
  */
+import { isSensitiveKey, keyFragments, keyVerdict } from './redact-keys.js'
+import { mayHoldSecret, onSecretRegistered, replaceSecrets } from './redact-secrets.js'
+import { REDACTED, redactShapes, SHAPE_FRAGMENTS } from './redact-shapes.js'
 
-/** What replaces a secret. */
-export const REDACTED = '<redacted>'
+export { addSensitiveKeys, isSensitiveKey, normalizeKey } from './redact-keys.js'
+export { RawScrubber, registerSecret } from './redact-secrets.js'
+export { REDACTED, tokenLike } from './redact-shapes.js'
 
-const SENSITIVE_NAMES = [
-  'password',
-  'passwd',
-  'passphrase',
-  'secret',
-  'token',
-  'authorization',
-  'cookie',
-  'set_cookie',
-  'api_key',
-  'apikey',
-  'private_key',
-  'credential',
-  'credentials',
-  'session',
-]
+let prefilter: RegExp | undefined
+let builtFor: string[] | undefined
+/** Scrubbed keys by raw key (most keys are clean and repeat). */
+const keyCache = new Map<string, string>()
+onSecretRegistered(() => keyCache.clear())
 
-/** Keys that look sensitive but are the contract's own output (a confirm token is a capability the agent needs). */
-const ALLOWED_KEYS = new Set(['confirm_token', 'token_id', 'tokens'])
-
-const VALUE_PATTERNS: RegExp[] = [
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
-  /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi,
-  /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g,
-  /\b(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})\b/g,
-  /\b(AKIA|ASIA)[0-9A-Z]{16}\b/g,
-  /\bxox[abprs]-[A-Za-z0-9-]{10,}/g,
-  /\bsk-[A-Za-z0-9_-]{16,}/g,
-  /(?<=:\/\/[^/\s:@]{1,64}:)[^@/\s]{1,256}(?=@)/g,
-]
-
-const extraKeys = new Set<string>()
-const knownSecrets = new Set<string>()
-/** Verdicts by raw key: a reference document repeats a few dozen keys thousands of times. */
-const keyVerdicts = new Map<string, boolean>()
-
-function normalizeKey(key: string): string {
-  return key.toLowerCase().replace(/[^a-z0-9]+/g, '_')
-}
-
-/** Add tool-declared sensitive key names (matched like the built-in ones). */
-export function addSensitiveKeys(keys: Iterable<string>): void {
-  for (const key of keys) extraKeys.add(normalizeKey(key))
-  keyVerdicts.clear()
+function fragmentRegex(): RegExp {
+  const keys = keyFragments()
+  if (!prefilter || builtFor !== keys) {
+    const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+    const all = [...new Set([...SHAPE_FRAGMENTS, ...keys])]
+    // A word that contains another is implied by it; grouping by first character lets the engine dispatch once.
+    const words = all.filter((w) => !all.some((other) => other !== w && w.includes(other)))
+    const groups = new Map<string, string[]>()
+    for (const w of words) groups.set(w[0]!, [...(groups.get(w[0]!) ?? []), w.slice(1)])
+    const source = [...groups].map(([first, rest]) => `${literal(first)}(?:${rest.map(literal).join('|')})`)
+    prefilter = new RegExp(source.join('|'), 'iu')
+    builtFor = keys
+    keyCache.clear()
+  }
+  return prefilter
 }
 
 /**
- * Register a secret value held by this process (a token read from env, keychain or file), so that it is scrubbed
- * wherever it shows up: an upstream error body that echoes it, an exception message, a log line.
+ * Whether redaction could change `text`: false means it holds no sensitive key name, no credential shape and
+ * no known secret, at any depth of JSON escaping. Works on a serialised document as well as on one string.
  */
-export function registerSecret(value: string | undefined | null): void {
-  if (value && value.length >= 6) knownSecrets.add(value)
+export function mayNeedRedaction(text: string): boolean {
+  return fragmentRegex().test(text) || mayHoldSecret(text)
 }
 
-/** True when a key names something secret. */
-export function isSensitiveKey(key: string): boolean {
-  let known = keyVerdicts.get(key)
-  if (known === undefined) {
-    const k = normalizeKey(key)
-    known = !ALLOWED_KEYS.has(k) && (extraKeys.has(k) || SENSITIVE_NAMES.some((n) => k === n || k.endsWith(`_${n}`)))
-    // Bounded: a stream of objects keyed by ids would otherwise grow it without end.
-    if (keyVerdicts.size >= 4096) keyVerdicts.clear()
-    keyVerdicts.set(key, known)
+const MAX_EMBEDDED = 256 * 1024
+
+/** JSON text inside a string (an upstream error body): parsed, redacted, re-serialised only if it changed. */
+function embedded(text: string, nesting: number): string | undefined {
+  if (text.length > MAX_EMBEDDED) return undefined
+  for (const [open, close] of [
+    ['{', '}'],
+    ['[', ']'],
+  ] as const) {
+    const start = text.indexOf(open)
+    const end = text.lastIndexOf(close)
+    if (start === -1 || end <= start) continue
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text.slice(start, end + 1))
+    } catch {
+      continue
+    }
+    const clean = walk(parsed, 0, false, nesting + 1)
+    const same = JSON.stringify(parsed) === JSON.stringify(clean)
+    // Strictly shorter than `text`, so this ends.
+    const head = redactText(text.slice(0, start), nesting)
+    const tail = redactText(text.slice(end + 1), nesting)
+    return `${head}${same ? text.slice(start, end + 1) : JSON.stringify(clean)}${tail}`
   }
-  return known
+  return undefined
 }
 
-/** Scrub secrets out of a string. */
+/** JSON text nested this deep in strings is not data anyone reads: it is hidden whole rather than followed. */
+const MAX_NESTING = 8
+
+/** `nesting` counts JSON documents inside strings, not object depth. */
+function redactText(text: string, nesting: number): string {
+  if (!mayNeedRedaction(text)) return text
+  if (nesting >= MAX_NESTING) return REDACTED
+  const known = replaceSecrets(text)
+  return embedded(known, nesting) ?? redactShapes(known)
+}
+
+/** Scrub secrets out of a string (known secrets, embedded JSON and form bodies, credential shapes). */
 export function redactString(value: string): string {
-  let out = value
-  for (const secret of knownSecrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED)
-  for (const pattern of VALUE_PATTERNS) out = out.replace(pattern, REDACTED)
+  return redactText(value, 0)
+}
+
+function safeKey(key: string): string {
+  let out = keyCache.get(key)
+  if (out === undefined) {
+    out = redactText(key, 0)
+    if (keyCache.size >= 4096) keyCache.clear()
+    keyCache.set(key, out)
+  }
   return out
 }
 
-/** A deep copy of `value` with sensitive keys and credential-looking strings redacted. */
-export function redact<T>(value: T, depth = 0): T {
-  if (typeof value === 'string') return redactString(value) as T
-  if (value === null || typeof value !== 'object' || depth > 64) return value
-  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1)) as T
+const SCHEMA_WORDS = new Set([
+  'type',
+  'description',
+  'items',
+  'properties',
+  'required',
+  'enum',
+  'const',
+  'format',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'not',
+  '$ref',
+  'additionalProperties',
+  'title',
+  'default',
+  'examples',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'nullable',
+])
+
+/** A member of a JSON Schema's `properties` (as in `reference`): it describes a value, it is not one. */
+function isSchema(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false
+  const keys = Object.keys(value)
+  return keys.length > 0 && keys.every((k) => SCHEMA_WORDS.has(k))
+}
+
+/** Counts replacements, so that a document the prefilter suspected but that holds nothing is not serialised twice. */
+let changes = 0
+
+function walk(value: unknown, depth: number, schemaMembers: boolean, nesting: number): unknown {
+  if (typeof value === 'string') {
+    const out = redactText(value, nesting)
+    if (out !== value) changes++
+    return out
+  }
+  if (value === null || typeof value !== 'object') return value
+  if (depth > 64) {
+    changes++
+    return REDACTED
+  }
+  const toJSON = (value as { toJSON?: unknown }).toJSON
+  if (typeof toJSON === 'function') return walk(toJSON.call(value), depth + 1, false, nesting)
+  if (Array.isArray(value)) return value.map((v) => walk(v, depth + 1, false, nesting))
   const out: Record<string, unknown> = {}
   for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
-    // A sensitive key hides a value, not a structure: `credentials: {configured: true}` stays readable.
-    const hides =
-      isSensitiveKey(key) && (typeof child === 'string' || typeof child === 'number' || typeof child === 'bigint')
-    out[key] = hides ? REDACTED : redact(child, depth + 1)
+    const verdict = keyVerdict(key)
+    const name = safeKey(key)
+    if (name !== key) changes++
+    if (verdict === 'plain' || (schemaMembers && isSchema(child)) || child === null || typeof child === 'boolean')
+      out[name] = walk(child, depth + 1, key === 'properties', nesting)
+    else if (verdict === 'container' && typeof child === 'object') out[name] = walk(child, depth + 1, false, nesting)
+    else if (child === undefined) out[name] = undefined
+    else {
+      changes++
+      out[name] = REDACTED
+    }
   }
-  return out as T
+  return out
+}
+
+/**
+ * The redactor every output path calls: a deep copy of `value` with the values of sensitive keys hidden and
+ * secrets scrubbed out of every string. Idempotent (`<redacted>` itself holds nothing to redact).
+ */
+export function redactForOutput<T>(value: T): T {
+  return walk(value, 0, false, 0) as T
+}
+
+/**
+ * The same rules for the framework's own state files (job results and errors, idempotency replays): what is
+ * printed later from them passes the renderer again, but no secret is written at rest in the first place.
+ */
+export const redactAtRest = redactForOutput
+
+/**
+ * `JSON.stringify(redactForOutput(value))`, at the cost of one `JSON.stringify` when the document is proven
+ * clean (the common case, and the one a long stream pays per item).
+ */
+export function redactedJson(value: unknown, space?: number): string {
+  const text = JSON.stringify(value, null, space)
+  if (text === undefined || !mayNeedRedaction(text)) return text
+  const before = changes
+  const clean = redactForOutput(value)
+  return changes === before ? text : JSON.stringify(clean, null, space)
+}
+
+/**
+ * Never write a flag's value when the flag names a secret (`--password x`, `--api-key=x`), and scrub the rest of
+ * argv like any text. For the audit log and any other record of a command line.
+ */
+export function redactArgv(argv: readonly string[]): string[] {
+  const out: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!
+    const eq = token.indexOf('=')
+    const name = token.startsWith('--') ? token.slice(2, eq === -1 ? undefined : eq) : ''
+    if (name && isSensitiveKey(name)) {
+      if (eq !== -1) out.push(`--${name}=${REDACTED}`)
+      else {
+        out.push(token)
+        if (i + 1 < argv.length && !argv[i + 1]!.startsWith('-')) {
+          out.push(REDACTED)
+          i++
+        }
+      }
+    } else out.push(redactString(token))
+  }
+  return out
 }

@@ -1,10 +1,10 @@
 import type { AgentError } from '../errors/agent-error.js'
 import type { Catalogue } from '../errors/catalogue.js'
 import type { Globals } from '../globals.js'
-import type { Outcome } from '../outcome.js'
+import type { Outcome, RawOutcome } from '../outcome.js'
 import { buildMeta, type Envelope, errorBody, errorEnvelope, type Notice, successEnvelope } from './envelope.js'
 import { renderStream } from './ndjson.js'
-import { redact } from './redact.js'
+import { RawScrubber, redactedJson, redactForOutput } from './redact.js'
 import { writeStdout } from './stdout.js'
 import { renderText } from './text.js'
 
@@ -16,9 +16,9 @@ export type RenderContext = {
   notices: readonly Notice[]
 }
 
-/** Serialise an envelope: pretty by default, one line with `--compact`; always ends in `\n`. */
+/** Serialise an envelope, redacted: pretty by default, one line with `--compact`; always ends in `\n`. */
 export function serialize(envelope: Envelope, compact: boolean): string {
-  return `${JSON.stringify(envelope, null, compact ? 0 : 2)}\n`
+  return `${redactedJson(envelope, compact ? 0 : 2)}\n`
 }
 
 function useColor(): boolean {
@@ -30,24 +30,32 @@ const bold = (s: string) => `\u001b[1m${s}\u001b[22m`
 /** Render a command's outcome; returns the exit code (0). */
 export async function renderOutcome(outcome: Outcome, ctx: RenderContext): Promise<number> {
   if (outcome.kind === 'stream') return renderStream(outcome.spec, ctx)
-  if (outcome.kind === 'raw') {
-    const body = outcome.body
-    if (typeof body === 'string' || body instanceof Uint8Array) await writeStdout(body)
-    else for await (const chunk of body) await writeStdout(chunk)
-    return 0
-  }
-  const notices = redact([...ctx.notices, ...(outcome.meta.notices ?? [])])
-  const meta = buildMeta(performance.now() - ctx.startedAt, { ...redact(outcome.meta), notices })
-  const data = redact(outcome.data)
+  if (outcome.kind === 'raw') return renderRaw(outcome.body)
+  const notices = [...ctx.notices, ...(outcome.meta.notices ?? [])]
+  const meta = buildMeta(performance.now() - ctx.startedAt, { ...outcome.meta, notices })
   if (ctx.globals.format === 'text') {
+    const { data, meta: safeMeta } = redactForOutput({ data: outcome.data, meta })
     await writeStdout(renderText(data, useColor() ? bold : undefined))
     if (!ctx.globals.quiet) {
-      if (meta.truncation_hint) process.stderr.write(`note: ${meta.truncation_hint}\n`)
-      for (const notice of notices) process.stderr.write(`note: ${String(notice.message ?? notice.type)}\n`)
+      if (safeMeta.truncation_hint) process.stderr.write(`note: ${safeMeta.truncation_hint}\n`)
+      for (const notice of safeMeta.notices ?? [])
+        process.stderr.write(`note: ${String(notice.message ?? notice.type)}\n`)
     }
     return 0
   }
-  await writeStdout(serialize(successEnvelope(data, outcome.schemaVersion, meta), ctx.globals.compact))
+  await writeStdout(serialize(successEnvelope(outcome.data, outcome.schemaVersion, meta), ctx.globals.compact))
+  return 0
+}
+
+/** Raw bytes, with the secrets this process knows scrubbed out (even across chunk boundaries). */
+async function renderRaw(body: RawOutcome['body']): Promise<number> {
+  const scrubber = new RawScrubber()
+  const write = async (bytes: Uint8Array) => {
+    if (bytes.length > 0) await writeStdout(bytes)
+  }
+  if (typeof body === 'string' || body instanceof Uint8Array) await write(scrubber.push(body))
+  else for await (const chunk of body) await write(scrubber.push(chunk))
+  await write(scrubber.end())
   return 0
 }
 
@@ -59,20 +67,20 @@ export async function renderError(
   stream = false,
 ): Promise<number> {
   const { body: raw, exit } = errorBody(error, ctx.catalogue)
-  const body = { ...raw, message: redact(raw.message), details: redact(raw.details) }
   if (ctx.globals.format === 'text') {
+    const body = redactForOutput(raw)
     const hint = typeof body.details.hint === 'string' ? ` (${body.details.hint})` : ''
     process.stderr.write(`error ${body.code}: ${body.message}${hint}\n`)
     return exit
   }
-  const meta = buildMeta(performance.now() - ctx.startedAt, { notices: redact([...ctx.notices]) })
+  const meta = buildMeta(performance.now() - ctx.startedAt, { notices: [...ctx.notices] })
   if (stream) {
     // A stream command's stdout is NDJSON from its first byte, even when it fails before its first item.
     await writeStdout(
-      `${JSON.stringify({ ok: false, schema_version: schemaVersion, type: 'error', error: body, meta })}\n`,
+      `${redactedJson({ ok: false, schema_version: schemaVersion, type: 'error', error: raw, meta })}\n`,
     )
     return exit
   }
-  await writeStdout(serialize(errorEnvelope(body, schemaVersion, meta), ctx.globals.compact))
+  await writeStdout(serialize(errorEnvelope(raw, schemaVersion, meta), ctx.globals.compact))
   return exit
 }

@@ -4,7 +4,7 @@
  * through the original function kept here.
  */
 
-import { redactString } from './redact.js'
+import { redactForOutput } from './redact.js'
 
 type Write = typeof process.stdout.write
 
@@ -21,7 +21,7 @@ export function guardStdout(): void {
   const stderrWrite = process.stderr.write.bind(process.stderr) as Write
   const scrubbed = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
     const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')
-    return (stderrWrite as (c: string, ...r: unknown[]) => boolean)(redactString(text), ...rest)
+    return (stderrWrite as (c: string, ...r: unknown[]) => boolean)(redactForOutput(text), ...rest)
   }) as Write
   process.stderr.write = scrubbed
   process.stdout.write = scrubbed
