@@ -10,6 +10,7 @@ export {
   humanError,
 } from './checkpoints.js'
 export { AgentCommand, type CommandKind } from './command.js'
+export { COMMAND_KINDS } from './command-kind.js'
 export type { IdempotencyLedger } from './confirm/idempotency.js'
 export type { TokenLedger } from './confirm/ledger.js'
 export { type BatchItem, batchSchema, type Change, dryRunSchema } from './confirm/preview.js'
@@ -43,5 +44,15 @@ export type { JobContext, JobRecord, JobStatus, JobStore, SubmittedJob } from '.
 export { type Page, type PaginationOptions, paginate, paginationFlags } from './list.js'
 export type { Envelope, ErrorBody, ErrorEnvelope, Meta, Notice, SuccessEnvelope } from './output/envelope.js'
 export { type OutputOf, type OutputSchema, output, type ZodNamespace } from './schema.js'
+export {
+  checkSetting,
+  FRAMEWORK_SETTINGS,
+  type FrameworkSetting,
+  type SettingRule,
+  type SettingSpec,
+  type ToolEnv,
+  toolEnv,
+} from './settings.js'
+export { readSetting, readToolConfig } from './tool-config.js'
 export { type EvidenceStatus, envPrefix, readToolSettings, type ToolSettings } from './tool-settings.js'
 export { idempotencyFlags, type Plan, WRITE_FLAGS, WriteCommand } from './write-command.js'

@@ -13,7 +13,7 @@ import { AgentError, usageError } from './errors/agent-error.js'
 import type { ErrorCode } from './errors/catalogue.js'
 import { Flags } from './flags.js'
 import { GLOBAL_FLAGS } from './globals.js'
-import { envPrefix } from './tool-settings.js'
+import { FRAMEWORK_SETTINGS, toolEnv } from './settings.js'
 
 /** What `plan()` returns: the preview, what the token binds, and private state for `apply()`. */
 export type Plan<S = unknown> = {
@@ -87,7 +87,7 @@ export abstract class WriteCommand<S = unknown> extends AgentCommand {
     try {
       account = userInfo().username
     } catch {}
-    const profile = process.env[`${this.envPrefix}PROFILE`] ?? 'default'
+    const profile = toolEnv(this.config.bin).get('PROFILE') ?? FRAMEWORK_SETTINGS.PROFILE.default
     return { account, profile }
   }
 
@@ -138,7 +138,7 @@ export abstract class WriteCommand<S = unknown> extends AgentCommand {
   }
 
   private get envPrefix(): string {
-    return envPrefix(this.config.bin)
+    return toolEnv(this.config.bin).prefix
   }
 
   /** The write flow; tools implement `plan` and `apply` instead. */

@@ -2,13 +2,16 @@ import { appendFileSync, mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { redact } from '../output/redact.js'
 
-/** What a write attempt records before its outcome is known. */
+/** What a non-read call records before its outcome is known. */
 export type AuditDraft = {
   path: string
   command: string
+  /** The command's kind; set by the entry for every non-read call (a write's own draft inherits it). */
+  kind?: 'local' | 'write'
   args: string[]
   account: string | null
-  mode: 'dry_run' | 'confirm' | 'refused'
+  /** A write's path through dry-run → confirm; `direct` for a local-state command, which needs no token. */
+  mode: 'dry_run' | 'confirm' | 'refused' | 'direct'
   token_id: string | null
 }
 

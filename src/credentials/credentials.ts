@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
 import { readJsonFile, writeJsonAtomic } from '../fs/json-file.js'
+import { toolEnv } from '../settings.js'
 import { envPrefix } from '../tool-settings.js'
 import { envSecretStore } from './env-store.js'
 import { fileSecretStore } from './file-store.js'
@@ -46,7 +47,7 @@ export class Credentials {
   private readonly prefix: string
 
   constructor(private readonly options: CredentialsOptions) {
-    this.prefix = envPrefix(options.bin)
+    this.prefix = toolEnv(options.bin).prefix
     this.keychain = keychainSecretStore(options.bin, options.timeoutMs)
     this.file = fileSecretStore(options.configDir)
   }

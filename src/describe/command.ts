@@ -1,6 +1,7 @@
 import type { Command } from '@oclif/core'
 import type { ZodType } from 'zod'
 import { effectiveOutput } from '../_output-schema.js'
+import { type CommandKind, kindOf } from '../command-kind.js'
 import type { ErrorCode } from '../errors/catalogue.js'
 import type { OutputSchema, ZodNamespace } from '../schema.js'
 import { describeParams, type Param } from './params.js'
@@ -8,7 +9,8 @@ import { describeParams, type Param } from './params.js'
 /** One command as `reference` describes it. */
 export type CommandDescription = {
   path: string
-  type: 'read' | 'write'
+  /** What a call changes: `read`, `local` or `write` (see `COMMAND_KINDS`). */
+  type: CommandKind
   summary: string
   description: string
   params: Param[]
@@ -39,7 +41,7 @@ type Statics = {
   flags?: Record<string, object>
   baseFlags?: Record<string, object>
   args?: Record<string, object>
-  kind?: 'read' | 'write'
+  kind?: unknown
   raw?: boolean
   stream?: boolean
   async?: boolean
@@ -49,7 +51,7 @@ type Statics = {
 }
 
 function schemaOf(c: Statics, z: ZodNamespace): Record<string, unknown> {
-  const schema = effectiveOutput({ kind: c.kind ?? 'read', async: Boolean(c.async), output: c.output }, z)
+  const schema = effectiveOutput({ kind: kindOf(c), async: Boolean(c.async), output: c.output }, z)
   return schema ? toJsonSchema(z, schema) : {}
 }
 
@@ -75,7 +77,7 @@ function renderExample(example: string | { command: string }, bin: string): stri
  */
 export function describeCommand(cmd: Command.Class | Statics, bin: string, z: ZodNamespace): CommandDescription {
   const c = cmd as unknown as Statics
-  const kind = c.kind ?? 'read'
+  const kind = kindOf(c)
   const declared = [...(c.errorCodes ?? [])]
   const errors = [...new Set([...UNIVERSAL_ERRORS, ...(kind === 'write' ? WRITE_ERRORS : []), ...declared])].sort()
   const path = c.id.replaceAll(':', ' ')

@@ -6,6 +6,17 @@ import { projectObject } from './fields.js'
 import { redact } from './redact.js'
 import type { RenderContext } from './render.js'
 import { stdoutClosed, writeStdout } from './stdout.js'
+import { utcTimes } from './times.js'
+
+/** Rejects with the signal's reason once it aborts (never resolves); handled, so it never goes unhandled. */
+function whenAborted(signal: AbortSignal): Promise<never> {
+  const promise = new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(signal.reason)
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true })
+  })
+  promise.catch(() => {})
+  return promise
+}
 
 /** One line of a stream (spec 002 §5). */
 export type StreamLine =
@@ -66,6 +77,7 @@ export async function renderStream(spec: StreamSpec, ctx: RenderContext): Promis
   let header: string[] | undefined
   let count = 0
   const iterator = spec.items[Symbol.asyncIterator]()
+  const stop = ctx.signal ? whenAborted(ctx.signal) : undefined
   let failure: AgentError | undefined
   try {
     for (;;) {
@@ -73,9 +85,11 @@ export async function renderStream(spec: StreamSpec, ctx: RenderContext): Promis
         await iterator.return?.()
         return 0
       }
-      const next = await iterator.next()
+      if (ctx.signal?.aborted) throw ctx.signal.reason
+      // A producer stuck in an await must not hold the stream past a signal: the abort wins the race.
+      const next = stop ? await Promise.race([iterator.next(), stop]) : await iterator.next()
       if (next.done) break
-      const data = redact(spec.fields ? projectObject(next.value, spec.fields) : next.value)
+      const data = utcTimes(redact(spec.fields ? projectObject(next.value, spec.fields) : next.value))
       count++
       if (text) {
         const row = textRow(data, header)
@@ -88,11 +102,14 @@ export async function renderStream(spec: StreamSpec, ctx: RenderContext): Promis
     }
   } catch (error) {
     failure = toAgentError(error)
+    // Not awaited: a producer stuck in an await would hold the error line back.
+    if (ctx.signal?.aborted) void Promise.resolve(iterator.return?.()).catch(() => {})
   }
   const meta = { duration_ms: Math.round(performance.now() - ctx.startedAt) }
   if (failure) {
     const { body, exit } = errorBody(failure, ctx.catalogue)
-    const safe = { ...body, message: redact(body.message), details: redact(body.details) }
+    ctx.failure = body.code
+    const safe = { ...body, message: redact(body.message), details: utcTimes(redact(body.details)) }
     if (text) {
       await out.flush()
       process.stderr.write(`error ${safe.code}: ${safe.message}\n`)

@@ -1,5 +1,6 @@
 import type { AgentError } from '../errors/agent-error.js'
 import type { Catalogue } from '../errors/catalogue.js'
+import { toAgentError } from '../errors/normalize.js'
 import type { Globals } from '../globals.js'
 import type { Outcome } from '../outcome.js'
 import { buildMeta, type Envelope, errorBody, errorEnvelope, type Notice, successEnvelope } from './envelope.js'
@@ -7,6 +8,7 @@ import { renderStream } from './ndjson.js'
 import { redact } from './redact.js'
 import { writeStdout } from './stdout.js'
 import { renderText } from './text.js'
+import { utcTimes } from './times.js'
 
 /** Everything the renderer needs besides the outcome. */
 export type RenderContext = {
@@ -14,6 +16,10 @@ export type RenderContext = {
   catalogue: Catalogue
   startedAt: number
   notices: readonly Notice[]
+  /** The run's cancellation: a stream (or raw body) stops at its next chunk once it aborts. */
+  signal?: AbortSignal
+  /** Set by the renderer when an outcome ends in failure part-way (a stream's error line): its code. */
+  failure?: string
 }
 
 /** Serialise an envelope: pretty by default, one line with `--compact`; always ends in `\n`. */
@@ -33,12 +39,16 @@ export async function renderOutcome(outcome: Outcome, ctx: RenderContext): Promi
   if (outcome.kind === 'raw') {
     const body = outcome.body
     if (typeof body === 'string' || body instanceof Uint8Array) await writeStdout(body)
-    else for await (const chunk of body) await writeStdout(chunk)
+    else
+      for await (const chunk of body) {
+        if (ctx.signal?.aborted) return rawInterrupted(ctx)
+        await writeStdout(chunk)
+      }
     return 0
   }
-  const notices = redact([...ctx.notices, ...(outcome.meta.notices ?? [])])
-  const meta = buildMeta(performance.now() - ctx.startedAt, { ...redact(outcome.meta), notices })
-  const data = redact(outcome.data)
+  const notices = utcTimes(redact([...ctx.notices, ...(outcome.meta.notices ?? [])]))
+  const meta = buildMeta(performance.now() - ctx.startedAt, { ...utcTimes(redact(outcome.meta)), notices })
+  const data = utcTimes(redact(outcome.data))
   if (ctx.globals.format === 'text') {
     await writeStdout(renderText(data, useColor() ? bold : undefined))
     if (!ctx.globals.quiet) {
@@ -51,6 +61,14 @@ export async function renderOutcome(outcome: Outcome, ctx: RenderContext): Promi
   return 0
 }
 
+/** Raw bytes cannot carry an error line: a raw body cut short by a signal says so on stderr. */
+function rawInterrupted(ctx: RenderContext): number {
+  const { body, exit } = errorBody(toAgentError(ctx.signal?.reason), ctx.catalogue)
+  process.stderr.write(`error ${body.code}: ${redact(body.message)}\n`)
+  ctx.failure = body.code
+  return exit
+}
+
 /** Render a failure; returns its exit code from the catalogue. */
 export async function renderError(
   error: AgentError,
@@ -59,7 +77,7 @@ export async function renderError(
   stream = false,
 ): Promise<number> {
   const { body: raw, exit } = errorBody(error, ctx.catalogue)
-  const body = { ...raw, message: redact(raw.message), details: redact(raw.details) }
+  const body = { ...raw, message: redact(raw.message), details: utcTimes(redact(raw.details)) }
   if (ctx.globals.format === 'text') {
     const hint = typeof body.details.hint === 'string' ? ` (${body.details.hint})` : ''
     process.stderr.write(`error ${body.code}: ${body.message}${hint}\n`)

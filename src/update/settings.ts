@@ -1,6 +1,7 @@
 import type { Config } from '@oclif/core'
 import { AgentError } from '../errors/agent-error.js'
-import { envPrefix, readToolSettings } from '../tool-settings.js'
+import { toolEnv } from '../settings.js'
+import { readToolSettings } from '../tool-settings.js'
 import { directorySource, githubSource, mirrorSource, type ReleaseSource } from './source.js'
 
 /** A tool's update settings: `"agentcli": {"update": {…}}` in package.json, overridable by environment. */
@@ -15,14 +16,11 @@ export type UpdateSettings = {
   github_api: string
 }
 
-function prefix(config: Config): string {
-  return envPrefix(config.bin)
-}
-
 /** Resolve the settings; `<BIN>_UPDATE_SOURCE` (github, a mirror URL, or a directory) and friends override. */
 export function updateSettings(config: Config): UpdateSettings {
   const declared = (readToolSettings(config).update ?? {}) as Partial<UpdateSettings>
-  const env = (name: string) => process.env[prefix(config) + name] || undefined
+  const env = (name: 'UPDATE_SOURCE' | 'UPDATE_CHANNEL' | 'SIGSTORE_TRUSTED_ROOT' | 'UPDATE_API_URL') =>
+    toolEnv(config.bin).get(name)
   return {
     repository: declared.repository ?? null,
     workflow: declared.workflow ?? '.github/workflows/release.yml',

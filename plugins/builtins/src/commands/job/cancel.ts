@@ -3,6 +3,7 @@ import { cancelJob, isFinished, resolveJobStore } from 'agentcli/jobs'
 import { jobSchema, readJob, view } from '../../jobs.js'
 
 export default class JobCancel extends AgentCommand {
+  static override kind = 'local' as const
   static override summary = 'Cancel an async job'
   static override description =
     'A pending job is cancelled at once; a running job is told to stop and reports cancelled when it has. Cancelling a finished job is E_CONFLICT.'
