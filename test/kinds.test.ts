@@ -1,5 +1,6 @@
+import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Sandbox } from 'agentcli/testing'
 import { envelopeViolations } from 'agentcli/testing'
@@ -202,5 +203,55 @@ describe('read commands change nothing outside the cache dir', () => {
       expect(snapshot(b.root, cache), `${path} changed state`).toEqual(before)
     }
     expect(reads.length).toBeGreaterThanOrEqual(10)
+  })
+
+  it('the job reads report a dead worker as failed without writing it; job cancel (local) records it', async () => {
+    const b = box()
+    const dead = spawnSync(process.execPath, ['-e', '0'])
+    expect(dead.status).toBe(0)
+    const id = 'job_0123456789abcdef0123'
+    const dir = join(b.env.XDG_DATA_HOME!, 'tasks', 'jobs', id)
+    mkdirSync(dir, { recursive: true })
+    const record = {
+      job_id: id,
+      command: 'import',
+      argv: [],
+      schema_version: '1.0',
+      status: 'running',
+      progress: 0.5,
+      eta_seconds: null,
+      message: null,
+      submitted_at: '2026-01-02T03:04:05.000Z',
+      started_at: '2026-01-02T03:04:06.000Z',
+      finished_at: null,
+      updated_at: '2026-01-02T03:04:07.000Z',
+      worker_pid: dead.pid,
+      worker_start: null,
+      cancel_requested: false,
+      error: null,
+      result_kind: null,
+    }
+    writeFileSync(join(dir, 'job.json'), JSON.stringify(record))
+    const before = snapshot(b.root, b.env.XDG_CACHE_HOME!)
+    for (const args of [
+      ['job', 'status', '--id', id],
+      ['job', 'list'],
+      ['job', 'result', '--id', id],
+      ['job', 'status', '--id', id],
+    ]) {
+      const run = await tasks(b, args)
+      expect(run.stdout).toMatch(/"failed"|worker \(pid \d+\) died/)
+      expect(snapshot(b.root, b.env.XDG_CACHE_HOME!), args.join(' ')).toEqual(before)
+    }
+    const status = env(await tasks(b, ['job', 'status', '--id', id])).data
+    // The same answer on every read: the job ended at its last sign of life.
+    expect(status).toMatchObject({
+      status: 'failed',
+      finished_at: '2026-01-02T03:04:07.000Z',
+      error: { code: 'E_INTERRUPTED' },
+    })
+    const cancel = await tasks(b, ['job', 'cancel', '--id', id])
+    expect(env(cancel).error).toMatchObject({ code: 'E_CONFLICT', details: { status: 'failed' } })
+    expect(JSON.parse(readFileSync(join(dir, 'job.json'), 'utf8')).status).toBe('failed')
   })
 })
