@@ -77,34 +77,43 @@ export async function renderStream(spec: StreamSpec, ctx: RenderContext): Promis
   let header: string[] | undefined
   let count = 0
   const iterator = spec.items[Symbol.asyncIterator]()
-  const stop = ctx.signal ? whenAborted(ctx.signal) : undefined
-  let failure: AgentError | undefined
-  try {
-    for (;;) {
-      if (stdoutClosed()) {
-        await iterator.return?.()
-        return 0
+  // Set once the stream's end is decided: the pump then writes nothing more, so the last line is ours alone.
+  let ended = false
+  const pump = async (): Promise<AgentError | 'closed' | undefined> => {
+    try {
+      for (;;) {
+        if (ended) return undefined
+        if (stdoutClosed()) {
+          await iterator.return?.()
+          return 'closed'
+        }
+        if (ctx.signal?.aborted) throw ctx.signal.reason
+        const next = await iterator.next()
+        if (ended || next.done) return undefined
+        const data = utcTimes(redact(spec.fields ? projectObject(next.value, spec.fields) : next.value))
+        count++
+        if (text) {
+          const row = textRow(data, header)
+          if (!header) await out.push(`${row.header.map((h) => h.toUpperCase()).join('\t')}\n`)
+          header = row.header
+          await out.push(row.line)
+        } else {
+          await out.push(`${JSON.stringify({ ok: true, schema_version: spec.schemaVersion, type: 'item', data })}\n`)
+        }
       }
-      if (ctx.signal?.aborted) throw ctx.signal.reason
-      // A producer stuck in an await must not hold the stream past a signal: the abort wins the race.
-      const next = stop ? await Promise.race([iterator.next(), stop]) : await iterator.next()
-      if (next.done) break
-      const data = utcTimes(redact(spec.fields ? projectObject(next.value, spec.fields) : next.value))
-      count++
-      if (text) {
-        const row = textRow(data, header)
-        if (!header) await out.push(`${row.header.map((h) => h.toUpperCase()).join('\t')}\n`)
-        header = row.header
-        await out.push(row.line)
-      } else {
-        await out.push(`${JSON.stringify({ ok: true, schema_version: spec.schemaVersion, type: 'item', data })}\n`)
-      }
+    } catch (error) {
+      return toAgentError(error)
     }
-  } catch (error) {
-    failure = toAgentError(error)
-    // Not awaited: a producer stuck in an await would hold the error line back.
-    if (ctx.signal?.aborted) void Promise.resolve(iterator.return?.()).catch(() => {})
   }
+  // One race for the whole stream, not one per item (that cost ≈ 1 µs an item and a reaction on the signal each):
+  // a producer stuck in an await cannot hold the error line back past a signal.
+  const interrupted = ctx.signal ? whenAborted(ctx.signal).catch((reason: unknown) => toAgentError(reason)) : undefined
+  const result = interrupted ? await Promise.race([pump(), interrupted]) : await pump()
+  ended = true
+  if (result === 'closed') return 0
+  const failure = result
+  // Not awaited: a producer stuck in an await would hold the error line back.
+  if (ctx.signal?.aborted) void Promise.resolve(iterator.return?.()).catch(() => {})
   const meta = { duration_ms: Math.round(performance.now() - ctx.startedAt) }
   if (failure) {
     const { body, exit } = errorBody(failure, ctx.catalogue)

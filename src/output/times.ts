@@ -8,8 +8,10 @@ const OFFSET_TIME = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?)
  */
 export function utcTime(value: string): string {
   // Cheap rejection first: this runs on every string of every envelope and stream item.
-  if (value.length < 17 || value.length > 40 || value.charCodeAt(10) !== 84 /* T */ || value.charCodeAt(4) !== 45)
-    return value
+  const n = value.length
+  if (n < 17 || n > 40 || value.charCodeAt(10) !== 84 /* T */ || value.charCodeAt(4) !== 45 /* - */) return value
+  // Already UTC (`…Z`), as nearly every time is: no regex.
+  if (value.charCodeAt(n - 1) === 90) return value
   const m = OFFSET_TIME.exec(value)
   if (!m || !realClock(m[1]!, Number(m[3]), Number(m[4] ?? 0))) return value
   const ms = Date.parse(`${m[1]!.replace(',', '.')}${m[2]}${m[3]}:${m[4] ?? '00'}`)
