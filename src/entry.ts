@@ -119,12 +119,14 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
       ...(options.bundle ? { pjson: bundledPjson(rootDir, options.bundle) as never } : {}),
     })
     stopIfInterrupted()
+    const env = toolEnv(config.bin)
+    // Before anything is read from or written to them (the update notice, an audit line): oclif took these as given.
+    for (const dir of ['CONFIG_DIR', 'DATA_DIR', 'CACHE_DIR'] as const) env.get(dir)
     const settings = readToolSettings(config)
     catalogue = defineErrorCodes(settings.errors)
     if (Array.isArray(settings.redact_keys)) addSensitiveKeys(settings.redact_keys as string[])
     const notice = readUpdateNotice(config.cacheDir, config.version)
     if (notice) notices.push(notice)
-    const env = toolEnv(config.bin)
     const envName = `${env.prefix}FORMAT`
     globals = scanGlobals(argv, { name: envName, value: process.env[envName] })
     setRunState({

@@ -45,6 +45,7 @@ export { type Page, type PaginationOptions, paginate, paginationFlags } from './
 export type { Envelope, ErrorBody, ErrorEnvelope, Meta, Notice, SuccessEnvelope } from './output/envelope.js'
 export { type OutputOf, type OutputSchema, output, type ZodNamespace } from './schema.js'
 export {
+  AGENTCLI_SETTINGS,
   checkSetting,
   FRAMEWORK_SETTINGS,
   type FrameworkSetting,

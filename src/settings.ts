@@ -1,3 +1,4 @@
+import { isAbsolute } from 'node:path'
 import { AgentError } from './errors/agent-error.js'
 import { envPrefix } from './tool-settings.js'
 
@@ -6,6 +7,7 @@ export type SettingRule =
   | { type: 'integer'; min: number; max: number }
   | { type: 'enum'; options: readonly string[] }
   | { type: 'url' }
+  | { type: 'path' }
   | { type: 'text'; pattern: RegExp; allowed: string }
 
 /** A documented setting: its rule, its default, and what it does (docs/contract.md lists them). */
@@ -63,6 +65,21 @@ export const FRAMEWORK_SETTINGS = {
     allowed: 'the path of a Sigstore trusted_root.json',
     description: 'The Sigstore trusted root `update` verifies against.',
   },
+  CONFIG_DIR: { type: 'path', description: "The tool's config dir (oclif's)." },
+  DATA_DIR: { type: 'path', description: "The tool's data dir (oclif's)." },
+  CACHE_DIR: { type: 'path', description: "The tool's cache dir (oclif's)." },
+} as const satisfies Record<string, SettingSpec>
+
+/** Settings of every agentcli tool, by their full names (no tool prefix): switches for development and tests. */
+export const AGENTCLI_SETTINGS = {
+  AGENTCLI_NO_BUNDLE: { type: 'enum', options: ['0', '1'], description: 'Run from the modules, not the bundle.' },
+  AGENTCLI_CODE_CACHE: { type: 'enum', options: ['0', '1'], description: "`0` turns the bundle's code cache off." },
+  AGENTCLI_CODE_CACHE_DIR: { type: 'path', description: 'Where the code cache lives.' },
+  AGENTCLI_VALIDATE_OUTPUT: {
+    type: 'enum',
+    options: ['0', '1'],
+    description: '`1` validates every output against its declared schema (tests).',
+  },
 } as const satisfies Record<string, SettingSpec>
 
 /** The name of one of {@link FRAMEWORK_SETTINGS}. */
@@ -89,6 +106,8 @@ export function checkSetting<S extends SettingRule>(rule: S, raw: unknown, sourc
   if (typeof raw !== 'string') return fail(describeRule(rule))
   if (rule.type === 'enum') {
     if (!rule.options.includes(raw)) fail([...rule.options])
+  } else if (rule.type === 'path') {
+    if (!isAbsolute(raw)) fail('an absolute path')
   } else if (rule.type === 'url') {
     if (!URL.canParse(raw) || !/^https?:$/.test(new URL(raw).protocol)) fail('an http:// or https:// URL')
   } else if (!rule.pattern.test(raw)) fail(rule.allowed)
@@ -99,6 +118,7 @@ function describeRule(rule: SettingRule): string {
   if (rule.type === 'integer') return `an integer from ${rule.min} to ${rule.max}`
   if (rule.type === 'enum') return `one of ${rule.options.join(', ')}`
   if (rule.type === 'url') return 'an http:// or https:// URL'
+  if (rule.type === 'path') return 'an absolute path'
   return rule.allowed
 }
 
@@ -110,7 +130,7 @@ export type ToolEnv = {
   raw(name: string): string | undefined
   /** A framework setting, checked; undefined when unset. */
   get<N extends FrameworkSetting>(name: N): ValueOf<(typeof FRAMEWORK_SETTINGS)[N]> | undefined
-  /** Check every framework setting that is set; the first bad one throws `E_CONFIG`. */
+  /** Check every framework setting (and `AGENTCLI_*` switch) that is set; the first bad one throws `E_CONFIG`. */
   checkAll(): void
 }
 
@@ -128,6 +148,8 @@ export function toolEnv(bin: string, env: NodeJS.ProcessEnv = process.env): Tool
     get: get as ToolEnv['get'],
     checkAll: () => {
       for (const name of Object.keys(FRAMEWORK_SETTINGS) as FrameworkSetting[]) get(name)
+      for (const [name, rule] of Object.entries(AGENTCLI_SETTINGS))
+        if (env[name]) checkSetting(rule as SettingRule, env[name], name)
     },
   }
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CORE_ERRORS } from 'agentcli'
 import { envelopeViolations } from 'agentcli/testing'
@@ -28,6 +28,10 @@ describe('environment settings are checked with the catalogue, at once', () => {
     ['TASKS_PROFILE', '../prod', expect.stringContaining('letters')],
     ['TASKS_UPDATE_API_URL', 'not a url', 'an http:// or https:// URL'],
     ['TASKS_UPDATE_CHANNEL', 'Stable Channel', expect.stringContaining('channel')],
+    ['TASKS_DATA_DIR', 'relative/data', 'an absolute path'],
+    ['AGENTCLI_CODE_CACHE', 'off', ['0', '1']],
+    ['AGENTCLI_NO_BUNDLE', 'yes', ['0', '1']],
+    ['AGENTCLI_CODE_CACHE_DIR', 'cache-here', 'an absolute path'],
   ])('%s=%s is E_CONFIG with allowed and got', async (name, value, allowed) => {
     const started = performance.now()
     // whoami talks to the upstream through the HTTP settings: before, `abc` retried forever.
@@ -72,6 +76,21 @@ describe('environment settings are checked with the catalogue, at once', () => {
     }
     const context = await tasks(box(), ['context'], { env: { TASKS_PROFILE: 'staging-eu.1' } })
     expect(env(context).data.environment).toBe('staging-eu.1')
+  })
+})
+
+describe('directory settings', () => {
+  it('a relative data dir or code-cache dir is E_CONFIG, and nothing is written where the tool was run', async () => {
+    const cwd = join(box().root, 'cwd')
+    mkdirSync(cwd)
+    for (const extra of [{ TASKS_DATA_DIR: 'data' }, { AGENTCLI_CODE_CACHE_DIR: 'cache' }]) {
+      const run = await tasks(box(), ['create', '--title', 'x'], { env: extra, cwd })
+      expect(env(run).error, JSON.stringify(extra)).toMatchObject({
+        code: 'E_CONFIG',
+        details: { allowed: 'an absolute path' },
+      })
+      expect(readdirSync(cwd)).toEqual([])
+    }
   })
 })
 

@@ -14,7 +14,7 @@ const {
   writeFileSync,
 } = process.getBuiltinModule('node:fs')
 const { homedir } = process.getBuiltinModule('node:os')
-const { basename, dirname, join } = process.getBuiltinModule('node:path')
+const { basename, dirname, isAbsolute, join } = process.getBuiltinModule('node:path')
 
 /**
  * Where V8 code caches of bundles live: `AGENTCLI_CODE_CACHE_DIR`, else the user's cache directory. `undefined`
@@ -23,6 +23,8 @@ const { basename, dirname, join } = process.getBuiltinModule('node:path')
 export function codeCacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (env.AGENTCLI_CODE_CACHE === '0') return undefined
   const dir = env.AGENTCLI_CODE_CACHE_DIR || join(userCacheRoot(env), 'agentcli', 'code-cache')
+  // A relative directory would land wherever the tool is run from; the entry reports the setting as E_CONFIG.
+  if (!isAbsolute(dir)) return undefined
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 })
     return isPrivateDir(dir) ? dir : undefined
