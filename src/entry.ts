@@ -128,7 +128,7 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
     const notice = readUpdateNotice(config.cacheDir, config.version)
     if (notice) notices.push(notice)
     const envName = `${env.prefix}FORMAT`
-    globals = scanGlobals(argv, { name: envName, value: process.env[envName] })
+    globals = scanGlobals(argv, { name: envName, value: env.raw('FORMAT') })
     setRunState({
       startedAt,
       globals,

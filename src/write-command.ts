@@ -94,8 +94,9 @@ export abstract class WriteCommand<S = unknown> extends AgentCommand {
   /** Where the confirm secret comes from: `<BIN>_CONFIRM_SECRET` (hex) if set, else the config dir's file. */
   protected async secretSource(): Promise<SecretSource> {
     const { envSecretSource, fileSecretSource } = await import('./confirm/secret.js')
-    const name = `${this.envPrefix}CONFIRM_SECRET`
-    const injected = process.env[name]
+    const env = toolEnv(this.config.bin)
+    const name = `${env.prefix}CONFIRM_SECRET`
+    const injected = env.raw('CONFIRM_SECRET')
     return injected ? envSecretSource(name, injected) : fileSecretSource(this.config.configDir)
   }
 
@@ -135,10 +136,6 @@ export abstract class WriteCommand<S = unknown> extends AgentCommand {
       ok: false,
       error: { code: r.error.code, message: r.error.message },
     }))
-  }
-
-  private get envPrefix(): string {
-    return toolEnv(this.config.bin).prefix
   }
 
   /** The write flow; tools implement `plan` and `apply` instead. */

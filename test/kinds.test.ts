@@ -3,11 +3,13 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Sandbox } from 'agentcli/testing'
-import { envelopeViolations } from 'agentcli/testing'
+import { envelopeViolations, runTool } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
+import { useToolCopy } from './copy.js'
 import { env, fixture, ROOT, seed, tasks, useSandbox } from './helpers.js'
 
 const box = useSandbox()
+const copy = useToolCopy()
 
 type Ref = { commands: Array<{ path: string; type: string }>; command_kinds: Record<string, string> }
 type AuditLine = Record<string, unknown>
@@ -100,6 +102,33 @@ describe('command kinds', () => {
     expect(skill).toContain('### `tasks job cancel` (local)')
     expect(skill).toContain('### `tasks create` (write)')
     expect(skill).toContain('### `tasks list` (read)')
+  })
+})
+
+describe('a kind that is none of the three', () => {
+  it('is E_INTERNAL naming it, and the command does not run: a typo never passes as a read', async () => {
+    const dir = copy('test/fixtures/cli', (d) =>
+      writeFileSync(
+        join(d, 'commands', 'typo.js'),
+        [
+          "import { writeFileSync } from 'node:fs'",
+          "import { AgentCommand } from 'agentcli'",
+          'export default class Typo extends AgentCommand {',
+          "  static kind = 'wirte'",
+          '  async execute() {',
+          "    writeFileSync(process.env.TYPO_MARK, 'ran')",
+          '    return {}',
+          '  }',
+          '}',
+        ].join('\n'),
+      ),
+    )
+    const mark = join(box().root, 'ran')
+    const run = await runTool(join(dir, 'bin/run.js'), ['typo'], { env: { ...box().env, TYPO_MARK: mark } })
+    expect(run.code).toBe(1)
+    expect(env(run).error).toMatchObject({ code: 'E_INTERNAL' })
+    expect(env(run).error.message).toContain('"wirte"')
+    expect(existsSync(mark)).toBe(false)
   })
 })
 
