@@ -69,27 +69,38 @@ describe('a signal during a long NDJSON stream', () => {
     60_000,
   )
 
-  it('a producer stuck in an await, deaf to the abort, does not hold the stream: items so far, then the error line', async () => {
-    const sent: { at?: number } = {}
-    const run = await fixture(box(), ['stall', '--n', '3'], {
-      env: { FIXTURE_GRACE_MS: '10000' },
-      onSpawn: (child) => {
-        let seen = ''
-        child.stderr?.on('data', (chunk: Buffer) => {
-          seen += chunk.toString()
-          if (seen.includes('ready') && sent.at === undefined) {
-            sent.at = performance.now()
-            child.kill('SIGINT')
-          }
-        })
-      },
-    })
-    expect(run.code).toBe(INTERRUPTED_EXIT)
-    expect(performance.now() - sent.at!).toBeLessThan(1500)
-    const out = lines(run.stdout)
-    expect(out.map((l) => l.type)).toEqual(['item', 'item', 'item', 'error'])
-    expect(out[3]!.error!.code).toBe('E_INTERRUPTED')
-  })
+  it.each([
+    ['json', ['item', 'item', 'item', 'error']],
+    ['raw', ['line 0', 'line 1', 'line 2']],
+  ] as const)(
+    '%s: a producer stuck in an await, deaf to the abort, does not hold the output past a signal',
+    async (format, expected) => {
+      const sent: { at?: number } = {}
+      const run = await fixture(box(), ['stall', '--n', '3', '--format', format], {
+        env: { FIXTURE_GRACE_MS: '10000' },
+        onSpawn: (child) => {
+          let seen = ''
+          child.stderr?.on('data', (chunk: Buffer) => {
+            seen += chunk.toString()
+            if (seen.includes('ready') && sent.at === undefined) {
+              sent.at = performance.now()
+              child.kill('SIGINT')
+            }
+          })
+        },
+      })
+      expect(run.code).toBe(INTERRUPTED_EXIT)
+      expect(performance.now() - sent.at!).toBeLessThan(1500)
+      if (format === 'raw') {
+        expect(run.stdout.trimEnd().split('\n')).toEqual(expected)
+        expect(run.stderr).toContain('error E_INTERRUPTED')
+        return
+      }
+      const out = lines(run.stdout)
+      expect(out.map((l) => l.type)).toEqual(expected)
+      expect(out[3]!.error!.code).toBe('E_INTERRUPTED')
+    },
+  )
 
   it('raw output cut short by a signal exits from the catalogue and says so on stderr', async () => {
     seedMany(box(), 200_000)

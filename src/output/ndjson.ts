@@ -9,7 +9,7 @@ import { stdoutClosed, writeStdout } from './stdout.js'
 import { utcTimes } from './times.js'
 
 /** Rejects with the signal's reason once it aborts (never resolves); handled, so it never goes unhandled. */
-function whenAborted(signal: AbortSignal): Promise<never> {
+export function whenAborted(signal: AbortSignal): Promise<never> {
   const promise = new Promise<never>((_, reject) => {
     if (signal.aborted) reject(signal.reason)
     else signal.addEventListener('abort', () => reject(signal.reason), { once: true })

@@ -4,7 +4,7 @@ import { toAgentError } from '../errors/normalize.js'
 import type { Globals } from '../globals.js'
 import type { Outcome } from '../outcome.js'
 import { buildMeta, type Envelope, errorBody, errorEnvelope, type Notice, successEnvelope } from './envelope.js'
-import { renderStream } from './ndjson.js'
+import { renderStream, whenAborted } from './ndjson.js'
 import { redact } from './redact.js'
 import { writeStdout } from './stdout.js'
 import { renderText } from './text.js'
@@ -39,11 +39,22 @@ export async function renderOutcome(outcome: Outcome, ctx: RenderContext): Promi
   if (outcome.kind === 'raw') {
     const body = outcome.body
     if (typeof body === 'string' || body instanceof Uint8Array) await writeStdout(body)
-    else
-      for await (const chunk of body) {
-        if (ctx.signal?.aborted) return rawInterrupted(ctx)
-        await writeStdout(chunk)
+    else {
+      let ended = false
+      const pump = async () => {
+        for await (const chunk of body) {
+          if (ended || ctx.signal?.aborted) return
+          await writeStdout(chunk)
+        }
       }
+      // As for NDJSON: one race for the whole body, so a producer stuck in an await cannot outlast a signal.
+      const pumping = pump()
+      // Once the signal won, a later failure of the abandoned producer is nobody's answer.
+      pumping.catch(() => {})
+      await (ctx.signal ? Promise.race([pumping, whenAborted(ctx.signal).catch(() => {})]) : pumping)
+      ended = true
+      if (ctx.signal?.aborted) return rawInterrupted(ctx)
+    }
     return 0
   }
   const notices = utcTimes(redact([...ctx.notices, ...(outcome.meta.notices ?? [])]))
