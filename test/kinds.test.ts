@@ -196,6 +196,19 @@ describe('audit of every non-read call', () => {
     expect(auditLines(box())).toEqual([])
   })
 
+  it('a local call that never reached the command (a failing init hook) is audited with its outcome', async () => {
+    const hook = await fixture(box(), ['job', 'cancel', '--id', 'nope'], { env: { FIXTURE_HOOK_THROW: '1' } })
+    expect(env(hook).error.code).toBe('E_INTERNAL')
+    const path = join(box().env.XDG_DATA_HOME!, 'agentcli-fixture', 'audit.jsonl')
+    const lines = readFileSync(path, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+    expect(lines).toEqual([
+      expect.objectContaining({ command: 'job cancel', kind: 'local', result_code: 'E_INTERNAL' }),
+    ])
+  })
+
   it("a plugin's local command refused at parse is audited in the loading tool's data dir", async () => {
     const run = await fixture(box(), ['job', 'cancel', '--id', 'nope', '--bogus'])
     expect(run.code).toBe(2)
