@@ -14,8 +14,8 @@ const copy = useToolCopy()
 const OLD_NODE = '/usr/bin/node'
 const oldVersion = spawnSync(OLD_NODE, ['--version'], { encoding: 'utf8' }).stdout.trim().slice(1)
 
-function runWith(node: string, bin: string, args: string[], b: Sandbox) {
-  const run = spawnSync(node, [bin, ...args], {
+function runWith(node: string, bin: string, args: string[], b: Sandbox, nodeFlags: string[] = []) {
+  const run = spawnSync(node, [...nodeFlags, bin, ...args], {
     env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...b.env },
     encoding: 'utf8',
     timeout: 20_000,
@@ -80,6 +80,19 @@ describe('the Node engine check at start', () => {
     // The token was not used up: the same confirm on the supported Node applies the write.
     const ok = await tasks(b, ['create', '--title', 'kept', '--confirm', token])
     expect(env(ok).ok, ok.stdout).toBe(true)
+  })
+
+  it('a Node too old to have process.getBuiltinModule (< 20.16, < 22.3) gets the envelope too, not a TypeError', () => {
+    const b = box()
+    const run = runWith(OLD_NODE, TASKS_BIN, ['list'], b, [
+      '--import',
+      'data:text/javascript,delete process.getBuiltinModule',
+    ])
+    expect(run.stderr).not.toContain('TypeError')
+    expect(run.code).toBe(CORE_ERRORS.E_CONFIG.exit)
+    expect(envelopeViolations(run.stdout, run.code)).toEqual([])
+    expect((run.json as { error: { code: string } }).error.code).toBe('E_CONFIG')
+    expect(files(b.root)).toEqual([])
   })
 
   it("a tool's own engines.node is enforced too, even on a Node the framework supports", () => {

@@ -1,3 +1,5 @@
+import { builtin } from './_builtin.js'
+
 // See index.ts: built-ins without their ES module facades.
 const {
   closeSync,
@@ -12,9 +14,9 @@ const {
   rmSync,
   statSync,
   writeFileSync,
-} = process.getBuiltinModule('node:fs')
-const { homedir } = process.getBuiltinModule('node:os')
-const { basename, dirname, isAbsolute, join } = process.getBuiltinModule('node:path')
+} = builtin<typeof import('node:fs')>('node:fs')
+const { homedir } = builtin<typeof import('node:os')>('node:os')
+const { basename, dirname, isAbsolute, join } = builtin<typeof import('node:path')>('node:path')
 
 /**
  * Where V8 code caches of bundles live: `AGENTCLI_CODE_CACHE_DIR`, else the user's cache directory. `undefined`

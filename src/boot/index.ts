@@ -1,15 +1,16 @@
 import type { RunOptions } from '../entry.js'
+import { builtin } from './_builtin.js'
 import { cacheFileName, codeCacheDir, readCodeCache, writeCodeCache } from './code-cache.js'
 import { holdSignals } from './early-signals.js'
-import { unmetEngines } from './engines.js'
+import { FRAMEWORK_NODE_RANGE, inFrameworkRange, unmetEngines } from './engines.js'
 import { rootPath } from './root-path.js'
 
 // Built-ins come from process.getBuiltinModule, not `import`: the ES module facade of `node:fs` alone costs
 // ≈ 2.5 ms (it reads every export, `fs.promises` included), a twentieth of a bundled start.
-const { readFileSync, statSync } = process.getBuiltinModule('node:fs')
-const Module = process.getBuiltinModule('node:module')
-const { dirname, join } = process.getBuiltinModule('node:path')
-const { constants, Script } = process.getBuiltinModule('node:vm')
+const { readFileSync, statSync } = builtin<typeof import('node:fs')>('node:fs')
+const Module = builtin<typeof import('node:module')>('node:module')
+const { dirname, join } = builtin<typeof import('node:path')>('node:path')
+const { constants, Script } = builtin<typeof import('node:vm')>('node:vm')
 
 /** Where `agentcli-build` writes a tool's bundle, relative to the tool's root. */
 export const BUNDLE_FILE = 'dist/bundle.cjs'
@@ -24,9 +25,12 @@ type BundleStat = { size: number; mtimeMs: number }
  */
 export async function start(root: string | URL, options: RunOptions = {}): Promise<never> {
   const held = holdSignals()
-  const dir = rootPath(root)
   // Before anything else is read or written: on a Node the tool does not support, the bundle (or a module) may
-  // crash part-way, after state was touched. Answer one E_CONFIG envelope instead, from the modules.
+  // crash part-way, after state was touched. Answer one E_CONFIG envelope instead, from the modules. agentcli's
+  // own range first, with no built-in module: an old Node may lack the very API this file loads them with.
+  if (!inFrameworkRange(process.versions.node))
+    return unsupportedNode(root, [FRAMEWORK_NODE_RANGE], { ...options, held })
+  const dir = rootPath(root)
   const unmet = unmetEngines(toolNodeRange(dir))
   if (unmet.length > 0) return unsupportedNode(dir, unmet, { ...options, held })
   const bundle = join(dir, BUNDLE_FILE)
@@ -50,7 +54,7 @@ function toolNodeRange(dir: string): unknown {
   }
 }
 
-async function unsupportedNode(dir: string, unmet: string[], options: RunOptions): Promise<never> {
+async function unsupportedNode(root: string | URL, unmet: string[], options: RunOptions): Promise<never> {
   const [{ AgentError }, { run }] = await Promise.all([import('../errors/agent-error.js'), import('../entry.js')])
   const required = unmet.join(' and ')
   const fatal = new AgentError('E_CONFIG', `this tool needs Node ${required}; this is Node ${process.versions.node}`, {
@@ -61,7 +65,7 @@ async function unsupportedNode(dir: string, unmet: string[], options: RunOptions
       fix: `run it with a Node in ${required} (e.g. the current LTS)`,
     },
   })
-  return run(dir, { ...options, fatal })
+  return run(root, { ...options, fatal })
 }
 
 /**
