@@ -64,6 +64,11 @@ describe('environment settings are checked with the catalogue, at once', () => {
     ])
   })
 
+  it('reference lists E_CONFIG for every command: any call can meet a bad setting', async () => {
+    const ref = env(await tasks(box(), ['reference'])).data
+    for (const c of ref.commands) expect(c.errors, c.path).toContain('E_CONFIG')
+  })
+
   it('good values are accepted, and an empty variable counts as unset', async () => {
     seed(box(), [{ id: '1', title: 'first' }])
     for (const extra of [

@@ -25,8 +25,14 @@ export type CommandDescription = {
   async: boolean
 }
 
-/** Codes any command can raise, whatever it declares. */
-export const UNIVERSAL_ERRORS: readonly ErrorCode[] = ['E_USAGE', 'E_VALIDATION', 'E_INTERNAL', 'E_INTERRUPTED']
+/** Codes any command can raise, whatever it declares (`E_CONFIG`: a bad setting, an unsupported Node). */
+export const UNIVERSAL_ERRORS: readonly ErrorCode[] = [
+  'E_USAGE',
+  'E_VALIDATION',
+  'E_CONFIG',
+  'E_INTERNAL',
+  'E_INTERRUPTED',
+]
 /** Codes every write command can raise. */
 export const WRITE_ERRORS: readonly ErrorCode[] = ['E_CONFIRMATION_REQUIRED', 'E_CONFLICT']
 
