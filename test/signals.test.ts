@@ -139,13 +139,26 @@ describe('a signal during a long NDJSON stream', () => {
   })
 })
 
+/** How long one undisturbed run takes, spawn to exit (the slowest of three, so a busy machine widens it). */
+async function runSpan(args: string[]): Promise<number> {
+  let span = 0
+  for (let i = 0; i < 3; i++) {
+    const started = performance.now()
+    await tasks(box(), args)
+    span = Math.max(span, performance.now() - started)
+  }
+  return span
+}
+
 describe('a signal during start-up', () => {
   it.each(['SIGINT', 'SIGTERM'] as const)(
     '%s at any moment after spawn: the run ends in exactly one envelope (or dies before Node ran any JavaScript)',
     async (signal) => {
       const outcomes: Record<string, number> = {}
+      // Spread the signals over one whole run, however slow the machine is today.
+      const span = await runSpan(['list'])
       for (let round = 0; round < 40; round++) {
-        const delay = (round * 2) % 80
+        const delay = Math.round((round * span) / 40)
         const run = await tasks(box(), ['list'], {
           onSpawn: (child) => {
             setTimeout(() => child.kill(signal), delay)
@@ -180,12 +193,13 @@ describe('a signal during start-up', () => {
     // A confirm sent with a signal right behind it: either the write ran to completion before the signal was
     // seen, or it was answered E_INTERRUPTED and the token is still unused (the retry then succeeds).
     let interrupted = 0
+    const span = await runSpan(['create', '--title', 'calibration', '--dry-run'])
     for (let round = 0; round < 16; round++) {
       const b = box()
       const token = env(await tasks(b, ['create', '--title', `t${round}`, '--dry-run'])).data.confirm_token
       const run = await tasks(b, ['create', '--title', `t${round}`, '--confirm', token], {
         onSpawn: (child) => {
-          setTimeout(() => child.kill('SIGINT'), 25 + round * 3)
+          setTimeout(() => child.kill('SIGINT'), Math.round((span * (round + 2)) / 20))
         },
       })
       if (run.signal !== null) continue
