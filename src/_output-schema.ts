@@ -1,9 +1,10 @@
 import type { ZodType } from 'zod'
+import type { CommandKind } from './command-kind.js'
 import { dryRunSchema } from './confirm/preview.js'
 import { submittedSchema } from './jobs/schema.js'
 import type { OutputSchema, ZodNamespace } from './schema.js'
 
-type Declares = { kind?: 'read' | 'write'; async?: boolean; output?: OutputSchema | undefined }
+type Declares = { kind?: CommandKind; async?: boolean; output?: OutputSchema | undefined }
 
 /**
  * Everything a command can print as `data`: its declared output (for an async command, the submission; the

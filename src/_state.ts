@@ -18,12 +18,16 @@ export type RunState = {
 let current: RunState | undefined
 let audit: AuditDraft | undefined
 
-/** Set by a write command: the entry appends it to the audit log once the outcome is known. */
+/**
+ * Set by the entry for every non-read call, then refined by a write command's own draft (which keeps the
+ * entry's `kind`): the entry appends it to the audit log once the outcome is known.
+ */
 export function setAudit(draft: AuditDraft): void {
+  if (draft.kind === undefined && audit?.kind !== undefined) draft.kind = audit.kind
   audit = draft
 }
 
-/** The pending audit record of this run, if a write command made one. */
+/** The pending audit record of this run: every call of a non-read command has one. */
 export function getAudit(): AuditDraft | undefined {
   return audit
 }

@@ -3,6 +3,7 @@ import { effectiveOutput } from './_output-schema.js'
 import { mapParseError, prepareInput } from './_parse.js'
 import { getRunState } from './_state.js'
 import type { Checkpoint, HumanRequest } from './checkpoints.js'
+import type { CommandKind } from './command-kind.js'
 import type { Credentials, StorageMode } from './credentials/credentials.js'
 import type { CredentialRecord } from './credentials/types.js'
 import { AgentError, usageError } from './errors/agent-error.js'
@@ -23,11 +24,12 @@ import {
 } from './outcome.js'
 import type { Meta, Notice } from './output/envelope.js'
 import { checkFields, type FieldTarget, parseFields, projectData } from './output/fields.js'
+import { utcTimes } from './output/times.js'
 import { fieldPaths, loadZod, type OutputSchema, pageItemSchema } from './schema.js'
-import { envPrefix, readToolSettings } from './tool-settings.js'
+import { FRAMEWORK_SETTINGS, toolEnv } from './settings.js'
+import { readToolSettings } from './tool-settings.js'
 
-/** Whether a command only reads, or changes state (and so goes through dry-run → confirm). */
-export type CommandKind = 'read' | 'write'
+export type { CommandKind } from './command-kind.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: mirrors oclif's own FlagOutput/ArgOutput, which are Record<string, any>
 type Loose = Record<string, any>
@@ -41,7 +43,11 @@ export abstract class AgentCommand extends Command {
   static override baseFlags = GLOBAL_FLAGS
   /** Version of this command's output schema; bump the major on a breaking change (spec 002 §14). */
   static schemaVersion = '1.0'
-  /** `read` or `write`. */
+  /**
+   * What a call changes (see `COMMAND_KINDS`): `read` changes nothing outside the cache dir; `local` changes local
+   * state (session, credentials, a job) without a confirm token; `write` goes through dry-run → confirm
+   * (`WriteCommand`). Every call of a non-read command is audited.
+   */
   static kind: CommandKind = 'read'
   /** Whether the command can emit raw bytes under `--format raw`. */
   static raw = false
@@ -246,7 +252,7 @@ export abstract class AgentCommand extends Command {
     const settings = readToolSettings(this.config).credentials as
       | { storage?: StorageMode; refreshable?: boolean }
       | undefined
-    const fromEnv = process.env[`${envPrefix(this.config.bin)}CREDENTIAL_STORE`] as StorageMode | undefined
+    const fromEnv = toolEnv(this.config.bin).get('CREDENTIAL_STORE') as StorageMode | undefined
     const chosen = mode ?? fromEnv ?? settings?.storage ?? 'auto'
     if (!['auto', 'keychain', 'file'].includes(chosen)) {
       throw new AgentError('E_CONFIG', `credential storage must be auto, keychain or file (got: '${chosen}')`, {
@@ -313,14 +319,12 @@ export abstract class AgentCommand extends Command {
     retries?: number
   }): Promise<HttpClient> {
     const { httpClient } = await import('./http/client.js')
-    const prefix = envPrefix(this.config.bin)
-    const envNumber = (name: string) =>
-      process.env[prefix + name] === undefined ? undefined : Number(process.env[prefix + name])
+    const env = toolEnv(this.config.bin)
     return httpClient({
       baseUrl: options.baseUrl,
       signal: this.signal,
-      timeoutMs: options.timeoutMs ?? envNumber('HTTP_TIMEOUT_MS') ?? 10_000,
-      retries: options.retries ?? envNumber('HTTP_RETRIES') ?? 2,
+      timeoutMs: options.timeoutMs ?? env.get('HTTP_TIMEOUT_MS') ?? FRAMEWORK_SETTINGS.HTTP_TIMEOUT_MS.default,
+      retries: options.retries ?? env.get('HTTP_RETRIES') ?? FRAMEWORK_SETTINGS.HTTP_RETRIES.default,
       userAgent: `${this.config.bin}/${this.config.version}`,
       ...(options.auth
         ? {
@@ -359,7 +363,8 @@ export abstract class AgentCommand extends Command {
     const z = await loadZod()
     const schema = effectiveOutput(ctor, z)
     if (!schema) return
-    const result = schema.safeParse(data)
+    // Validated as it will be printed: the renderer writes every time in UTC (see output/times.ts).
+    const result = schema.safeParse(utcTimes(data))
     if (!result.success) {
       throw new AgentError('E_INTERNAL', `output of ${this.id} does not match its declared schema`, {
         details: {

@@ -1,7 +1,10 @@
 import { type Command, Config, Errors, loadHelpClass } from '@oclif/core'
-import { getAudit, type RunState, setRunState } from './_state.js'
+import { callAudit } from './_call-audit.js'
+import { getAudit, type RunState, setAudit, setRunState } from './_state.js'
+import type { HeldSignals } from './boot/early-signals.js'
 import { bundledPjson } from './boot/pjson.js'
 import { rootPath } from './boot/root-path.js'
+import { kindOf } from './command-kind.js'
 import { AgentError, usageError } from './errors/agent-error.js'
 import { type Catalogue, CatalogueDefinitionError, CORE_CATALOGUE, defineErrorCodes } from './errors/catalogue.js'
 import { toAgentError } from './errors/normalize.js'
@@ -12,7 +15,8 @@ import { dataOutcome, isOutcome, type Outcome } from './outcome.js'
 import { addSensitiveKeys, registerSecret } from './output/redact.js'
 import { type RenderContext, renderError, renderOutcome } from './output/render.js'
 import { guardStdout, withRealStdout } from './output/stdout.js'
-import { envPrefix, readToolSettings } from './tool-settings.js'
+import { toolEnv } from './settings.js'
+import { readToolSettings } from './tool-settings.js'
 
 /** Options of {@link run}. */
 export type RunOptions = {
@@ -22,6 +26,10 @@ export type RunOptions = {
   interruptGraceMs?: number
   /** Set by `agentcli/boot` when the tool runs from its bundle: the bundle's path, its commands' source. */
   bundle?: string
+  /** Set by `agentcli/boot`: signals received before the entry's own handlers existed. */
+  held?: HeldSignals
+  /** Set by `agentcli/boot`: a failure found before anything was read (an unsupported Node), answered at once. */
+  fatal?: AgentError
 }
 
 const HELP_FLAGS = new Set(['--help', '-h'])
@@ -44,24 +52,25 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
   let finished = false
   let interrupted = false
 
-  const ctx = (): RenderContext => ({ globals, catalogue, startedAt, notices })
+  const ctx = (): RenderContext => ({ globals, catalogue, startedAt, notices, signal: controller.signal })
   const finish = async (result: { outcome?: Outcome; error?: unknown }): Promise<never> => {
     if (finished) return new Promise<never>(() => {})
     finished = true
     let code: number
     let resultCode = 'OK'
     try {
-      if (result.outcome) code = await renderOutcome(result.outcome, ctx())
-      else {
-        const error = interrupted
-          ? new AgentError('E_INTERRUPTED', 'interrupted by signal')
-          : toAgentError(result.error)
+      if (result.outcome) {
+        const rendering = ctx()
+        code = await renderOutcome(result.outcome, rendering)
+        if (rendering.failure) resultCode = rendering.failure
+      } else {
+        const error = interrupted ? toAgentError(controller.signal.reason) : toAgentError(result.error)
         debugStack(error)
         resultCode = error.code
         code = await renderError(error, ctx(), schemaVersion, stream)
       }
       const audit = getAudit()
-      // Loaded only when a write ran: read commands never pay for the audit module.
+      // Loaded only when a non-read command ran: read commands never pay for the audit module.
       if (audit)
         (await import('./confirm/audit.js')).appendAudit(audit, {
           result_code: resultCode,
@@ -75,37 +84,53 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
     return exit(code)
   }
 
+  // The first signal asks the command to stop (its `signal` aborts; a stream stops at the next item) and gives it
+  // a grace period; a second one answers at once. Either way the run ends in one E_INTERRUPTED envelope, unless
+  // the renderer is already writing one (then only a stuck write is cut short).
   const onSignal = (signal: NodeJS.Signals) => {
-    if (interrupted) return void exit(130)
+    if (interrupted) {
+      if (finished) return void exit(130)
+      return void finish({ error: interruption(signal) })
+    }
     interrupted = true
     process.stderr.write(`received ${signal}, stopping\n`)
-    controller.abort(new AgentError('E_INTERRUPTED', `interrupted by ${signal}`))
-    setTimeout(
-      () => void finish({ error: new AgentError('E_INTERRUPTED', `interrupted by ${signal}`) }),
-      options.interruptGraceMs ?? 2000,
-    ).unref()
+    controller.abort(interruption(signal))
+    setTimeout(() => void finish({ error: interruption(signal) }), options.interruptGraceMs ?? 2000).unref()
+  }
+  // Nothing has started yet: a signal before the command runs is answered without running it.
+  const stopIfInterrupted = () => {
+    if (interrupted) throw controller.signal.reason
   }
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
   process.on('uncaughtException', (error) => void finish({ error }))
   process.on('unhandledRejection', (error) => void finish({ error }))
+  options.held?.release()
+  const held = options.held?.first()
+  if (held) onSignal(held)
+  if (options.fatal) return finish({ error: options.fatal })
 
   try {
+    stopIfInterrupted()
     const rootDir = rootPath(root)
     const config = await Config.load({
       root: rootDir,
       userPlugins: false,
       ...(options.bundle ? { pjson: bundledPjson(rootDir, options.bundle) as never } : {}),
     })
+    stopIfInterrupted()
+    const env = toolEnv(config.bin)
+    // Before anything is read from or written to them (the update notice, an audit line): oclif took these as given.
+    for (const dir of ['CONFIG_DIR', 'DATA_DIR', 'CACHE_DIR'] as const) env.get(dir)
     const settings = readToolSettings(config)
     catalogue = defineErrorCodes(settings.errors)
     if (Array.isArray(settings.redact_keys)) addSensitiveKeys(settings.redact_keys as string[])
     // An injected token is a secret this process holds, whether or not the command ever reads it.
-    registerSecret(process.env[`${envPrefix(config.bin)}TOKEN`])
+    registerSecret(env.raw('TOKEN'))
     const notice = readUpdateNotice(config.cacheDir, config.version)
     if (notice) notices.push(notice)
-    const envName = `${envPrefix(config.bin)}FORMAT`
-    globals = scanGlobals(argv, { name: envName, value: process.env[envName] })
+    const envName = `${env.prefix}FORMAT`
+    globals = scanGlobals(argv, { name: envName, value: env.raw('FORMAT') })
     setRunState({
       startedAt,
       globals,
@@ -113,7 +138,7 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
       signal: controller.signal,
       notices,
       bin: config.bin,
-      envPrefix: envName.slice(0, -'FORMAT'.length),
+      envPrefix: env.prefix,
     })
     if (argv[0] === '--version' && !globals.error) return await finish({ outcome: versionOutcome(config, globals) })
     // `tool help <command>` is `tool <command> --help` (unless the tool has its own `help` command).
@@ -131,19 +156,27 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
     if (route) {
       schemaVersion = String((route.command as { schemaVersion?: unknown }).schemaVersion ?? '1.0')
       stream = (route.command as { stream?: unknown }).stream === true
+      // Every call of a non-read command is audited, from here on: a refusal at parse is an attempt too.
+      const kind = kindOf(route.command)
+      if (kind !== 'read' && !helpAsked)
+        setAudit(callAudit({ dataDir: config.dataDir, id: route.id, kind, argv: route.rest }))
     }
     if (globals.error) throw globals.error
     if (helpAsked) {
       await withRealStdout(async () => {
-        const Help = await loadHelpClass(config)
+        // A tool's own help class wins; the default one adds the command's KIND.
+        const Help = config.pjson.oclif.helpClass ? await loadHelpClass(config) : (await import('./_help.js')).AgentHelp
         await new Help(config, config.pjson.oclif.helpOptions).showHelp(argv)
       })
       return exit(0)
     }
     if (!route) throw new Error('unreachable: no route')
+    // Bad settings are one E_CONFIG envelope before any work, never a retry loop or a crash inside the command.
+    env.checkAll()
     argv = route.rest
     const init = await config.runHook('init', { argv: route.rest, id: route.id })
     if (init.failures.length > 0) throw hookFailure(init.failures[0]!.error)
+    stopIfInterrupted()
     const result = await config.runCommand(route.id, route.rest, route.command)
     return await finish({ outcome: isOutcome(result) ? result : dataOutcome(result ?? null, schemaVersion) })
   } catch (error) {
@@ -160,6 +193,10 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
       return finish({ error: new AgentError('E_INTERNAL', error.message, { cause: error }) })
     return finish({ error })
   }
+}
+
+function interruption(signal: NodeJS.Signals): AgentError {
+  return new AgentError('E_INTERRUPTED', `interrupted by ${signal}`, { details: { signal } })
 }
 
 function exit(code: number): never {

@@ -10,6 +10,7 @@ export {
   humanError,
 } from './checkpoints.js'
 export { AgentCommand, type CommandKind } from './command.js'
+export { COMMAND_KINDS } from './command-kind.js'
 export type { IdempotencyLedger } from './confirm/idempotency.js'
 export type { TokenLedger } from './confirm/ledger.js'
 export { type BatchItem, batchSchema, type Change, dryRunSchema } from './confirm/preview.js'
@@ -45,5 +46,16 @@ export { type Page, type PaginationOptions, paginate, paginationFlags } from './
 export type { Envelope, ErrorBody, ErrorEnvelope, Meta, Notice, SuccessEnvelope } from './output/envelope.js'
 export { REDACTED, redactForOutput, registerSecret } from './output/redact.js'
 export { type OutputOf, type OutputSchema, output, type ZodNamespace } from './schema.js'
+export {
+  AGENTCLI_SETTINGS,
+  checkSetting,
+  FRAMEWORK_SETTINGS,
+  type FrameworkSetting,
+  type SettingRule,
+  type SettingSpec,
+  type ToolEnv,
+  toolEnv,
+} from './settings.js'
+export { readSetting, readToolConfig } from './tool-config.js'
 export { type EvidenceStatus, envPrefix, readToolSettings, type ToolSettings } from './tool-settings.js'
 export { idempotencyFlags, type Plan, WRITE_FLAGS, WriteCommand, type WriteJobContext } from './write-command.js'

@@ -17,7 +17,7 @@ import { Flags } from './flags.js'
 import { GLOBAL_FLAGS } from './globals.js'
 import type { JobContext, JobPlan } from './jobs/runtime.js'
 import type { JobRecord } from './jobs/types.js'
-import { envPrefix } from './tool-settings.js'
+import { toolEnv } from './settings.js'
 
 /** What `plan()` returns: the preview, what the token binds, and private state for `apply()`. */
 export type Plan<S = unknown> = {
@@ -99,7 +99,7 @@ export abstract class WriteCommand<S = unknown> extends AgentCommand {
    * profile and the OS user. Override it to add what only the tool knows (a role, a tenant); keep `account`.
    */
   protected async principal(): Promise<Record<string, unknown>> {
-    return defaultPrincipal(await this.credentials(), this.envPrefix)
+    return defaultPrincipal(await this.credentials(), toolEnv(this.config.bin).prefix)
   }
 
   /** The tool's identity in a token: the bin name and the package name, stable across versions. */
@@ -110,8 +110,9 @@ export abstract class WriteCommand<S = unknown> extends AgentCommand {
   /** Where the confirm secret comes from: `<BIN>_CONFIRM_SECRET` (hex) if set, else the config dir's file. */
   protected async secretSource(): Promise<SecretSource> {
     const { envSecretSource, fileSecretSource } = await import('./confirm/secret.js')
-    const name = `${this.envPrefix}CONFIRM_SECRET`
-    const injected = process.env[name]
+    const env = toolEnv(this.config.bin)
+    const name = `${env.prefix}CONFIRM_SECRET`
+    const injected = env.raw('CONFIRM_SECRET')
     return injected ? envSecretSource(name, injected) : fileSecretSource(this.config.configDir, (m) => this.warn(m))
   }
 
@@ -193,10 +194,6 @@ export abstract class WriteCommand<S = unknown> extends AgentCommand {
       throw this.driftError(reason, drift, confirmed.token_id, 'the job changed nothing')
     }
     return this.work({ ...ctx, plan } as WriteJobContext<S>)
-  }
-
-  private get envPrefix(): string {
-    return envPrefix(this.config.bin)
   }
 
   /** The write flow; tools implement `plan` and `apply` instead. */

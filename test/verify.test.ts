@@ -44,6 +44,11 @@ describe('agentcli verify', () => {
       expect(ids).toContain(id)
     }
     expect(data.checks.find((c: { id: string }) => c.id === 'write.no_token:create').status).toBe('pass')
+    const reads = data.checks.filter((c: { id: string }) => c.id.startsWith('self.read_no_side_effects:'))
+    expect(reads.map((c: { id: string }) => c.id)).toEqual(
+      expect.arrayContaining(['self.read_no_side_effects:list', 'self.read_no_side_effects:context']),
+    )
+    expect(reads.every((c: { status: string }) => c.status === 'pass')).toBe(true)
   }, 120_000)
 
   it('fails a deliberately broken CLI on exactly its three defects', async () => {
@@ -55,6 +60,23 @@ describe('agentcli verify', () => {
       .filter((c: { status: string }) => c.status === 'fail')
       .map((c: { id: string }) => c.id)
     expect(failed.sort()).toEqual(['envelope:hello', 'envelope:status', 'exit.unknown_flag'])
+  }, 120_000)
+
+  it('fails a read command that changes state outside the cache dir', async () => {
+    const run = await verify(['--', process.execPath, join(ROOT, 'test/fixtures/broken/read-writes.mjs')])
+    expect(run.code).toBe(1)
+    const checks = env(run).error.details.checks as Array<{ id: string; status: string; evidence: string }>
+    const failed = checks.filter((c) => c.status === 'fail').map((c) => c.id)
+    expect(failed.sort()).toEqual([
+      'envelope:hello',
+      'envelope:status',
+      'exit.unknown_flag',
+      'self.read_no_side_effects:context',
+    ])
+    expect(checks.find((c) => c.id === 'self.read_no_side_effects:context')!.evidence).toContain(
+      '~/data/broken/last-context',
+    )
+    expect(checks.find((c) => c.id === 'self.read_no_side_effects:doctor')!.status).toBe('pass')
   }, 120_000)
 
   it('prints a readable report in text mode', async () => {

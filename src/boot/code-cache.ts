@@ -1,3 +1,5 @@
+import { builtin } from './_builtin.js'
+
 // See index.ts: built-ins without their ES module facades.
 const {
   closeSync,
@@ -12,9 +14,9 @@ const {
   rmSync,
   statSync,
   writeFileSync,
-} = process.getBuiltinModule('node:fs')
-const { homedir } = process.getBuiltinModule('node:os')
-const { basename, dirname, join } = process.getBuiltinModule('node:path')
+} = builtin<typeof import('node:fs')>('node:fs')
+const { homedir } = builtin<typeof import('node:os')>('node:os')
+const { basename, dirname, isAbsolute, join } = builtin<typeof import('node:path')>('node:path')
 
 /**
  * Where V8 code caches of bundles live: `AGENTCLI_CODE_CACHE_DIR`, else the user's cache directory. `undefined`
@@ -23,6 +25,8 @@ const { basename, dirname, join } = process.getBuiltinModule('node:path')
 export function codeCacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (env.AGENTCLI_CODE_CACHE === '0') return undefined
   const dir = env.AGENTCLI_CODE_CACHE_DIR || join(userCacheRoot(env), 'agentcli', 'code-cache')
+  // A relative directory would land wherever the tool is run from; the entry reports the setting as E_CONFIG.
+  if (!isAbsolute(dir)) return undefined
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 })
     return isPrivateDir(dir) ? dir : undefined

@@ -1,13 +1,16 @@
 import type { RunOptions } from '../entry.js'
+import { builtin } from './_builtin.js'
 import { cacheFileName, codeCacheDir, readCodeCache, writeCodeCache } from './code-cache.js'
+import { holdSignals } from './early-signals.js'
+import { FRAMEWORK_NODE_RANGE, inFrameworkRange, unmetEngines } from './engines.js'
 import { rootPath } from './root-path.js'
 
 // Built-ins come from process.getBuiltinModule, not `import`: the ES module facade of `node:fs` alone costs
 // ≈ 2.5 ms (it reads every export, `fs.promises` included), a twentieth of a bundled start.
-const { readFileSync, statSync } = process.getBuiltinModule('node:fs')
-const Module = process.getBuiltinModule('node:module')
-const { dirname, join } = process.getBuiltinModule('node:path')
-const { constants, Script } = process.getBuiltinModule('node:vm')
+const { readFileSync, statSync } = builtin<typeof import('node:fs')>('node:fs')
+const Module = builtin<typeof import('node:module')>('node:module')
+const { dirname, join } = builtin<typeof import('node:path')>('node:path')
+const { constants, Script } = builtin<typeof import('node:vm')>('node:vm')
 
 /** Where `agentcli-build` writes a tool's bundle, relative to the tool's root. */
 export const BUNDLE_FILE = 'dist/bundle.cjs'
@@ -21,15 +24,48 @@ type BundleStat = { size: number; mtimeMs: number }
  * `AGENTCLI_NO_BUNDLE=1` forces the modules, for stack traces that name source files.
  */
 export async function start(root: string | URL, options: RunOptions = {}): Promise<never> {
+  const held = holdSignals()
+  // Before anything else is read or written: on a Node the tool does not support, the bundle (or a module) may
+  // crash part-way, after state was touched. Answer one E_CONFIG envelope instead, from the modules. agentcli's
+  // own range first, with no built-in module: an old Node may lack the very API this file loads them with.
+  if (!inFrameworkRange(process.versions.node))
+    return unsupportedNode(root, [FRAMEWORK_NODE_RANGE], { ...options, held })
   const dir = rootPath(root)
+  const unmet = unmetEngines(toolNodeRange(dir))
+  if (unmet.length > 0) return unsupportedNode(dir, unmet, { ...options, held })
   const bundle = join(dir, BUNDLE_FILE)
   const stat = process.env.AGENTCLI_NO_BUNDLE === '1' ? undefined : statSync(bundle, { throwIfNoEntry: false })
   const loaded = stat ? tryBundle(bundle, stat) : undefined
-  if (loaded) return loaded.run(dir, { ...options, bundle })
+  if (loaded) return loaded.run(dir, { ...options, bundle, held })
   // From the modules, Node's own compile cache is what helps: some 200 files instead of one.
   Module.enableCompileCache?.()
   const { run } = await import('../entry.js')
-  return run(dir, options)
+  return run(dir, { ...options, held })
+}
+
+/** The tool's own `engines.node`, if its package.json declares one. */
+function toolNodeRange(dir: string): unknown {
+  try {
+    const pjson = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { engines?: { node?: unknown } }
+    return pjson.engines?.node
+  } catch {
+    // An unreadable package.json is oclif's to report, with the framework's own range already checked.
+    return undefined
+  }
+}
+
+async function unsupportedNode(root: string | URL, unmet: string[], options: RunOptions): Promise<never> {
+  const [{ AgentError }, { run }] = await Promise.all([import('../errors/agent-error.js'), import('../entry.js')])
+  const required = unmet.join(' and ')
+  const fatal = new AgentError('E_CONFIG', `this tool needs Node ${required}; this is Node ${process.versions.node}`, {
+    details: {
+      setting: 'node',
+      allowed: unmet,
+      got: process.versions.node,
+      fix: `run it with a Node in ${required} (e.g. the current LTS)`,
+    },
+  })
+  return run(root, { ...options, fatal })
 }
 
 /**

@@ -1,4 +1,6 @@
-const { fileURLToPath } = process.getBuiltinModule('node:url')
+import { builtin } from './_builtin.js'
+
+const { fileURLToPath } = builtin<typeof import('node:url')>('node:url')
 
 /** A tool's root, given as a path or as a file URL (`new URL('..', import.meta.url)` in its bin), as a path. */
 export function rootPath(root: string | URL): string {

@@ -2,10 +2,12 @@ import { appendFileSync, mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { redactArgv, redactForOutput } from '../output/redact.js'
 
-/** What a write attempt records before its outcome is known. */
+/** What a non-read call records before its outcome is known. */
 export type AuditDraft = {
   path: string
   command: string
+  /** The command's kind; set by the entry for every non-read call (a write's own draft inherits it). */
+  kind?: 'local' | 'write'
   args: string[]
   /** The account the write acted as (the principal's `account`), not merely the OS user. */
   account: string | null
@@ -13,8 +15,11 @@ export type AuditDraft = {
   profile?: string | null
   /** The operating-system user who ran the tool, when known. */
   os_user?: string | null
-  /** `replay`: a completed idempotency key answered with its recorded result; nothing was executed. */
-  mode: 'dry_run' | 'confirm' | 'refused' | 'replay'
+  /**
+   * A write's path through dry-run → confirm; `replay`: a completed idempotency key answered with its recorded
+   * result (nothing was executed); `direct`: a local-state command, which needs no token.
+   */
+  mode: 'dry_run' | 'confirm' | 'refused' | 'replay' | 'direct'
   token_id: string | null
 }
 

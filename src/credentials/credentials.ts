@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
 import { readJsonFile, writeJsonAtomic } from '../fs/json-file.js'
+import { toolEnv } from '../settings.js'
 import { envPrefix } from '../tool-settings.js'
 import { envSecretStore } from './env-store.js'
 import { fileSecretStore } from './file-store.js'
@@ -44,20 +45,18 @@ const isSession = (v: unknown): v is Session => typeof v === 'object' && v !== n
 export class Credentials {
   readonly keychain: ReturnType<typeof keychainSecretStore>
   readonly file: SecretStore
-  private readonly prefix: string
+  private readonly env: ReturnType<typeof toolEnv>
 
   constructor(private readonly options: CredentialsOptions) {
-    this.prefix = envPrefix(options.bin)
+    this.env = toolEnv(options.bin)
     this.keychain = keychainSecretStore(options.bin, options.timeoutMs)
     this.file = fileSecretStore(options.configDir)
   }
 
   /** The injected store, when `<BIN>_TOKEN` is set. */
   injected(): SecretStore | undefined {
-    const token = process.env[`${this.prefix}TOKEN`]
-    return token
-      ? envSecretStore(`${this.prefix}TOKEN`, token, process.env[`${this.prefix}ACCOUNT`] ?? 'env')
-      : undefined
+    const token = this.env.raw('TOKEN')
+    return token ? envSecretStore(`${this.env.prefix}TOKEN`, token, this.env.raw('ACCOUNT') ?? 'env') : undefined
   }
 
   /** The current account: the injected one, else the one the last login chose. */

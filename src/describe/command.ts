@@ -1,6 +1,7 @@
 import type { Command } from '@oclif/core'
 import type { ZodType } from 'zod'
 import { effectiveOutput } from '../_output-schema.js'
+import { type CommandKind, kindOf } from '../command-kind.js'
 import type { ErrorCode } from '../errors/catalogue.js'
 import type { OutputSchema, ZodNamespace } from '../schema.js'
 import { describeParams, type Param } from './params.js'
@@ -8,7 +9,8 @@ import { describeParams, type Param } from './params.js'
 /** One command as `reference` describes it. */
 export type CommandDescription = {
   path: string
-  type: 'read' | 'write'
+  /** What a call changes: `read`, `local` or `write` (see `COMMAND_KINDS`). */
+  type: CommandKind
   summary: string
   description: string
   params: Param[]
@@ -23,19 +25,19 @@ export type CommandDescription = {
   async: boolean
 }
 
-/** Codes any command can raise, whatever it declares. */
-export const UNIVERSAL_ERRORS: readonly ErrorCode[] = ['E_USAGE', 'E_VALIDATION', 'E_INTERNAL', 'E_INTERRUPTED']
+/** Codes any command can raise, whatever it declares (`E_CONFIG`: a bad setting, an unsupported Node). */
+export const UNIVERSAL_ERRORS: readonly ErrorCode[] = [
+  'E_USAGE',
+  'E_VALIDATION',
+  'E_CONFIG',
+  'E_INTERNAL',
+  'E_INTERRUPTED',
+]
 /**
  * Codes every write command can raise: the flow's own, plus the write-safety machinery failing closed (an unsafe
- * confirm secret is `E_CONFIG`, an unusable ledger `E_IO`, a lock held too long `E_TIMEOUT`).
+ * confirm secret is `E_CONFIG`, universal already; an unusable ledger `E_IO`, a lock held too long `E_TIMEOUT`).
  */
-export const WRITE_ERRORS: readonly ErrorCode[] = [
-  'E_CONFIRMATION_REQUIRED',
-  'E_CONFLICT',
-  'E_CONFIG',
-  'E_IO',
-  'E_TIMEOUT',
-]
+export const WRITE_ERRORS: readonly ErrorCode[] = ['E_CONFIRMATION_REQUIRED', 'E_CONFLICT', 'E_IO', 'E_TIMEOUT']
 
 /** The universal flags: described once at the top of `reference`, not per command. */
 export const UNIVERSAL_FLAG_NAMES: ReadonlySet<string> = new Set(['format', 'json', 'fields', 'compact', 'quiet'])
@@ -48,7 +50,7 @@ type Statics = {
   flags?: Record<string, object>
   baseFlags?: Record<string, object>
   args?: Record<string, object>
-  kind?: 'read' | 'write'
+  kind?: unknown
   raw?: boolean
   stream?: boolean
   async?: boolean
@@ -58,7 +60,7 @@ type Statics = {
 }
 
 function schemaOf(c: Statics, z: ZodNamespace): Record<string, unknown> {
-  const schema = effectiveOutput({ kind: c.kind ?? 'read', async: Boolean(c.async), output: c.output }, z)
+  const schema = effectiveOutput({ kind: kindOf(c), async: Boolean(c.async), output: c.output }, z)
   return schema ? toJsonSchema(z, schema) : {}
 }
 
@@ -84,7 +86,7 @@ function renderExample(example: string | { command: string }, bin: string): stri
  */
 export function describeCommand(cmd: Command.Class | Statics, bin: string, z: ZodNamespace): CommandDescription {
   const c = cmd as unknown as Statics
-  const kind = c.kind ?? 'read'
+  const kind = kindOf(c)
   const declared = [...(c.errorCodes ?? [])]
   const errors = [...new Set([...UNIVERSAL_ERRORS, ...(kind === 'write' ? WRITE_ERRORS : []), ...declared])].sort()
   const path = c.id.replaceAll(':', ' ')

@@ -1,4 +1,5 @@
 import type { Command, Config } from '@oclif/core'
+import { COMMAND_KINDS, type CommandKind } from '../command-kind.js'
 import { byCodePoint } from '../compare.js'
 import type { Catalogue } from '../errors/catalogue.js'
 import { EXIT_CODES } from '../errors/catalogue.js'
@@ -21,6 +22,8 @@ export type Reference = {
   risk_tier: string
   release_readiness: ReleaseReadiness
   global_flags: Param[]
+  /** What each command `type` means: `read`, `local`, `write`. */
+  command_kinds: Record<CommandKind, string>
   commands: CommandDescription[]
   exit_codes: Record<string, string>
   error_codes: Record<string, { exit: number; retryable: boolean; description: string }>
@@ -56,6 +59,7 @@ export async function buildReference(config: Config, catalogue: Catalogue): Prom
     risk_tier: typeof settings.risk_tier === 'string' ? settings.risk_tier : 'unknown',
     release_readiness: releaseReadiness(settings),
     global_flags: Object.entries(GLOBAL_FLAGS).map(([name, def]) => describeParam(name, 'flag', def as never)),
+    command_kinds: { ...COMMAND_KINDS },
     commands: await describeCommands(config),
     exit_codes: Object.fromEntries(Object.entries(EXIT_CODES).map(([k, v]) => [String(k), v])),
     error_codes: errorCodes,

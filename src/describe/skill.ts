@@ -64,6 +64,12 @@ export function renderSkill(ref: Reference): string {
     '## Commands',
     '',
   ]
+  lines.push(
+    'Each command says what a call changes (its `type` in `reference`):',
+    '',
+    ...Object.entries(ref.command_kinds).map(([kind, meaning]) => `- \`${kind}\`: ${meaning}`),
+    '',
+  )
   for (const c of ref.commands) {
     lines.push(`### \`${ref.tool} ${c.path}\` (${c.type}${c.stream ? ', stream' : ''}${c.async ? ', async' : ''})`, '')
     lines.push(c.description || c.summary, '')

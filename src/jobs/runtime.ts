@@ -118,10 +118,11 @@ export async function reconcile(store: JobStore, record: JobRecord, catalogue: C
     'E_INTERRUPTED',
     record.status === 'pending' ? 'the job never started' : `the worker (pid ${record.worker_pid}) died`,
   )
+  // The job ended at its last sign of life: the same answer whether a read computes it or a write records it.
   return store.update(record.job_id, (r) => {
     if (r.status !== record.status || r.worker_pid !== record.worker_pid) return undefined
-    if (r.cancel_requested) return { ...r, status: 'cancelled', finished_at: new Date().toISOString() }
-    return failed(r, error, catalogue)
+    if (r.cancel_requested) return { ...r, status: 'cancelled', finished_at: r.updated_at }
+    return { ...failed(r, error, catalogue), finished_at: r.updated_at }
   })
 }
 

@@ -6,6 +6,17 @@ import { projectObject } from './fields.js'
 import { redactedJson, redactForOutput } from './redact.js'
 import type { RenderContext } from './render.js'
 import { stdoutClosed, writeStdout } from './stdout.js'
+import { utcTimes } from './times.js'
+
+/** Rejects with the signal's reason once it aborts (never resolves); handled, so it never goes unhandled. */
+export function whenAborted(signal: AbortSignal): Promise<never> {
+  const promise = new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(signal.reason)
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true })
+  })
+  promise.catch(() => {})
+  return promise
+}
 
 /** One line of a stream (spec 002 §5). */
 export type StreamLine =
@@ -66,39 +77,55 @@ export async function renderStream(spec: StreamSpec, ctx: RenderContext): Promis
   let header: string[] | undefined
   let count = 0
   const iterator = spec.items[Symbol.asyncIterator]()
-  let failure: AgentError | undefined
-  try {
-    for (;;) {
-      if (stdoutClosed()) {
-        await iterator.return?.()
-        return 0
+  // Set once the stream's end is decided: the pump then writes nothing more, so the last line is ours alone.
+  let ended = false
+  const pump = async (): Promise<AgentError | 'closed' | undefined> => {
+    try {
+      for (;;) {
+        if (ended) return undefined
+        if (stdoutClosed()) {
+          await iterator.return?.()
+          return 'closed'
+        }
+        if (ctx.signal?.aborted) throw ctx.signal.reason
+        const next = await iterator.next()
+        if (ended || next.done) return undefined
+        const data = utcTimes(spec.fields ? projectObject(next.value, spec.fields) : next.value)
+        count++
+        if (text) {
+          const row = textRow(redactForOutput(data), header)
+          if (!header) await out.push(`${row.header.map((h) => h.toUpperCase()).join('\t')}\n`)
+          header = row.header
+          await out.push(row.line)
+        } else {
+          // One JSON.stringify per clean item: the redactor's prefilter proves most lines clean without a walk.
+          await out.push(`${redactedJson({ ok: true, schema_version: spec.schemaVersion, type: 'item', data })}\n`)
+        }
       }
-      const next = await iterator.next()
-      if (next.done) break
-      const data = spec.fields ? projectObject(next.value, spec.fields) : next.value
-      count++
-      if (text) {
-        const row = textRow(redactForOutput(data), header)
-        if (!header) await out.push(`${row.header.map((h) => h.toUpperCase()).join('\t')}\n`)
-        header = row.header
-        await out.push(row.line)
-      } else {
-        // One JSON.stringify per clean item: the redactor's prefilter proves most lines clean without a walk.
-        await out.push(`${redactedJson({ ok: true, schema_version: spec.schemaVersion, type: 'item', data })}\n`)
-      }
+    } catch (error) {
+      return toAgentError(error)
     }
-  } catch (error) {
-    failure = toAgentError(error)
   }
+  // One race for the whole stream, not one per item (that cost ≈ 1 µs an item and a reaction on the signal each):
+  // a producer stuck in an await cannot hold the error line back past a signal.
+  const interrupted = ctx.signal ? whenAborted(ctx.signal).catch((reason: unknown) => toAgentError(reason)) : undefined
+  const result = interrupted ? await Promise.race([pump(), interrupted]) : await pump()
+  ended = true
+  if (result === 'closed') return 0
+  const failure = result
+  // Not awaited: a producer stuck in an await would hold the error line back.
+  if (ctx.signal?.aborted) void Promise.resolve(iterator.return?.()).catch(() => {})
   const meta = { duration_ms: Math.round(performance.now() - ctx.startedAt) }
   if (failure) {
     const { body, exit } = errorBody(failure, ctx.catalogue)
+    ctx.failure = body.code
+    const safe = { ...body, details: utcTimes(body.details) }
     if (text) {
       await out.flush()
-      process.stderr.write(`error ${body.code}: ${redactForOutput(body.message)}\n`)
+      process.stderr.write(`error ${safe.code}: ${redactForOutput(safe.message)}\n`)
     } else
       await out.push(
-        `${redactedJson({ ok: false, schema_version: spec.schemaVersion, type: 'error', error: body, meta })}\n`,
+        `${redactedJson({ ok: false, schema_version: spec.schemaVersion, type: 'error', error: safe, meta })}\n`,
       )
     await out.flush()
     return exit

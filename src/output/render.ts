@@ -1,12 +1,14 @@
 import type { AgentError } from '../errors/agent-error.js'
 import type { Catalogue } from '../errors/catalogue.js'
+import { toAgentError } from '../errors/normalize.js'
 import type { Globals } from '../globals.js'
 import type { Outcome, RawOutcome } from '../outcome.js'
 import { buildMeta, type Envelope, errorBody, errorEnvelope, type Notice, successEnvelope } from './envelope.js'
-import { renderStream } from './ndjson.js'
+import { renderStream, whenAborted } from './ndjson.js'
 import { RawScrubber, redactedJson, redactForOutput } from './redact.js'
 import { writeStdout } from './stdout.js'
 import { renderText } from './text.js'
+import { utcTimes } from './times.js'
 
 /** Everything the renderer needs besides the outcome. */
 export type RenderContext = {
@@ -14,6 +16,10 @@ export type RenderContext = {
   catalogue: Catalogue
   startedAt: number
   notices: readonly Notice[]
+  /** The run's cancellation: a stream (or raw body) stops at its next chunk once it aborts. */
+  signal?: AbortSignal
+  /** Set by the renderer when an outcome ends in failure part-way (a stream's error line): its code. */
+  failure?: string
 }
 
 /** Serialise an envelope, redacted: pretty by default, one line with `--compact`; always ends in `\n`. */
@@ -30,12 +36,13 @@ const bold = (s: string) => `\u001b[1m${s}\u001b[22m`
 /** Render a command's outcome; returns the exit code (0). */
 export async function renderOutcome(outcome: Outcome, ctx: RenderContext): Promise<number> {
   if (outcome.kind === 'stream') return renderStream(outcome.spec, ctx)
-  if (outcome.kind === 'raw') return renderRaw(outcome.body)
-  const notices = [...ctx.notices, ...(outcome.meta.notices ?? [])]
-  const meta = buildMeta(performance.now() - ctx.startedAt, { ...outcome.meta, notices })
+  if (outcome.kind === 'raw') return renderRaw(outcome.body, ctx)
+  const notices = utcTimes([...ctx.notices, ...(outcome.meta.notices ?? [])])
+  const meta = buildMeta(performance.now() - ctx.startedAt, { ...utcTimes(outcome.meta), notices })
+  const data = utcTimes(outcome.data)
   if (ctx.globals.format === 'text') {
-    const { data, meta: safeMeta } = redactForOutput({ data: outcome.data, meta })
-    await writeStdout(renderText(data, useColor() ? bold : undefined))
+    const { data: safeData, meta: safeMeta } = redactForOutput({ data, meta })
+    await writeStdout(renderText(safeData, useColor() ? bold : undefined))
     if (!ctx.globals.quiet) {
       if (safeMeta.truncation_hint) process.stderr.write(`note: ${safeMeta.truncation_hint}\n`)
       for (const notice of safeMeta.notices ?? [])
@@ -43,20 +50,46 @@ export async function renderOutcome(outcome: Outcome, ctx: RenderContext): Promi
     }
     return 0
   }
-  await writeStdout(serialize(successEnvelope(outcome.data, outcome.schemaVersion, meta), ctx.globals.compact))
+  await writeStdout(serialize(successEnvelope(data, outcome.schemaVersion, meta), ctx.globals.compact))
   return 0
 }
 
-/** Raw bytes, with the secrets this process knows scrubbed out (even across chunk boundaries). */
-async function renderRaw(body: RawOutcome['body']): Promise<number> {
+/**
+ * Raw bytes, with the secrets this process knows scrubbed out (even across chunk boundaries). As for NDJSON, one
+ * race for the whole body, so a producer stuck in an await cannot outlast a signal.
+ */
+async function renderRaw(body: RawOutcome['body'], ctx: RenderContext): Promise<number> {
   const scrubber = new RawScrubber()
   const write = async (bytes: Uint8Array) => {
     if (bytes.length > 0) await writeStdout(bytes)
   }
   if (typeof body === 'string' || body instanceof Uint8Array) await write(scrubber.push(body))
-  else for await (const chunk of body) await write(scrubber.push(chunk))
+  else {
+    let ended = false
+    const pump = async () => {
+      for await (const chunk of body) {
+        if (ended || ctx.signal?.aborted) return
+        await write(scrubber.push(chunk))
+      }
+    }
+    const pumping = pump()
+    // Once the signal won, a later failure of the abandoned producer is nobody's answer.
+    pumping.catch(() => {})
+    await (ctx.signal ? Promise.race([pumping, whenAborted(ctx.signal).catch(() => {})]) : pumping)
+    ended = true
+    // The scrubber's held-back tail may be the start of a secret: an interrupted body drops it.
+    if (ctx.signal?.aborted) return rawInterrupted(ctx)
+  }
   await write(scrubber.end())
   return 0
+}
+
+/** Raw bytes cannot carry an error line: a raw body cut short by a signal says so on stderr. */
+function rawInterrupted(ctx: RenderContext): number {
+  const { body, exit } = errorBody(toAgentError(ctx.signal?.reason), ctx.catalogue)
+  process.stderr.write(`error ${body.code}: ${redactForOutput(body.message)}\n`)
+  ctx.failure = body.code
+  return exit
 }
 
 /** Render a failure; returns its exit code from the catalogue. */
@@ -66,7 +99,8 @@ export async function renderError(
   schemaVersion = '1.0',
   stream = false,
 ): Promise<number> {
-  const { body: raw, exit } = errorBody(error, ctx.catalogue)
+  const { body: plain, exit } = errorBody(error, ctx.catalogue)
+  const raw = { ...plain, details: utcTimes(plain.details) }
   if (ctx.globals.format === 'text') {
     const body = redactForOutput(raw)
     const hint = typeof body.details.hint === 'string' ? ` (${body.details.hint})` : ''

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path'
 import type { Config } from '@oclif/core'
 import { AgentError } from '../errors/agent-error.js'
-import { envPrefix, readToolSettings } from '../tool-settings.js'
+import { toolEnv } from '../settings.js'
+import { readToolSettings } from '../tool-settings.js'
 import { directorySource, githubSource, mirrorSource, type ReleaseSource } from './source.js'
 
 /** A tool's update settings: `"agentcli": {"update": {…}}` in package.json, overridable by environment. */
@@ -23,10 +24,6 @@ export type UpdateSettings = {
   github_api: string
 }
 
-function prefix(config: Config): string {
-  return envPrefix(config.bin)
-}
-
 /** The TUF repository of Sigstore's public-good instance. */
 export const PUBLIC_GOOD_TUF_MIRROR = 'https://tuf-repo-cdn.sigstore.dev'
 
@@ -37,7 +34,7 @@ export const PUBLIC_GOOD_TUF_MIRROR = 'https://tuf-repo-cdn.sigstore.dev'
  */
 export function updateSettings(config: Config): UpdateSettings {
   const declared = (readToolSettings(config).update ?? {}) as Partial<UpdateSettings>
-  const env = (name: string) => process.env[prefix(config) + name] || undefined
+  const env = (name: 'UPDATE_SOURCE' | 'UPDATE_CHANNEL' | 'UPDATE_API_URL') => toolEnv(config.bin).get(name)
   return {
     repository: declared.repository ?? null,
     workflow: declared.workflow ?? '.github/workflows/release.yml',

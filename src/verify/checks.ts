@@ -4,6 +4,7 @@ import { type Call, call, json, type Target } from './call.js'
 import { commandFor, jsonViolations } from './invariants.js'
 import { REFERENCE_KEYS, type Ref, type RefCommand } from './reference-types.js'
 import type { Report } from './report.js'
+import { changes, snapshot } from './side-effects.js'
 
 const words = (path: string) => path.split(' ')
 const needsInput = (c: RefCommand) => c.params.some((p) => p.required)
@@ -161,7 +162,16 @@ export async function runChecks(t: Target, report: Report): Promise<Ref | undefi
       `${command.examples.length} example(s)`,
     )
     if (command.type !== 'read' || needsInput(command) || command.async) continue
+    // A read changes nothing outside the cache dir (docs/contract.md, the read rule).
+    const before = snapshot(t.home, t.env.XDG_CACHE_HOME!)
     const out = await call(t, command.path, words(command.path))
+    const changed = changes(before, snapshot(t.home, t.env.XDG_CACHE_HOME!)).map((p) => p.replace(t.home, '~'))
+    report.add(
+      `self.read_no_side_effects:${command.path}`,
+      'self',
+      changed.length === 0,
+      changed.length ? `changed outside the cache dir: ${changed.join(', ').slice(0, 300)}` : 'nothing changed',
+    )
     if (command.stream) {
       const lines = out.stdout.trimEnd().split('\n').filter(Boolean)
       const parsed = lines.map((l) => {

@@ -9,7 +9,7 @@ export type RefParam = {
 }
 export type RefCommand = {
   path: string
-  type: 'read' | 'write'
+  type: 'read' | 'local' | 'write'
   params: RefParam[]
   output_schema: Record<string, unknown>
   examples: string[]

@@ -1,18 +1,13 @@
-import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import type { Config } from '@oclif/core'
-import { AgentError, type CredentialRecord, type HttpClient, isAgentError } from 'agentcli'
+import { AgentError, type CredentialRecord, type HttpClient, isAgentError, readSetting } from 'agentcli'
 import type { DeviceAuthority, GrantState } from './auth/device.js'
 
-/** The remote tasks API, from `TASKS_API_URL` or `api_url` in config.json; none by default. */
+/**
+ * The remote tasks API, from `TASKS_API_URL` or `api_url` in config.json; none by default. Checked by the
+ * framework: anything but an http(s) URL is E_CONFIG with allowed/got.
+ */
 export async function apiUrl(config: Config): Promise<string | undefined> {
-  if (process.env.TASKS_API_URL) return process.env.TASKS_API_URL
-  try {
-    const file = JSON.parse(await readFile(join(config.configDir, 'config.json'), 'utf8')) as { api_url?: unknown }
-    return typeof file.api_url === 'string' ? file.api_url : undefined
-  } catch {
-    return undefined
-  }
+  return readSetting(config, 'api_url', { type: 'url' })
 }
 
 /** The API, or `E_CONFIG` saying how to configure it. */

@@ -3,7 +3,7 @@ import { access, readFile, stat } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import type { Config } from '@oclif/core'
-import { readToolSettings } from 'agentcli'
+import { readToolSettings, toolEnv } from 'agentcli'
 import type { Credentials } from 'agentcli/credentials'
 import { releaseReadiness, skillMinVersions, skillName } from 'agentcli/describe'
 import semver from 'semver'
@@ -108,7 +108,7 @@ async function configDirCheck(config: Config): Promise<Check> {
       check: 'config_dir',
       status: 'fail',
       message: `${dir} is not writable: ${error instanceof Error ? error.message : String(error)}`,
-      fix: `make ${existing} a writable directory, or point ${config.bin.toUpperCase()}_CONFIG_DIR elsewhere`,
+      fix: `make ${existing} a writable directory, or point ${toolEnv(config.bin).prefix}CONFIG_DIR elsewhere`,
     }
   }
 }

@@ -1,6 +1,6 @@
 import type { Config } from '@oclif/core'
 import { AgentError, type Catalogue, type ZodNamespace } from 'agentcli'
-import { type JobRecord, reconcile, resolveJobStore } from 'agentcli/jobs'
+import { type JobRecord, type JobStore, reconcile, resolveJobStore } from 'agentcli/jobs'
 
 /** The public view of a job (worker bookkeeping left out). */
 export function view(record: JobRecord) {
@@ -19,8 +19,18 @@ export function view(record: JobRecord) {
   }
 }
 
-/** A job, read through the liveness check so a dead worker's job is reported failed, never stuck. */
-export async function readJob(config: Config, catalogue: Catalogue, id: string): Promise<JobRecord> {
+/**
+ * A job, read through the liveness check so a dead worker's job is reported failed, never stuck. Read commands
+ * (`job status`, `job list`, `job result`) pass `persist: false`: the verdict is computed, not written — a read
+ * changes nothing outside the cache dir — and the job's end is its last sign of life, the same on every read.
+ * `job cancel` (a local command) records it.
+ */
+export async function readJob(
+  config: Config,
+  catalogue: Catalogue,
+  id: string,
+  options: { persist?: boolean } = {},
+): Promise<JobRecord> {
   const store = resolveJobStore(config)
   const record = await store.get(id).catch((error: unknown) => {
     throw error instanceof AgentError ? error : new AgentError('E_IO', `cannot read job ${id}`, { cause: error })
@@ -30,7 +40,16 @@ export async function readJob(config: Config, catalogue: Catalogue, id: string):
       details: { job_id: id },
       hint: 'list jobs with `job list`',
     })
-  return reconcile(store, record, catalogue)
+  return reconcile(options.persist ? store : unpersisted(store, record), record, catalogue)
+}
+
+/** The store, except that an update is applied to the record in memory and never written. */
+function unpersisted(store: JobStore, record: JobRecord): JobStore {
+  const view: JobStore = Object.create(store)
+  view.update = async (_id, change) => {
+    return change(record) ?? record
+  }
+  return view
 }
 
 /** Output of `job status` and of each item of `job list`. */

@@ -38,10 +38,11 @@ export const referenceSchema = (z: ZodNamespace) =>
       required_evidence: z.array(z.string()),
     }),
     global_flags: z.array(param(z)),
+    command_kinds: z.object({ read: z.string(), local: z.string(), write: z.string() }),
     commands: z.array(
       z.object({
         path: z.string(),
-        type: z.enum(['read', 'write']),
+        type: z.enum(['read', 'local', 'write']),
         summary: z.string(),
         description: z.string(),
         params: z.array(param(z)),

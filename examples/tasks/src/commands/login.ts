@@ -4,6 +4,7 @@ import { localAuthority } from '../auth/device.js'
 import { storageFlags, storageMode, storageSuffix } from '../auth/flags.js'
 
 export default class Login extends AgentCommand {
+  static override kind = 'local' as const
   static override summary = 'Log in with a device code (a person approves it)'
   static override description =
     'Already logged in: reports the account. Otherwise starts a device-code login and stops with E_HUMAN_REQUIRED (exit 9): a person opens details.url and enters details.user_code, then the agent runs details.resume. The token goes to the OS keychain (a 0600 file only when no keychain is available).'

@@ -1,6 +1,7 @@
 import { AgentCommand, output } from 'agentcli'
 
 export default class Logout extends AgentCommand {
+  static override kind = 'local' as const
   static override summary = 'Forget the stored credentials of the current account'
   static override description =
     'Removes the token from the keychain and the credentials file. With TASKS_TOKEN set there is nothing stored: E_CONFIG.'

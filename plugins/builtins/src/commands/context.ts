@@ -1,6 +1,4 @@
-import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
-import { AgentCommand, AgentError, envPrefix, output } from 'agentcli'
+import { AgentCommand, output, readToolConfig, toolEnv } from 'agentcli'
 import { contextSchema } from '../schemas.js'
 
 export default class Context extends AgentCommand {
@@ -16,27 +14,13 @@ export default class Context extends AgentCommand {
     return {
       tool: this.config.bin,
       version: this.config.version,
-      environment: process.env[`${envPrefix(this.config.bin)}PROFILE`] ?? 'default',
+      environment: toolEnv(this.config.bin).get('PROFILE') ?? 'default',
       account: credentials.account,
       paths: { config_dir: this.config.configDir, data_dir: this.config.dataDir, cache_dir: this.config.cacheDir },
-      config: await readConfig(join(this.config.configDir, 'config.json')),
+      config: readToolConfig(this.config.configDir),
       credentials: credentials.status,
       node_version: process.version,
       platform: `${process.platform}-${process.arch}`,
     }
   }
-}
-
-async function readConfig(path: string): Promise<Record<string, unknown>> {
-  let text: string
-  try {
-    text = await readFile(path, 'utf8')
-  } catch {
-    return {}
-  }
-  try {
-    const value = JSON.parse(text) as unknown
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>
-  } catch {}
-  throw new AgentError('E_IO', `${path} is not a JSON object`, { details: { path, fix: `fix or remove ${path}` } })
 }

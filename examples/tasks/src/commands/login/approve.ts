@@ -2,6 +2,7 @@ import { AgentCommand, Args, Flags, output } from 'agentcli'
 import { localAuthority } from '../../auth/device.js'
 
 export default class LoginApprove extends AgentCommand {
+  static override kind = 'local' as const
   static override summary = "Approve a pending device login (the person's side, standing in for a browser page)"
   static override hidden = true
   static override args = { code: Args.string({ required: true, description: 'The user_code shown to the person.' }) }

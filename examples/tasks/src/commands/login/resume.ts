@@ -6,6 +6,7 @@ import { storageFlags, storageMode, storageSuffix } from '../../auth/flags.js'
 type State = { device_code: string; user_code: string; url: string; remote: boolean }
 
 export default class LoginResume extends AgentCommand {
+  static override kind = 'local' as const
   static override summary = 'Finish a login after the person approved it'
   static override description =
     'Continues from the checkpoint that `login` returned. Not approved yet: E_HUMAN_REQUIRED again, same resume. Unknown checkpoint: E_NOT_FOUND; expired: E_CONFLICT; denied: E_AUTH.'

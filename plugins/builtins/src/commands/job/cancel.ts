@@ -3,6 +3,7 @@ import { cancelJob, isFinished, resolveJobStore } from 'agentcli/jobs'
 import { jobSchema, readJob, view } from '../../jobs.js'
 
 export default class JobCancel extends AgentCommand {
+  static override kind = 'local' as const
   static override summary = 'Cancel an async job'
   static override description =
     'A pending job is cancelled at once; a running job is told to stop and reports cancelled when it has. Cancelling a finished job is E_CONFLICT.'
@@ -13,7 +14,7 @@ export default class JobCancel extends AgentCommand {
 
   async execute() {
     const { flags } = await this.parse(JobCancel)
-    const current = await readJob(this.config, this.catalogue, flags.id)
+    const current = await readJob(this.config, this.catalogue, flags.id, { persist: true })
     if (isFinished(current.status)) {
       throw new AgentError('E_CONFLICT', `job ${flags.id} already ${current.status}`, {
         details: { reason: 'job_finished', status: current.status },
@@ -24,7 +25,7 @@ export default class JobCancel extends AgentCommand {
     // A running worker stops on SIGTERM; wait briefly so the answer usually says cancelled.
     for (let i = 0; i < 50 && !isFinished(record.status); i++) {
       await new Promise((resolve) => setTimeout(resolve, 100))
-      record = await readJob(this.config, this.catalogue, flags.id)
+      record = await readJob(this.config, this.catalogue, flags.id, { persist: true })
     }
     return view(record)
   }

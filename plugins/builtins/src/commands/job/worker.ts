@@ -2,6 +2,7 @@ import { AgentCommand, AgentError, Flags, output } from 'agentcli'
 import { resolveJobStore, runJob } from 'agentcli/jobs'
 
 export default class JobWorker extends AgentCommand {
+  static override kind = 'local' as const
   static override summary = 'Run a submitted job (started by the tool itself, detached)'
   static override hidden = true
   static override flags = { id: Flags.string({ required: true }) }
