@@ -6,6 +6,9 @@ import { projectObject } from './fields.js'
 import { redact } from './redact.js'
 import type { RenderContext } from './render.js'
 import { stdoutClosed, writeStdout } from './stdout.js'
+import { TextRows } from './text.js'
+import { errorText } from './text-error.js'
+import { terminalColumns } from './width.js'
 
 /** One line of a stream (spec 002 §5). */
 export type StreamLine =
@@ -42,20 +45,6 @@ export type StreamSpec = {
   summary?: () => Record<string, unknown>
 }
 
-function textRow(item: unknown, header: string[] | undefined): { line: string; header: string[] } {
-  const record = item && typeof item === 'object' ? (item as Record<string, unknown>) : { value: item }
-  const keys = header ?? Object.keys(record).filter((k) => k !== '_untrusted')
-  const cells = keys.map((k) => {
-    const v = record[k]
-    return v === null || v === undefined
-      ? '-'
-      : typeof v === 'object'
-        ? JSON.stringify(v)
-        : String(v).replace(/[\t\r\n]+/g, ' ')
-  })
-  return { line: `${cells.join('\t')}\n`, header: keys }
-}
-
 /**
  * Render a stream as NDJSON: one `item` line per element, then a `summary` line, or an `error` line with the
  * catalogue's exit code if the producer fails part-way. A closed pipe stops the producer quietly.
@@ -63,7 +52,7 @@ function textRow(item: unknown, header: string[] | undefined): { line: string; h
 export async function renderStream(spec: StreamSpec, ctx: RenderContext): Promise<number> {
   const out = new LineWriter()
   const text = ctx.globals.format === 'text'
-  let header: string[] | undefined
+  const rows = text ? new TextRows({ width: terminalColumns() }) : undefined
   let count = 0
   const iterator = spec.items[Symbol.asyncIterator]()
   let failure: AgentError | undefined
@@ -77,11 +66,9 @@ export async function renderStream(spec: StreamSpec, ctx: RenderContext): Promis
       if (next.done) break
       const data = redact(spec.fields ? projectObject(next.value, spec.fields) : next.value)
       count++
-      if (text) {
-        const row = textRow(data, header)
-        if (!header) await out.push(`${row.header.map((h) => h.toUpperCase()).join('\t')}\n`)
-        header = row.header
-        await out.push(row.line)
+      if (rows) {
+        const lines = rows.push(data)
+        if (lines) await out.push(lines)
       } else {
         await out.push(`${JSON.stringify({ ok: true, schema_version: spec.schemaVersion, type: 'item', data })}\n`)
       }
@@ -93,9 +80,10 @@ export async function renderStream(spec: StreamSpec, ctx: RenderContext): Promis
   if (failure) {
     const { body, exit } = errorBody(failure, ctx.catalogue)
     const safe = { ...body, message: redact(body.message), details: redact(body.details) }
-    if (text) {
+    if (rows) {
+      await out.push(rows.end())
       await out.flush()
-      process.stderr.write(`error ${safe.code}: ${safe.message}\n`)
+      process.stderr.write(errorText(safe))
     } else
       await out.push(
         `${JSON.stringify({ ok: false, schema_version: spec.schemaVersion, type: 'error', error: safe, meta })}\n`,
@@ -104,6 +92,7 @@ export async function renderStream(spec: StreamSpec, ctx: RenderContext): Promis
     return exit
   }
   const summary = { count, ...(spec.summary?.() ?? {}) }
+  if (rows) await out.push(rows.end())
   if (!text)
     await out.push(
       `${JSON.stringify({ ok: true, schema_version: spec.schemaVersion, type: 'summary', data: summary, meta })}\n`,

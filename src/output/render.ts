@@ -7,6 +7,8 @@ import { renderStream } from './ndjson.js'
 import { redact } from './redact.js'
 import { writeStdout } from './stdout.js'
 import { renderText } from './text.js'
+import { errorText } from './text-error.js'
+import { terminalColumns } from './width.js'
 
 /** Everything the renderer needs besides the outcome. */
 export type RenderContext = {
@@ -40,7 +42,7 @@ export async function renderOutcome(outcome: Outcome, ctx: RenderContext): Promi
   const meta = buildMeta(performance.now() - ctx.startedAt, { ...redact(outcome.meta), notices })
   const data = redact(outcome.data)
   if (ctx.globals.format === 'text') {
-    await writeStdout(renderText(data, useColor() ? bold : undefined))
+    await writeStdout(renderText(data, { width: terminalColumns(), ...(useColor() ? { bold } : {}) }))
     if (!ctx.globals.quiet) {
       if (meta.truncation_hint) process.stderr.write(`note: ${meta.truncation_hint}\n`)
       for (const notice of notices) process.stderr.write(`note: ${String(notice.message ?? notice.type)}\n`)
@@ -61,8 +63,7 @@ export async function renderError(
   const { body: raw, exit } = errorBody(error, ctx.catalogue)
   const body = { ...raw, message: redact(raw.message), details: redact(raw.details) }
   if (ctx.globals.format === 'text') {
-    const hint = typeof body.details.hint === 'string' ? ` (${body.details.hint})` : ''
-    process.stderr.write(`error ${body.code}: ${body.message}${hint}\n`)
+    process.stderr.write(errorText(body))
     return exit
   }
   const meta = buildMeta(performance.now() - ctx.startedAt, { notices: redact([...ctx.notices]) })
