@@ -22,6 +22,7 @@ import {
 } from './outcome.js'
 import type { Meta, Notice } from './output/envelope.js'
 import { checkFields, type FieldTarget, parseFields, projectData } from './output/fields.js'
+import { createProgress, type Progress, type ProgressOptions, SILENT_PROGRESS } from './output/progress.js'
 import { fieldPaths, loadZod, type OutputSchema, pageItemSchema } from './schema.js'
 import { envPrefix, readToolSettings } from './tool-settings.js'
 
@@ -150,6 +151,17 @@ export abstract class AgentCommand extends Command {
     const notices = this.metaExtras.notices ?? []
     notices.push(notice)
     this.metaExtras.notices = notices
+  }
+
+  /**
+   * Show a person how long work is going: a bar on stderr when it is a terminal, a plain line every few seconds
+   * when it is not, nothing under `--quiet`; never anything on stdout. Call `done()` when the work ends.
+   */
+  protected progress(options: ProgressOptions): Progress {
+    // A stream printing rows to the same terminal would have its rows cut by the redrawn bar.
+    const ctor = this.constructor as typeof AgentCommand
+    if (ctor.stream && process.stdout.isTTY && process.stderr.isTTY) return SILENT_PROGRESS
+    return createProgress(options, { quiet: this.globals.quiet })
   }
 
   /** Add a key to `meta` (e.g. `replayed`). */

@@ -3,6 +3,7 @@ import { toAgentError } from '../errors/normalize.js'
 import { errorBody } from './envelope.js'
 import type { FieldPaths } from './fields.js'
 import { projectObject } from './fields.js'
+import { settleProgress } from './progress.js'
 import { redact } from './redact.js'
 import type { RenderContext } from './render.js'
 import { stdoutClosed, writeStdout } from './stdout.js'
@@ -78,6 +79,7 @@ export async function renderStream(spec: StreamSpec, ctx: RenderContext): Promis
   }
   const meta = { duration_ms: Math.round(performance.now() - ctx.startedAt) }
   if (failure) {
+    settleProgress()
     const { body, exit } = errorBody(failure, ctx.catalogue)
     const safe = { ...body, message: redact(body.message), details: redact(body.details) }
     if (rows) {

@@ -4,6 +4,7 @@ import type { Globals } from '../globals.js'
 import type { Outcome } from '../outcome.js'
 import { buildMeta, type Envelope, errorBody, errorEnvelope, type Notice, successEnvelope } from './envelope.js'
 import { renderStream } from './ndjson.js'
+import { settleProgress } from './progress.js'
 import { redact } from './redact.js'
 import { writeStdout } from './stdout.js'
 import { renderText } from './text.js'
@@ -32,6 +33,7 @@ const bold = (s: string) => `\u001b[1m${s}\u001b[22m`
 /** Render a command's outcome; returns the exit code (0). */
 export async function renderOutcome(outcome: Outcome, ctx: RenderContext): Promise<number> {
   if (outcome.kind === 'stream') return renderStream(outcome.spec, ctx)
+  settleProgress()
   if (outcome.kind === 'raw') {
     const body = outcome.body
     if (typeof body === 'string' || body instanceof Uint8Array) await writeStdout(body)
@@ -60,6 +62,7 @@ export async function renderError(
   schemaVersion = '1.0',
   stream = false,
 ): Promise<number> {
+  settleProgress()
   const { body: raw, exit } = errorBody(error, ctx.catalogue)
   const body = { ...raw, message: redact(raw.message), details: redact(raw.details) }
   if (ctx.globals.format === 'text') {

@@ -8,6 +8,7 @@ import semver from 'semver'
 import { AgentError, isAgentError } from '../errors/agent-error.js'
 import { toAgentError } from '../errors/normalize.js'
 import { clearUpdateNotice } from '../notices.js'
+import type { Progress, ProgressOptions } from '../output/progress.js'
 import { checkUpdate } from './check.js'
 import { expectedDigest, findChecksumAssets, findTarball } from './checksums.js'
 import { integrityError, type UpdateStage } from './errors.js'
@@ -165,7 +166,12 @@ function trustedRoot(settings: UpdateSettings): Promise<unknown> {
  * verify the Sigstore bundle over checksums.txt and the identity of the tag, verify the tarball's SHA-256,
  * extract, switch, sync the skill, clear the notice, clean up. Before the switch nothing installed changes.
  */
-export async function applyUpdate(config: Config, plan: UpdatePlanState, signal: AbortSignal): Promise<UpdateResult> {
+export async function applyUpdate(
+  config: Config,
+  plan: UpdatePlanState,
+  signal: AbortSignal,
+  progress?: (options: ProgressOptions) => Progress,
+): Promise<UpdateResult> {
   const settings = updateSettings(config)
   const hint = `run "${config.bin} changelog --since ${plan.from}" to see what changed`
   if (plan.install.method === 'npm') {
@@ -204,7 +210,10 @@ export async function applyUpdate(config: Config, plan: UpdatePlanState, signal:
       throw integrityError('signature_missing', `release ${plan.tag} has no ${plan.checksums.name}.sigstore.json`)
     const source = releaseSource(settings, signal)
     const tarPath = join(temp, plan.tarball.name)
-    const digest = await downloadTo(await source.fetch(plan.tarball, signal), tarPath, signal)
+    const response = await source.fetch(plan.tarball, signal)
+    const size = Number(response.headers.get('content-length')) || undefined
+    const bar = progress?.({ label: `downloading ${plan.tarball.name}`, total: size, unit: 'bytes' })
+    const digest = await downloadTo(response, tarPath, signal, (n) => bar?.tick(n)).finally(() => bar?.done())
     stage = 'verify_signature'
     if (!settings.repository)
       throw integrityError(

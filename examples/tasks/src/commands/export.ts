@@ -1,4 +1,4 @@
-import { AgentCommand, Flags, output } from 'agentcli'
+import { AgentCommand, Flags, output, type Progress } from 'agentcli'
 import { STATUSES, type Task, TaskStore, view } from '../store.js'
 import { taskSchema } from '../task-schema.js'
 
@@ -26,12 +26,19 @@ export default class Export extends AgentCommand {
       (t) => !flags.status || t.status === flags.status,
     )
     if (this.globals.format === 'raw') return this.raw(csv(tasks))
-    return items(tasks)
+    return items(tasks, this.progress({ label: 'export', total: tasks.length }))
   }
 }
 
-async function* items(tasks: Task[]): AsyncIterable<Task> {
-  yield* tasks.map(view)
+async function* items(tasks: Task[], progress: Progress): AsyncIterable<Task> {
+  try {
+    for (const task of tasks) {
+      yield view(task)
+      progress.tick()
+    }
+  } finally {
+    progress.done()
+  }
 }
 
 async function* csv(tasks: Task[]): AsyncIterable<string> {
