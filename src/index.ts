@@ -9,10 +9,10 @@ export {
   type HumanRequest,
   humanError,
 } from './checkpoints.js'
-export { AgentCommand, type CommandKind } from './command.js'
+export { AgentCommand, type CommandKind, type CommandResult } from './command.js'
 export type { IdempotencyLedger } from './confirm/idempotency.js'
 export type { TokenLedger } from './confirm/ledger.js'
-export { type BatchItem, batchSchema, type Change, dryRunSchema } from './confirm/preview.js'
+export { type BatchItem, batchSchema, type Change } from './confirm/preview.js'
 export type { SecretSource } from './confirm/secret.js'
 export type { CredentialStatus, StorageMode } from './credentials/credentials.js'
 export type { CredentialRecord, CredentialSource, SecretStore } from './credentials/types.js'
@@ -28,7 +28,6 @@ export {
 export {
   type Catalogue,
   type CatalogueEntry,
-  CORE_CATALOGUE,
   CORE_ERRORS,
   type CoreErrorCode,
   defineErrorCodes,
@@ -37,12 +36,11 @@ export {
   UPSTREAM_ERRORS,
 } from './errors/catalogue.js'
 export { Flags } from './flags.js'
-export { FORMATS, type Format, GLOBAL_FLAGS } from './globals.js'
+export { FORMATS, type Format } from './globals.js'
 export type { HttpClient, HttpOptions, RequestOptions } from './http/client.js'
 export type { JobContext, JobRecord, JobStatus, JobStore, SubmittedJob } from './jobs/index.js'
 export { type Page, type PaginationOptions, paginate, paginationFlags } from './list.js'
 export type { Envelope, ErrorBody, ErrorEnvelope, Meta, Notice, SuccessEnvelope } from './output/envelope.js'
 export type { Progress, ProgressOptions } from './output/progress.js'
 export { type OutputOf, type OutputSchema, output, type ZodNamespace } from './schema.js'
-export { type EvidenceStatus, envPrefix, readToolSettings, type ToolSettings } from './tool-settings.js'
-export { idempotencyFlags, type Plan, WRITE_FLAGS, WriteCommand } from './write-command.js'
+export { idempotencyFlags, type Plan, WriteCommand } from './write-command.js'

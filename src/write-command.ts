@@ -2,7 +2,7 @@ import { userInfo } from 'node:os'
 import { join } from 'node:path'
 import type { Interfaces } from '@oclif/core'
 import { setAudit } from './_state.js'
-import { AgentCommand } from './command.js'
+import { AgentCommand, type CommandResult } from './command.js'
 import type { AuditDraft } from './confirm/audit.js'
 import type { IdempotencyLedger } from './confirm/idempotency.js'
 import type { TokenLedger } from './confirm/ledger.js'
@@ -13,9 +13,13 @@ import { AgentError, usageError } from './errors/agent-error.js'
 import type { ErrorCode } from './errors/catalogue.js'
 import { Flags } from './flags.js'
 import { GLOBAL_FLAGS } from './globals.js'
+import type { OutputSchema } from './schema.js'
 import { envPrefix } from './tool-settings.js'
 
-/** What `plan()` returns: the preview, what the token binds, and private state for `apply()`. */
+/**
+ * What `plan()` returns: the preview, what the token binds, and private state for `apply()`. `state` is required
+ * when `S` is (so `apply(plan)` reads `plan.state.title` without `!`), optional when `S` admits `undefined`.
+ */
 export type Plan<S = unknown> = {
   /** The changes, shown in the dry-run preview. */
   changes: Change[]
@@ -23,9 +27,15 @@ export type Plan<S = unknown> = {
   targets?: Array<{ id: string; version: string | number | null }>
   /** Batch items that cannot be done; reported per item, never hiding the others. */
   rejected?: Array<{ id: string; error: AgentError }>
-  /** Private state handed to `apply()`; never printed. */
-  state?: S
-}
+} & (undefined extends S
+  ? {
+      /** Private state handed to `apply()`; never printed. */
+      state?: S
+    }
+  : {
+      /** Private state handed to `apply()`; never printed. */
+      state: S
+    })
 
 /** Flags every write command has. */
 export const WRITE_FLAGS = {
@@ -68,9 +78,10 @@ function now(): number {
 /**
  * A command that changes state. The base class owns the flow of spec 002 §7: no write without a valid,
  * unexpired, single-use token bound to exactly what was previewed. Implement `plan()` (reads only) and
- * `apply()` (does exactly the planned change).
+ * `apply()` (does exactly the planned change). `S` is the state `plan()` hands `apply()`; `O` the output schema
+ * `apply()`'s result is checked against (`WriteCommand<State, typeof created>`).
  */
-export abstract class WriteCommand<S = unknown> extends AgentCommand {
+export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefined = undefined> extends AgentCommand {
   static override kind = 'write' as const
   static override baseFlags = { ...GLOBAL_FLAGS, ...WRITE_FLAGS }
   /** How long a confirm token stays valid. */
@@ -79,7 +90,7 @@ export abstract class WriteCommand<S = unknown> extends AgentCommand {
   /** Read the current state and describe the change. Must have no side effect. */
   abstract plan(): Promise<Plan<S>>
   /** Perform exactly the planned change and return the data of the envelope. */
-  abstract apply(plan: Plan<S>): Promise<unknown>
+  abstract apply(plan: Plan<S>): Promise<CommandResult<O>>
 
   /** Who is acting: bound into the token so a token minted for one account or profile fails for another. */
   protected async principal(): Promise<Record<string, unknown>> {

@@ -9,7 +9,9 @@ function csvCell(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
 }
 
-export default class Export extends AgentCommand {
+const taskOutput = output(taskSchema)
+
+export default class Export extends AgentCommand<typeof taskOutput> {
   static override summary = 'Stream every task'
   static override description =
     'NDJSON: one item line per task (ordered by id), then a summary line with the count. --format raw writes CSV with a header row instead.'
@@ -18,7 +20,7 @@ export default class Export extends AgentCommand {
   static override stream = true
   static override raw = true
   static override errorCodes = ['E_IO'] as const
-  static override output = output(taskSchema)
+  static override output = taskOutput
 
   async execute() {
     const { flags } = await this.parse(Export)

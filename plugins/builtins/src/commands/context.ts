@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { AgentCommand, AgentError, envPrefix, output } from 'agentcli'
+import { AgentCommand, AgentError, output } from 'agentcli'
+import { envPrefix } from 'agentcli/internal'
 import { contextSchema } from '../schemas.js'
 
 export default class Context extends AgentCommand {
@@ -12,7 +13,7 @@ export default class Context extends AgentCommand {
   static override output = output(contextSchema)
 
   async execute() {
-    const credentials = await (await this.credentials()).status()
+    const credentials = await (await this.credentialStore()).status()
     return {
       tool: this.config.bin,
       version: this.config.version,
