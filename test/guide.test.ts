@@ -177,7 +177,6 @@ describe('docs/guide', () => {
           expect(envelope?.ok, `${step.where}: one envelope\n${run.stdout}`).toBe(step.exit === 0)
         }
         harvest(run.stdout, values)
-        if (step.args[0] === 'job' && step.args[1] === 'status') await waitForJob(args, values)
       }
     }
   }, 240_000)
@@ -204,14 +203,3 @@ describe('docs/guide', () => {
     expect(verify.status).toBe(0)
   }, 320_000)
 })
-
-/** After the guide polls a job once, wait until it settles, so the next step (`job result`) sees it done. */
-async function waitForJob(args: string[], values: Map<string, string>): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    const run = await runTool(join(tool, 'bin/run.js'), args, { env: { ...box.env, MYTOOL_API_URL: apiUrl } })
-    const status = (run.json as { data?: { status?: string } } | undefined)?.data?.status
-    if (status && status !== 'pending' && status !== 'running') return
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error(`job ${values.get('job_id')} did not settle`)
-}

@@ -150,4 +150,42 @@ describe('progress through the real bin', () => {
     )
     expect(quiet.stdout).toBe('')
   })
+
+  it('job status --wait blocks until the job settles, with progress lines off a TTY and the final state on stdout', async () => {
+    const job = env(await fixture(box(), ['sleepy', '--ms', '2600'])).data
+    const waited = await fixture(box(), ['job', 'status', '--id', job.job_id, '--wait'])
+    expect(waited.code).toBe(0)
+    expect(env(waited).data).toMatchObject({ job_id: job.job_id, status: 'succeeded', progress: 1 })
+    const lines = waited.stderr.split('\n').filter(Boolean)
+    expect(lines[0]).toMatch(new RegExp(`^${job.job_id}: \\d+/100 \\(\\d+%\\)`))
+    expect(lines.at(-1)).toMatch(new RegExp(`^${job.job_id}: done, 100/100 in \\ds$`))
+    const quiet = await fixture(box(), ['job', 'status', '--id', job.job_id, '--wait', '--quiet'])
+    expect(quiet.stderr).toBe('')
+    expect(env(quiet).data.status).toBe('succeeded')
+  })
+
+  it('job status --wait past --wait-timeout is E_TIMEOUT naming the poll command; the job keeps running', async () => {
+    const job = env(await fixture(box(), ['sleepy', '--ms', '20000'])).data
+    const waited = await fixture(box(), ['job', 'status', '--id', job.job_id, '--wait', '--wait-timeout', '1'])
+    expect(waited.code).toBe(8)
+    expect(env(waited).error).toMatchObject({
+      code: 'E_TIMEOUT',
+      retryable: true,
+      details: { job_id: job.job_id, poll: `fixture job status --id ${job.job_id}` },
+    })
+    const text = await fixture(box(), [
+      'job',
+      'status',
+      '--id',
+      job.job_id,
+      '--wait',
+      '--wait-timeout',
+      '1',
+      '--format',
+      'text',
+    ])
+    expect(text.stderr).toContain(`next: fixture job status --id ${job.job_id}`)
+    expect(env(await fixture(box(), ['job', 'status', '--id', job.job_id])).data.status).toMatch(/pending|running/)
+    await fixture(box(), ['job', 'cancel', '--id', job.job_id])
+  })
 })
