@@ -3,27 +3,26 @@
  * `@ts-expect-error` must meet an error, so a wrong return type that compiled would fail the check.
  */
 
-// @ts-expect-error internals for the built-ins are not public exports
-// @ts-expect-error
-// @ts-expect-error
 import {
   AgentCommand,
   type CommandResult,
-  envPrefix,
-  GLOBAL_FLAGS,
   type OutputOf,
   output,
   type Plan,
   type Progress,
-  readToolSettings,
   WriteCommand,
 } from 'agentcli'
 import { envPrefix as internalEnvPrefix } from 'agentcli/internal'
 
-void envPrefix
-void readToolSettings
-void GLOBAL_FLAGS
-void internalEnvPrefix
+type Api = typeof import('agentcli')
+// @ts-expect-error internals for the built-ins are not public exports
+export type NoEnvPrefix = Api['envPrefix']
+// @ts-expect-error
+export type NoReadToolSettings = Api['readToolSettings']
+// @ts-expect-error
+export type NoGlobalFlags = Api['GLOBAL_FLAGS']
+// …but they are in agentcli/internal.
+export const fromInternal: (bin: string) => string = internalEnvPrefix
 
 const task = output((z) => z.object({ id: z.string(), title: z.string(), done: z.boolean() }))
 type Task = OutputOf<typeof task>
