@@ -12,7 +12,7 @@ export type TextOptions = {
 
 const GAP = 2
 /** Below this many columns per cell a table is unreadable: rows are printed as records instead. */
-const MIN_COLUMN = 5
+const MIN_COLUMN = 8
 /** What a free-text column keeps before fixed-width columns (ids, timestamps) are cut too. */
 const FLEX_FLOOR = 16
 const INLINE_BUDGET = 40
