@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createProgress, settleProgress } from '../src/output/progress.js'
 import { downloadTo } from '../src/update/install.js'
-import { env, FIXTURE_BIN, fixture, seed, tasks, useSandbox } from './helpers.js'
+import { env, FIXTURE_BIN, fixture, seed, TASKS_BIN, tasks, useSandbox } from './helpers.js'
 
 const box = useSandbox()
 
@@ -188,4 +188,26 @@ describe('progress through the real bin', () => {
     expect(env(await fixture(box(), ['job', 'status', '--id', job.job_id])).data.status).toMatch(/pending|running/)
     await fixture(box(), ['job', 'cancel', '--id', job.job_id])
   })
+
+  it.runIf(existsSync('/usr/bin/script'))(
+    'the example import, waited for on a TTY: its job progress as a bar',
+    async () => {
+      const b = box()
+      const file = join(b.root, 'tasks.jsonl')
+      writeFileSync(file, Array.from({ length: 3000 }, (_, i) => JSON.stringify({ title: `t${i}` })).join('\n'))
+      const dry = env(await tasks(b, ['import', '--file', file, '--dry-run'])).data
+      const job = env(await tasks(b, ['import', '--file', file, '--confirm', dry.confirm_token])).data
+      const command = `stty cols 80; ${JSON.stringify(process.execPath)} ${TASKS_BIN} job status --id ${job.job_id} --wait --fields status 2>&1 >/dev/null`
+      const run = spawnSync('/usr/bin/script', ['-qec', command, '/dev/null'], {
+        env: { PATH: process.env.PATH ?? '', TERM: 'xterm', ...b.env },
+        encoding: 'utf8',
+        timeout: 30_000,
+      })
+      expect(run.status).toBe(0)
+      expect(run.stdout).toContain(`\r\u001b[2K${job.job_id}`)
+      expect(run.stdout).toMatch(/100% 100\/100\r?\n/)
+      const after = await tasks(b, ['job', 'status', '--id', job.job_id, '--wait'])
+      expect(env(after).data).toMatchObject({ status: 'succeeded', progress: 1 })
+    },
+  )
 })
