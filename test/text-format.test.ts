@@ -48,10 +48,10 @@ describe('display width', () => {
     expect(truncate('👨‍👩‍👧 family', 3)).toBe('👨‍👩‍👧…')
   })
 
-  it('wraps at spaces, inside words only when it must', () => {
+  it('wraps at spaces and never breaks a word (a token or a URL must stay copyable)', () => {
     expect(wrap('one two three four', 9)).toEqual(['one two', 'three', 'four'])
-    expect(wrap('abcdefghij', 4)).toEqual(['abcd', 'efgh', 'ij'])
-    for (const line of wrap(CJK, 7)) expect(displayWidth(line)).toBeLessThanOrEqual(7)
+    expect(wrap('see ct_1.abcdefghijklmnop now', 10)).toEqual(['see', 'ct_1.abcdefghijklmnop', 'now'])
+    for (const line of wrap('写文档 并且检查 所有的例子', 10)) expect(displayWidth(line)).toBeLessThanOrEqual(10)
   })
 })
 
@@ -127,12 +127,25 @@ describe('--format text through the real bin', () => {
     for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(60)
   })
 
-  it('a dry-run preview summarises nested values', async () => {
-    const run = await tasks(box(), ['create', '--title', 'hello', '--dry-run', '--format', 'text'])
+  it('a dry-run preview summarises nested values and keeps the confirm token whole on one line', async () => {
+    const run = await tasks(box(), ['create', '--title', 'hello', '--dry-run', '--format', 'text'], {
+      env: { COLUMNS: '100' },
+    })
     expect(run.code).toBe(0)
     expect(run.stdout).toMatch(/after/i)
     expect(run.stdout).toContain('{title: hello, status: open}')
     expect(run.stdout).not.toContain('{"')
+    const token = /confirm_token: +(\S+)\n/.exec(run.stdout)?.[1]
+    expect(token).toMatch(/^ct_[\w.-]{60,}$/)
+    const json = await tasks(box(), ['create', '--title', 'hello', '--dry-run'])
+    expect(token!.length).toBe((json.json as { data: { confirm_token: string } }).data.confirm_token.length)
+  })
+
+  it('a page footer keeps next_cursor whole, however narrow the terminal', async () => {
+    seedMixed()
+    const run = await tasks(box(), ['list', '--limit', '1', '--format', 'text'], { env: { COLUMNS: '20' } })
+    const json = await tasks(box(), ['list', '--limit', '1'])
+    expect(run.stdout).toContain(`next_cursor: ${(json.json as { data: { next_cursor: string } }).data.next_cursor}\n`)
   })
 
   it('an error names the next command to run: the dry-run for a write without a token', async () => {

@@ -16,6 +16,8 @@ const MIN_COLUMN = 8
 /** What a free-text column keeps before fixed-width columns (ids, timestamps) are cut too. */
 const FLEX_FLOOR = 16
 const INLINE_BUDGET = 40
+/** Inline budget in a table cell: wider, as the cell is cut to its column anyway. */
+const CELL_BUDGET = 72
 const MAX_DEPTH = 3
 
 type Row = Record<string, unknown>
@@ -118,7 +120,7 @@ function records(rows: readonly Row[], columns: readonly string[], width: number
   const keyWidth = Math.max(...columns.map(displayWidth))
   const blocks = rows.map((row, i) => {
     const lines = columns.map(
-      (c) => `${padEnd(c, keyWidth)}  ${truncate(summarize(row[c]), Math.max(1, width - keyWidth - GAP))}`,
+      (c) => `${padEnd(c, keyWidth)}  ${truncate(summarize(row[c], width), Math.max(1, width - keyWidth - GAP))}`,
     )
     return [bold(truncate(`-- ${i + 1} --`, width)), ...lines].join('\n')
   })
@@ -134,7 +136,7 @@ export function table(rows: readonly Row[], options: TextOptions = {}): string {
   if (rows.length === 0) return '(none)\n'
   const columns = columnsOf(rows)
   const headers = columns.map((c) => clean(c).toUpperCase())
-  const cells = rows.map((row) => columns.map((column) => summarize(row[column])))
+  const cells = rows.map((row) => columns.map((column) => summarize(row[column], CELL_BUDGET)))
   const natural = columns.map((_, i) => Math.max(displayWidth(headers[i]!), ...cells.map((r) => displayWidth(r[i]!))))
   const widths = fitWidths(natural, width - GAP * (columns.length - 1), rigidColumns(cells, columns.length))
   if (!widths) return records(rows, columns, width, bold)
@@ -172,7 +174,8 @@ function keyValues(data: Row, options: Required<TextOptions>, indent = '', depth
   return `${lines.join('\n')}\n`
 }
 
-// Footer entries (`count: 4`, `next_cursor: …`) side by side, a new line where the next one would not fit.
+// Footer entries (`count: 4`, `next_cursor: …`) side by side, a new line where the next one would not fit; never
+// cut, as a cursor must stay whole to be copied.
 function footerLines(entries: readonly string[], width: number): string {
   const lines: string[] = []
   for (const entry of entries) {
@@ -196,7 +199,7 @@ export function renderText(data: unknown, options: TextOptions = {}): string {
       const { items, ...rest } = data
       const footer = Object.entries(rest)
         .filter(([k, v]) => k !== '_untrusted' && v !== null && v !== undefined && v !== false)
-        .map(([k, v]) => truncate(`${clean(k)}: ${summarize(v)}`, full.width))
+        .map(([k, v]) => `${clean(k)}: ${summarize(v)}`)
       return table(items as Row[], full) + footerLines(footer, full.width)
     }
     return keyValues(data, full)
@@ -240,11 +243,11 @@ export class TextRows {
     this.columns = columns
     const headers = columns.map((c) => clean(c).toUpperCase())
     const natural = columns.map((c, i) =>
-      Math.max(displayWidth(headers[i]!), ...this.pending.map((r) => displayWidth(summarize(r[c])))),
+      Math.max(displayWidth(headers[i]!), ...this.pending.map((r) => displayWidth(summarize(r[c], CELL_BUDGET)))),
     )
     const budget = width - GAP * (columns.length - 1)
     // Too narrow for a table: equal shares, at least one column each; lines may then run long.
-    const cells = this.pending.map((r) => columns.map((c) => summarize(r[c])))
+    const cells = this.pending.map((r) => columns.map((c) => summarize(r[c], CELL_BUDGET)))
     this.widths =
       fitWidths(natural, budget, rigidColumns(cells, columns.length)) ??
       natural.map(() => Math.max(1, Math.floor(budget / columns.length)))
@@ -255,7 +258,7 @@ export class TextRows {
   }
 
   private line(row: Row): string {
-    return `${this.format(this.columns!.map((c) => summarize(row[c])))}\n`
+    return `${this.format(this.columns!.map((c) => summarize(row[c], CELL_BUDGET)))}\n`
   }
 
   private format(values: string[]): string {

@@ -102,30 +102,22 @@ export function padEnd(text: string, width: number): string {
   return text + ' '.repeat(Math.max(0, width - displayWidth(text)))
 }
 
-/** Break `text` into lines of at most `width` columns, at spaces where it can, inside words where it must. */
+/**
+ * Break `text` into lines of at most `width` columns at spaces. A word wider than the line (a token, a URL, a
+ * path) stays whole on a line of its own: broken, it could not be copied.
+ */
 export function wrap(text: string, width: number): string[] {
   if (width <= 0 || displayWidth(text) <= width) return [text]
   const lines: string[] = []
   let line = ''
-  let used = 0
-  let lastSpace = -1
-  for (const c of clusters(text)) {
-    if (used + c.width > width) {
-      if (lastSpace > 0) {
-        lines.push(line.slice(0, lastSpace).trimEnd())
-        line = line.slice(lastSpace + 1)
-      } else {
-        lines.push(line)
-        line = ''
-      }
-      used = displayWidth(line)
-      lastSpace = -1
-    }
-    if (c.text === ' ') lastSpace = line.length
-    line += c.text
-    used += c.width
+  for (const word of text.split(' ')) {
+    const next = line ? `${line} ${word}` : word
+    if (line && displayWidth(next) > width) {
+      lines.push(line)
+      line = word
+    } else line = next
   }
-  if (line.trim()) lines.push(line)
+  if (line) lines.push(line)
   return lines
 }
 
