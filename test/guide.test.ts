@@ -40,8 +40,16 @@ function fences(): Fence[] {
 const fileOf = (f: Fence) => /(?:^|\s)file=(\S+)/.exec(f.info)?.[1]
 const isCheck = (f: Fence) => /^(sh|console) check\b/.test(f.info)
 
-/** One command line of a `sh check` fence: `$ [VAR=value …] mytool args… [# exit N E_CODE]`. */
-type Step = { where: string; env: Record<string, string>; args: string[]; exit: number; code?: string; text: string }
+/** One command line of a `sh check` fence: `$ [VAR=value …] mytool args… [# exit N [E_CODE [reason]]]`. */
+type Step = {
+  where: string
+  env: Record<string, string>
+  args: string[]
+  exit: number
+  code?: string
+  reason?: string
+  text: string
+}
 
 function words(line: string): string[] {
   const out: string[] = []
@@ -56,7 +64,7 @@ function steps(f: Fence): Step[] {
     if (!raw.startsWith('$ ')) return
     const [command = '', comment = ''] = raw.slice(2).split(/\s+#\s+/)
     const exit = Number(/exit (\d+)/.exec(comment)?.[1] ?? 0)
-    const code = /\b(E_[A-Z_]+)\b/.exec(comment)?.[1]
+    const [, code, reason] = /\b(E_[A-Z_]+)(?: ([a-z_]+))?/.exec(comment) ?? []
     const all = words(command)
     const env: Record<string, string> = {}
     while (all[0]?.includes('=')) {
@@ -64,7 +72,15 @@ function steps(f: Fence): Step[] {
       env[k!] = v.join('=')
     }
     expect(all.shift(), `${f.chapter}:${f.line + i + 1} runs mytool`).toBe('mytool')
-    out.push({ where: `${f.chapter}:${f.line + i + 1}`, env, args: all, exit, ...(code ? { code } : {}), text: raw })
+    out.push({
+      where: `${f.chapter}:${f.line + i + 1}`,
+      env,
+      args: all,
+      exit,
+      ...(code ? { code } : {}),
+      ...(reason ? { reason } : {}),
+      text: raw,
+    })
   })
   return out
 }
@@ -174,9 +190,12 @@ describe('docs/guide', () => {
         })
         expect(run.code, `${step.where}: ${step.text}\n${run.stdout}\n${run.stderr}`).toBe(step.exit)
         if (!args.includes('text') && !args.includes('raw') && !args.includes('export')) {
-          const envelope = run.json as { ok?: boolean; error?: { code: string } } | undefined
+          const envelope = run.json as
+            | { ok?: boolean; error?: { code: string; details: { reason?: string } } }
+            | undefined
           expect(envelope?.ok, `${step.where}: one envelope\n${run.stdout}`).toBe(step.exit === 0)
           if (step.code) expect(envelope?.error?.code, step.where).toBe(step.code)
+          if (step.reason) expect(envelope?.error?.details.reason, step.where).toBe(step.reason)
         }
         harvest(run.stdout, values)
       }
