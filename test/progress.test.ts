@@ -66,6 +66,14 @@ describe('progress, in-process', () => {
     expect(writes[1]).toMatch(/^fetch: done, 3\.0 MiB in \d+s\n$/)
   })
 
+  it('a label cannot carry escape sequences to the terminal', () => {
+    const { writes, stream } = sink(true)
+    const bar = createProgress({ label: 'evil\u001b]0;title\u0007\u001b[2J', total: 1 }, { quiet: false, stream })
+    bar.update(1, { label: 'again\u001b[31m' })
+    bar.done()
+    for (const w of writes) expect(w.replace(/^\r\u001b\[2K/, '')).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/)
+  })
+
   it('--quiet draws nothing at all', () => {
     const { writes, stream } = sink(true)
     const bar = createProgress({ label: 'x', total: 2 }, { quiet: true, stream })

@@ -3,6 +3,7 @@
  * nothing under `--quiet`. stdout never sees it, so an agent's envelope is the same with or without it.
  */
 
+import { redactString } from './redact.js'
 import { displayWidth, terminalColumns, truncate } from './width.js'
 
 /** What a piece of long work is and how big it is. */
@@ -62,6 +63,11 @@ function amount(n: number, unit: ProgressOptions['unit']): string {
   return `${value.toFixed(1)} ${units[i]}`
 }
 
+// A label can carry a job's message or an upstream's name: no escape sequences, no registered secrets on stderr.
+function safeLabel(label: string): string {
+  return redactString(label.replace(/[\u0000-\u001f\u007f-\u009f]/g, ''))
+}
+
 function seconds(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000))
   return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`
@@ -75,7 +81,8 @@ export function createProgress(options: ProgressOptions, env: ProgressEnvironmen
   const tty = Boolean(stream.isTTY)
   const interval = tty ? (env.redrawMs ?? 100) : (options.everyMs ?? 2000)
   const started = now()
-  let { label, total } = options
+  let label = safeLabel(options.label)
+  let { total } = options
   let current = 0
   let lastDraw = Number.NEGATIVE_INFINITY
   let finished = false
@@ -139,7 +146,7 @@ export function createProgress(options: ProgressOptions, env: ProgressEnvironmen
       if (finished) return
       current = value
       if (changes.total !== undefined) total = changes.total
-      if (changes.label !== undefined) label = changes.label
+      if (changes.label !== undefined) label = safeLabel(changes.label)
       draw(false)
     },
     done: end,
