@@ -196,6 +196,17 @@ describe.runIf(SCRIPT)('--format text on a TTY', () => {
     expect(Math.max(...lines.map(displayWidth))).toBeGreaterThan(56)
   })
 
+  it('a stream on a terminal: the same width and a bold header', () => {
+    const out = onTty(50, 'export --format text')
+    expect(out).toContain('\u001b[1mID')
+    const lines = out
+      .replace(/\u001b\[\d+m/g, '')
+      .trimEnd()
+      .split('\n')
+    expect(lines).toHaveLength(5)
+    for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(50)
+  })
+
   it('NO_COLOR keeps escape codes off a TTY too', () => {
     const b = box()
     const env: Record<string, string> = { PATH: process.env.PATH ?? '', TERM: 'xterm', NO_COLOR: '1', ...b.env }

@@ -7,9 +7,8 @@ import { settleProgress } from './progress.js'
 import { redact } from './redact.js'
 import type { RenderContext } from './render.js'
 import { stdoutClosed, writeStdout } from './stdout.js'
-import { TextRows } from './text.js'
+import { TextRows, terminalText } from './text.js'
 import { errorText } from './text-error.js'
-import { terminalColumns } from './width.js'
 
 /** One line of a stream (spec 002 §5). */
 export type StreamLine =
@@ -53,7 +52,7 @@ export type StreamSpec = {
 export async function renderStream(spec: StreamSpec, ctx: RenderContext): Promise<number> {
   const out = new LineWriter()
   const text = ctx.globals.format === 'text'
-  const rows = text ? new TextRows({ width: terminalColumns() }) : undefined
+  const rows = text ? new TextRows(terminalText()) : undefined
   let count = 0
   const iterator = spec.items[Symbol.asyncIterator]()
   let failure: AgentError | undefined

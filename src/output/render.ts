@@ -7,9 +7,8 @@ import { renderStream } from './ndjson.js'
 import { settleProgress } from './progress.js'
 import { redact } from './redact.js'
 import { writeStdout } from './stdout.js'
-import { renderText } from './text.js'
+import { renderText, terminalText } from './text.js'
 import { errorText } from './text-error.js'
-import { terminalColumns } from './width.js'
 
 /** Everything the renderer needs besides the outcome. */
 export type RenderContext = {
@@ -23,12 +22,6 @@ export type RenderContext = {
 export function serialize(envelope: Envelope, compact: boolean): string {
   return `${JSON.stringify(envelope, null, compact ? 0 : 2)}\n`
 }
-
-function useColor(): boolean {
-  return Boolean(process.stdout.isTTY) && !process.env.NO_COLOR && process.env.TERM !== 'dumb'
-}
-
-const bold = (s: string) => `\u001b[1m${s}\u001b[22m`
 
 /** Render a command's outcome; returns the exit code (0). */
 export async function renderOutcome(outcome: Outcome, ctx: RenderContext): Promise<number> {
@@ -44,7 +37,7 @@ export async function renderOutcome(outcome: Outcome, ctx: RenderContext): Promi
   const meta = buildMeta(performance.now() - ctx.startedAt, { ...redact(outcome.meta), notices })
   const data = redact(outcome.data)
   if (ctx.globals.format === 'text') {
-    await writeStdout(renderText(data, { width: terminalColumns(), ...(useColor() ? { bold } : {}) }))
+    await writeStdout(renderText(data, terminalText()))
     if (!ctx.globals.quiet) {
       if (meta.truncation_hint) process.stderr.write(`note: ${meta.truncation_hint}\n`)
       for (const notice of notices) process.stderr.write(`note: ${String(notice.message ?? notice.type)}\n`)

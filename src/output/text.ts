@@ -1,6 +1,6 @@
 /** Human rendering for `--format text`. Not a contract: agents never parse it. */
 
-import { displayWidth, padEnd, truncate, wrap } from './width.js'
+import { displayWidth, padEnd, terminalColumns, truncate, wrap } from './width.js'
 
 /** How to lay text out. */
 export type TextOptions = {
@@ -8,6 +8,14 @@ export type TextOptions = {
   width?: number
   /** Emphasis for headers; identity off a TTY, so no escape code reaches a pipe. */
   bold?: (s: string) => string
+}
+
+const bold = (s: string) => `\u001b[1m${s}\u001b[22m`
+
+/** Options for stdout as it is: its width, and bold headers only on a terminal that wants colour. */
+export function terminalText(): TextOptions {
+  const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR && process.env.TERM !== 'dumb'
+  return { width: terminalColumns(), ...(color ? { bold } : {}) }
 }
 
 const GAP = 2
