@@ -160,6 +160,9 @@ describe('docs/guide', () => {
     expect(loose.map((f) => `${f.chapter}:${f.line}`)).toEqual([])
     expect(all.filter(fileOf).length).toBeGreaterThan(10)
     expect(all.filter(isCheck).length).toBeGreaterThan(5)
+    const index = readFileSync(join(GUIDE, 'README.md'), 'utf8')
+    const chapters = readdirSync(GUIDE).filter((f) => /^\d\d-.*\.md$/.test(f))
+    expect([...index.matchAll(/\]\((\d\d-[\w-]+\.md)\)/g)].map((m) => m[1])).toEqual(chapters.sort())
   })
 
   it('the tool type-checks under strict settings and builds', () => {
