@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { renderText, summarize, table } from '../src/output/text.js'
+import { renderText, table } from '../src/output/text.js'
 import { errorText, nextCommand } from '../src/output/text-error.js'
+import { summarize } from '../src/output/text-layout.js'
 import { displayWidth, truncate, wrap } from '../src/output/width.js'
 import { seed, TASKS_BIN, tasks, useSandbox } from './helpers.js'
 

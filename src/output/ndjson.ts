@@ -7,8 +7,9 @@ import { settleProgress } from './progress.js'
 import { redact } from './redact.js'
 import type { RenderContext } from './render.js'
 import { stdoutClosed, writeStdout } from './stdout.js'
-import { TextRows, terminalText } from './text.js'
+import { terminalText } from './text.js'
 import { errorText } from './text-error.js'
+import { TextRows } from './text-rows.js'
 
 /** One line of a stream (spec 002 §5). */
 export type StreamLine =

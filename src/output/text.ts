@@ -1,10 +1,24 @@
 /** Human rendering for `--format text`. Not a contract: agents never parse it. */
 
+import {
+  CELL_BUDGET,
+  clean,
+  columnsOf,
+  fitWidths,
+  GAP,
+  isRecord,
+  isScalar,
+  MAX_DEPTH,
+  type Row,
+  rigidColumns,
+  scalar,
+  summarize,
+} from './text-layout.js'
 import { displayWidth, padEnd, terminalColumns, truncate, wrap } from './width.js'
 
 /** How to lay text out. */
 export type TextOptions = {
-  /** Columns available (the terminal's); lines never exceed it. */
+  /** Columns available (the terminal's): lines stay within them, save a word too wide to break (a token). */
   width?: number
   /** Emphasis for headers; identity off a TTY, so no escape code reaches a pipe. */
   bold?: (s: string) => string
@@ -16,111 +30,6 @@ const bold = (s: string) => `\u001b[1m${s}\u001b[22m`
 export function terminalText(): TextOptions {
   const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR && process.env.TERM !== 'dumb'
   return { width: terminalColumns(), ...(color ? { bold } : {}) }
-}
-
-const GAP = 2
-/** Below this many columns per cell a table is unreadable: rows are printed as records instead. */
-const MIN_COLUMN = 8
-/** What a free-text column keeps before fixed-width columns (ids, timestamps) are cut too. */
-const FLEX_FLOOR = 16
-const INLINE_BUDGET = 40
-/** Inline budget in a table cell: wider, as the cell is cut to its column anyway. */
-const CELL_BUDGET = 72
-const MAX_DEPTH = 3
-
-type Row = Record<string, unknown>
-
-const isRecord = (v: unknown): v is Row => typeof v === 'object' && v !== null && !Array.isArray(v)
-const isScalar = (v: unknown) => v === null || typeof v !== 'object'
-
-// Untrusted text may carry escape sequences: on a terminal they would move the cursor or recolour the screen.
-function clean(text: string): string {
-  return text.replace(/[\r\n\t]+/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
-}
-
-function scalar(value: unknown): string {
-  if (value === null || value === undefined) return '-'
-  return clean(String(value))
-}
-
-/**
- * One line for any value: scalars as they are; a short array of scalars or a flat object inline
- * (`a, b` / `{id: 1, ok: true}`); anything bigger as a count (`[5 items]`, `{3 keys}`).
- */
-export function summarize(value: unknown, budget = INLINE_BUDGET): string {
-  if (isScalar(value)) return scalar(value)
-  if (Array.isArray(value)) {
-    if (value.length === 0) return '[]'
-    if (value.every(isScalar)) {
-      const inline = value.map(scalar).join(', ')
-      if (displayWidth(inline) <= budget) return inline
-    }
-    return `[${value.length} ${value.length === 1 ? 'item' : 'items'}]`
-  }
-  const entries = Object.entries(value as Row).filter(([k]) => k !== '_untrusted')
-  if (entries.length === 0) return '{}'
-  if (entries.every(([, v]) => isScalar(v))) {
-    const inline = `{${entries.map(([k, v]) => `${clean(k)}: ${scalar(v)}`).join(', ')}}`
-    if (displayWidth(inline) <= budget) return inline
-  }
-  return `{${entries.length} ${entries.length === 1 ? 'key' : 'keys'}}`
-}
-
-/**
- * Widths that fit `budget` columns: narrow columns keep their natural width, the wide ones share the rest
- * equally (water-filling). `rigid` columns (every cell the same width: ids, timestamps) are cut only when cutting
- * the others to {@link FLEX_FLOOR} is not enough. Undefined when even {@link MIN_COLUMN} per column does not fit.
- */
-export function fitWidths(
-  natural: readonly number[],
-  budget: number,
-  rigid: readonly boolean[] = [],
-): number[] | undefined {
-  const sum = (ws: readonly number[]) => ws.reduce((a, b) => a + b, 0)
-  if (sum(natural) <= budget) return [...natural]
-  if (rigid.some(Boolean) && !rigid.every(Boolean)) {
-    const fixed = natural.map((w, i) => (rigid[i] ? w : Math.min(w, FLEX_FLOOR)))
-    if (sum(fixed) <= budget) return share(natural, fixed, budget, (i) => !rigid[i])
-  }
-  const floor = natural.map((w) => Math.min(w, MIN_COLUMN))
-  if (sum(floor) > budget) return undefined
-  return share(natural, floor, budget, () => true)
-}
-
-function share(natural: readonly number[], floor: number[], budget: number, flex: (i: number) => boolean): number[] {
-  const sum = (ws: readonly number[]) => ws.reduce((a, b) => a + b, 0)
-  const at = (cap: number) => natural.map((w, i) => (flex(i) ? Math.max(floor[i]!, Math.min(w, cap)) : floor[i]!))
-  let lo = 0
-  let hi = Math.max(...natural)
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2)
-    if (sum(at(mid)) <= budget) lo = mid
-    else hi = mid - 1
-  }
-  const widths = at(lo)
-  // Hand the columns left over to the cut columns, one each, left to right.
-  let spare = budget - sum(widths)
-  for (let i = 0; i < widths.length && spare > 0; i++)
-    if (flex(i) && widths[i]! < natural[i]!) {
-      widths[i]!++
-      spare--
-    }
-  return widths
-}
-
-/** Whether every cell of each column has one width (ids, timestamps, enums of one length). */
-function rigidColumns(cells: readonly string[][], count: number): boolean[] {
-  return Array.from({ length: count }, (_, i) => {
-    const first = displayWidth(cells[0]?.[i] ?? '')
-    return cells.length > 1 && cells.every((r) => displayWidth(r[i]!) === first)
-  })
-}
-
-function columnsOf(rows: readonly Row[]): string[] {
-  const columns: string[] = []
-  for (const row of rows)
-    for (const key of Object.keys(row)) if (key !== '_untrusted' && !columns.includes(key)) columns.push(key)
-  return columns
 }
 
 /** Rows as records (`key  value` blocks) for terminals too narrow for their columns. */
@@ -213,69 +122,4 @@ export function renderText(data: unknown, options: TextOptions = {}): string {
     return keyValues(data, full)
   }
   return `${scalar(data)}\n`
-}
-
-/**
- * A table printed as a stream arrives: column widths come from the first rows (up to `batch`, or what came within
- * `waitMs`), later rows are cut to them, so memory stays flat and the first rows show promptly.
- */
-export class TextRows {
-  private pending: Row[] = []
-  private columns: string[] | undefined
-  private widths: number[] | undefined
-  private firstAt = 0
-
-  constructor(
-    private readonly options: TextOptions = {},
-    private readonly batch = 50,
-    private readonly waitMs = 200,
-  ) {}
-
-  /** Take one item; returns the text to print now (often empty while the first rows are gathered). */
-  push(item: unknown): string {
-    const row = isRecord(item) ? item : { value: item }
-    if (this.columns) return this.line(row)
-    if (this.pending.length === 0) this.firstAt = performance.now()
-    this.pending.push(row)
-    return this.pending.length >= this.batch || performance.now() - this.firstAt >= this.waitMs ? this.flush() : ''
-  }
-
-  /** The rows still held back, at the end of the stream. */
-  end(): string {
-    return this.columns || this.pending.length === 0 ? '' : this.flush()
-  }
-
-  private flush(): string {
-    const width = this.options.width ?? 80
-    const columns = columnsOf(this.pending)
-    this.columns = columns
-    const headers = columns.map((c) => clean(c).toUpperCase())
-    const natural = columns.map((c, i) =>
-      Math.max(displayWidth(headers[i]!), ...this.pending.map((r) => displayWidth(summarize(r[c], CELL_BUDGET)))),
-    )
-    const budget = width - GAP * (columns.length - 1)
-    // Too narrow for a table: equal shares, at least one column each; lines may then run long.
-    const cells = this.pending.map((r) => columns.map((c) => summarize(r[c], CELL_BUDGET)))
-    this.widths =
-      fitWidths(natural, budget, rigidColumns(cells, columns.length)) ??
-      natural.map(() => Math.max(1, Math.floor(budget / columns.length)))
-    const bold = this.options.bold ?? ((s: string) => s)
-    const out = [bold(this.format(headers)), ...this.pending.map((r) => this.line(r).trimEnd())].join('\n')
-    this.pending = []
-    return `${out}\n`
-  }
-
-  private line(row: Row): string {
-    return `${this.format(this.columns!.map((c) => summarize(row[c], CELL_BUDGET)))}\n`
-  }
-
-  private format(values: string[]): string {
-    return values
-      .map((v, i) => {
-        const cut = truncate(v, this.widths![i]!)
-        return i === values.length - 1 ? cut : padEnd(cut, this.widths![i]!)
-      })
-      .join(' '.repeat(GAP))
-      .trimEnd()
-  }
 }
