@@ -24,12 +24,22 @@ import {
 } from './outcome.js'
 import type { Meta, Notice } from './output/envelope.js'
 import { checkFields, type FieldTarget, parseFields, projectData } from './output/fields.js'
+import { createProgress, type Progress, type ProgressOptions, SILENT_PROGRESS } from './output/progress.js'
 import { utcTimes } from './output/times.js'
-import { fieldPaths, loadZod, type OutputSchema, pageItemSchema } from './schema.js'
+import { fieldPaths, loadZod, type OutputOf, type OutputSchema, pageItemSchema } from './schema.js'
 import { FRAMEWORK_SETTINGS, toolEnv } from './settings.js'
 import { readToolSettings } from './tool-settings.js'
 
 export type { CommandKind } from './command-kind.js'
+
+/**
+ * What `execute()` (and a write's `apply()`) may return for a command whose output schema is `O`: the data the
+ * schema describes, or for a stream an async iterable of items, or an outcome built by `raw()`/`streamOf()`, or
+ * the submission of an async job. Without a schema (`O` undefined) anything goes, as before.
+ */
+export type CommandResult<O extends OutputSchema | undefined> = O extends OutputSchema
+  ? OutputOf<O> | AsyncIterable<OutputOf<O>> | Outcome | SubmittedJob
+  : unknown
 
 // biome-ignore lint/suspicious/noExplicitAny: mirrors oclif's own FlagOutput/ArgOutput, which are Record<string, any>
 type Loose = Record<string, any>
@@ -38,8 +48,10 @@ type AnyInput = Interfaces.Input<Loose, Loose, Loose>
 /**
  * The base class of every agent-native command. Extend it, declare `static output`, implement `execute()`, and
  * the machine contract comes with it: the universal flags, one envelope on stdout, the error catalogue, `--fields`.
+ * Pass the schema as the type argument (`extends AgentCommand<typeof listOutput>`) and the compiler checks what
+ * `execute()` returns against it.
  */
-export abstract class AgentCommand extends Command {
+export abstract class AgentCommand<O extends OutputSchema | undefined = undefined> extends Command {
   static override baseFlags = GLOBAL_FLAGS
   /** Version of this command's output schema; bump the major on a breaking change (spec 002 §14). */
   static schemaVersion = '1.0'
@@ -59,8 +71,6 @@ export abstract class AgentCommand extends Command {
   static stream = false
   /** Whether the command submits an async job (spec 002 §15.2). */
   static async = false
-  /** Whether `execute` may be cut short by SIGINT/SIGTERM through {@link AgentCommand.signal}. */
-  static interruptible = true
 
   private parsedCache: { input: unknown; result: Interfaces.ParserOutput } | undefined
   private readonly metaExtras: Partial<Meta> = {}
@@ -84,7 +94,7 @@ export abstract class AgentCommand extends Command {
   }
 
   /** The work of the command: return the data of the envelope (or a raw outcome under `--format raw`). */
-  abstract execute(): Promise<unknown>
+  abstract execute(): Promise<CommandResult<O>>
 
   /** The template every command follows; tool authors implement {@link execute} instead. */
   override async run(): Promise<Outcome> {
@@ -160,6 +170,17 @@ export abstract class AgentCommand extends Command {
     this.metaExtras.notices = notices
   }
 
+  /**
+   * Show a person how long work is going: a bar on stderr when it is a terminal, a plain line every few seconds
+   * when it is not, nothing under `--quiet`; never anything on stdout. Call `done()` when the work ends.
+   */
+  protected progress(options: ProgressOptions): Progress {
+    // A stream printing rows to the same terminal would have its rows cut by the redrawn bar.
+    const ctor = this.constructor as typeof AgentCommand
+    if (ctor.stream && process.stdout.isTTY && process.stderr.isTTY) return SILENT_PROGRESS
+    return createProgress(options, { quiet: this.globals.quiet })
+  }
+
   /** Add a key to `meta` (e.g. `replayed`). */
   protected setMeta(key: string, value: unknown): void {
     this.metaExtras[key] = value
@@ -201,7 +222,7 @@ export abstract class AgentCommand extends Command {
   }
 
   /** The work of an async job, run in the worker process; its return value is the job's result. */
-  async work(_ctx: JobContext): Promise<unknown> {
+  async work(_ctx: JobContext): Promise<O extends OutputSchema ? OutputOf<O> : unknown> {
     throw new AgentError('E_INTERNAL', `${this.id} submits jobs but implements no work()`)
   }
 
@@ -241,10 +262,12 @@ export abstract class AgentCommand extends Command {
   }
 
   /**
-   * The tool's credentials (env → keychain → file). `mode` comes from the caller (login's --insecure-storage or
-   * --require-keychain), else `<BIN>_CREDENTIAL_STORE`, else `agentcli.credentials.storage` in package.json.
+   * The tool's credential store (env → keychain → file): read, save, remove, status. `mode` comes from the caller
+   * (login's --insecure-storage or --require-keychain), else `<BIN>_CREDENTIAL_STORE`, else
+   * `agentcli.credentials.storage` in package.json. For the current, refreshed credential use
+   * {@link AgentCommand.credential}.
    */
-  protected async credentials(mode?: StorageMode): Promise<Credentials> {
+  protected async credentialStore(mode?: StorageMode): Promise<Credentials> {
     // One instance per mode for the life of the command: its keychain entries (each a D-Bus connection) are reused.
     const cached = this.credentialStores.get(mode)
     if (cached) return cached
@@ -270,12 +293,17 @@ export abstract class AgentCommand extends Command {
     return store
   }
 
+  /** @deprecated Renamed {@link AgentCommand.credentialStore}: one letter from `credential()` was one too few. */
+  protected credentials(mode?: StorageMode): Promise<Credentials> {
+    return this.credentialStore(mode)
+  }
+
   /**
    * A usable credential of the current account: refreshed through {@link AgentCommand.refreshCredential} when it
    * expires within `skewSeconds`. Missing, or expired and not refreshable, is `E_AUTH` naming the login command.
    */
   protected async credential(options: { skewSeconds?: number; force?: boolean } = {}): Promise<CredentialRecord> {
-    const store = await this.credentials()
+    const store = await this.credentialStore()
     const found = await store.read()
     const reauth = `${this.config.bin} login`
     if (!found) throw new AgentError('E_AUTH', 'not logged in', { details: { reauth } })

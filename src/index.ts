@@ -9,11 +9,11 @@ export {
   type HumanRequest,
   humanError,
 } from './checkpoints.js'
-export { AgentCommand, type CommandKind } from './command.js'
+export { AgentCommand, type CommandKind, type CommandResult } from './command.js'
 export { COMMAND_KINDS } from './command-kind.js'
 export type { IdempotencyLedger } from './confirm/idempotency.js'
 export type { TokenLedger } from './confirm/ledger.js'
-export { type BatchItem, batchSchema, type Change, dryRunSchema } from './confirm/preview.js'
+export { type BatchItem, batchSchema, type Change } from './confirm/preview.js'
 export type { SecretSource } from './confirm/secret.js'
 export type { CredentialStatus, StorageMode } from './credentials/credentials.js'
 export type { CredentialRecord, CredentialSource, SecretStore } from './credentials/types.js'
@@ -30,7 +30,6 @@ export { beforeChange, isBeforeChange, noteChange } from './errors/before-change
 export {
   type Catalogue,
   type CatalogueEntry,
-  CORE_CATALOGUE,
   CORE_ERRORS,
   type CoreErrorCode,
   defineErrorCodes,
@@ -39,11 +38,12 @@ export {
   UPSTREAM_ERRORS,
 } from './errors/catalogue.js'
 export { Flags } from './flags.js'
-export { FORMATS, type Format, GLOBAL_FLAGS } from './globals.js'
+export { FORMATS, type Format } from './globals.js'
 export type { HttpClient, HttpOptions, RequestOptions } from './http/client.js'
 export type { JobContext, JobPlan, JobRecord, JobStatus, JobStore, SubmittedJob } from './jobs/index.js'
 export { type Page, type PaginationOptions, paginate, paginationFlags } from './list.js'
 export type { Envelope, ErrorBody, ErrorEnvelope, Meta, Notice, SuccessEnvelope } from './output/envelope.js'
+export type { Progress, ProgressOptions } from './output/progress.js'
 export { REDACTED, redactForOutput, registerSecret } from './output/redact.js'
 export { type OutputOf, type OutputSchema, output, type ZodNamespace } from './schema.js'
 export {
@@ -57,5 +57,4 @@ export {
   toolEnv,
 } from './settings.js'
 export { readSetting, readToolConfig } from './tool-config.js'
-export { type EvidenceStatus, envPrefix, readToolSettings, type ToolSettings } from './tool-settings.js'
-export { idempotencyFlags, type Plan, WRITE_FLAGS, WriteCommand, type WriteJobContext } from './write-command.js'
+export { idempotencyFlags, type Plan, WriteCommand, type WriteJobContext } from './write-command.js'

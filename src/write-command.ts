@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import type { Interfaces } from '@oclif/core'
 import { defaultPrincipal } from './_principal.js'
 import { setAudit } from './_state.js'
-import { AgentCommand } from './command.js'
+import { AgentCommand, type CommandResult } from './command.js'
 import type { AuditDraft } from './confirm/audit.js'
 import type { IdempotencyLedger } from './confirm/idempotency.js'
 import type { TokenLedger } from './confirm/ledger.js'
@@ -17,9 +17,13 @@ import { Flags } from './flags.js'
 import { GLOBAL_FLAGS } from './globals.js'
 import type { JobContext, JobPlan } from './jobs/runtime.js'
 import type { JobRecord } from './jobs/types.js'
+import type { OutputSchema } from './schema.js'
 import { toolEnv } from './settings.js'
 
-/** What `plan()` returns: the preview, what the token binds, and private state for `apply()`. */
+/**
+ * What `plan()` returns: the preview, what the token binds, and private state for `apply()`. `state` is required
+ * when `S` is (so `apply(plan)` reads `plan.state.title` without `!`), optional when `S` admits `undefined`.
+ */
 export type Plan<S = unknown> = {
   /** The changes, shown in the dry-run preview. */
   changes: Change[]
@@ -27,9 +31,15 @@ export type Plan<S = unknown> = {
   targets?: Target[]
   /** Batch items that cannot be done; reported per item, never hiding the others. */
   rejected?: Array<{ id: string; error: AgentError }>
-  /** Private state handed to `apply()`; never printed. */
-  state?: S
-}
+} & (undefined extends S
+  ? {
+      /** Private state handed to `apply()`; never printed. */
+      state?: S
+    }
+  : {
+      /** Private state handed to `apply()`; never printed. */
+      state: S
+    })
 
 /** Flags every write command has. */
 export const WRITE_FLAGS = {
@@ -72,9 +82,11 @@ export type WriteJobContext<S = unknown> = JobContext & { plan: Plan<S> }
 /**
  * A command that changes state. The base class owns the flow of spec 002 §7: no write without a valid,
  * unexpired, single-use token bound to exactly what was previewed. Implement `plan()` (reads only) and
- * `apply()` (does exactly the planned change). The check order is in docs/contract.md ("What a token binds").
+ * `apply()` (does exactly the planned change). `S` is the state `plan()` hands `apply()`; `O` the output schema
+ * `apply()`'s result is checked against (`WriteCommand<State, typeof created>`). The check order is in
+ * docs/contract.md ("What a token binds").
  */
-export abstract class WriteCommand<S = unknown> extends AgentCommand {
+export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefined = undefined> extends AgentCommand {
   static override kind = 'write' as const
   static override baseFlags = { ...GLOBAL_FLAGS, ...WRITE_FLAGS }
   /** How long a confirm token stays valid. */
@@ -90,7 +102,7 @@ export abstract class WriteCommand<S = unknown> extends AgentCommand {
   /** Read the current state and describe the change. Must have no side effect. */
   abstract plan(): Promise<Plan<S>>
   /** Perform exactly the planned change and return the data of the envelope. */
-  abstract apply(plan: Plan<S>): Promise<unknown>
+  abstract apply(plan: Plan<S>): Promise<CommandResult<O>>
 
   /**
    * Who is acting: bound into the token, the idempotency scope and the audit record, so that a token minted for

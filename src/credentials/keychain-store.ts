@@ -24,8 +24,8 @@ type Entry = {
 type EntryClass = new (service: string, account: string, options: { linux: { store: 'secret-service' } }) => Entry
 
 /**
- * @napi-rs/keyring reports every failure as a plain Error with code GenericFailure; its message is the only
- * thing that tells a locked keyring from a missing Secret Service, so it is read here and nowhere else.
+ * Tell a locked keychain from a missing one. The keyring library reports every failure as a plain Error with
+ * code GenericFailure; its message is the only clue, so it is read here and nowhere else.
  */
 export function classify(error: unknown): KeychainError {
   const message = error instanceof Error ? error.message : String(error)

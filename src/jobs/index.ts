@@ -12,3 +12,4 @@ export {
   submitJob,
 } from './runtime.js'
 export { canMove, isFinished, JOB_STATUSES, type JobRecord, type JobStatus, type JobStore } from './types.js'
+export { type WaitOptions, waitForJob } from './wait.js'

@@ -3,9 +3,13 @@ import { toAgentError } from '../errors/normalize.js'
 import { errorBody } from './envelope.js'
 import type { FieldPaths } from './fields.js'
 import { projectObject } from './fields.js'
+import { settleProgress } from './progress.js'
 import { redactedJson, redactForOutput } from './redact.js'
 import type { RenderContext } from './render.js'
 import { stdoutClosed, writeStdout } from './stdout.js'
+import { terminalText } from './text.js'
+import { errorText } from './text-error.js'
+import { TextRows } from './text-rows.js'
 import { utcTimes } from './times.js'
 
 /** Rejects with the signal's reason once it aborts (never resolves); handled, so it never goes unhandled. */
@@ -53,20 +57,6 @@ export type StreamSpec = {
   summary?: () => Record<string, unknown>
 }
 
-function textRow(item: unknown, header: string[] | undefined): { line: string; header: string[] } {
-  const record = item && typeof item === 'object' ? (item as Record<string, unknown>) : { value: item }
-  const keys = header ?? Object.keys(record).filter((k) => k !== '_untrusted')
-  const cells = keys.map((k) => {
-    const v = record[k]
-    return v === null || v === undefined
-      ? '-'
-      : typeof v === 'object'
-        ? JSON.stringify(v)
-        : String(v).replace(/[\t\r\n]+/g, ' ')
-  })
-  return { line: `${cells.join('\t')}\n`, header: keys }
-}
-
 /**
  * Render a stream as NDJSON: one `item` line per element, then a `summary` line, or an `error` line with the
  * catalogue's exit code if the producer fails part-way. A closed pipe stops the producer quietly.
@@ -74,7 +64,7 @@ function textRow(item: unknown, header: string[] | undefined): { line: string; h
 export async function renderStream(spec: StreamSpec, ctx: RenderContext): Promise<number> {
   const out = new LineWriter()
   const text = ctx.globals.format === 'text'
-  let header: string[] | undefined
+  const rows = text ? new TextRows(terminalText()) : undefined
   let count = 0
   const iterator = spec.items[Symbol.asyncIterator]()
   // Set once the stream's end is decided: the pump then writes nothing more, so the last line is ours alone.
@@ -92,11 +82,9 @@ export async function renderStream(spec: StreamSpec, ctx: RenderContext): Promis
         if (ended || next.done) return undefined
         const data = utcTimes(spec.fields ? projectObject(next.value, spec.fields) : next.value)
         count++
-        if (text) {
-          const row = textRow(redactForOutput(data), header)
-          if (!header) await out.push(`${row.header.map((h) => h.toUpperCase()).join('\t')}\n`)
-          header = row.header
-          await out.push(row.line)
+        if (rows) {
+          const lines = rows.push(redactForOutput(data))
+          if (lines) await out.push(lines)
         } else {
           // One JSON.stringify per clean item: the redactor's prefilter proves most lines clean without a walk.
           await out.push(`${redactedJson({ ok: true, schema_version: spec.schemaVersion, type: 'item', data })}\n`)
@@ -117,12 +105,14 @@ export async function renderStream(spec: StreamSpec, ctx: RenderContext): Promis
   if (ctx.signal?.aborted) void Promise.resolve(iterator.return?.()).catch(() => {})
   const meta = { duration_ms: Math.round(performance.now() - ctx.startedAt) }
   if (failure) {
+    settleProgress()
     const { body, exit } = errorBody(failure, ctx.catalogue)
     ctx.failure = body.code
     const safe = { ...body, details: utcTimes(body.details) }
-    if (text) {
+    if (rows) {
+      await out.push(rows.end())
       await out.flush()
-      process.stderr.write(`error ${safe.code}: ${redactForOutput(safe.message)}\n`)
+      process.stderr.write(errorText(redactForOutput(safe)))
     } else
       await out.push(
         `${redactedJson({ ok: false, schema_version: spec.schemaVersion, type: 'error', error: safe, meta })}\n`,
@@ -131,6 +121,7 @@ export async function renderStream(spec: StreamSpec, ctx: RenderContext): Promis
     return exit
   }
   const summary = { count, ...(spec.summary?.() ?? {}) }
+  if (rows) await out.push(rows.end())
   if (!text)
     await out.push(
       `${redactedJson({ ok: true, schema_version: spec.schemaVersion, type: 'summary', data: summary, meta })}\n`,

@@ -5,9 +5,11 @@ import type { Globals } from '../globals.js'
 import type { Outcome, RawOutcome } from '../outcome.js'
 import { buildMeta, type Envelope, errorBody, errorEnvelope, type Notice, successEnvelope } from './envelope.js'
 import { renderStream, whenAborted } from './ndjson.js'
+import { settleProgress } from './progress.js'
 import { RawScrubber, redactedJson, redactForOutput } from './redact.js'
 import { writeStdout } from './stdout.js'
-import { renderText } from './text.js'
+import { renderText, terminalText } from './text.js'
+import { errorText } from './text-error.js'
 import { utcTimes } from './times.js'
 
 /** Everything the renderer needs besides the outcome. */
@@ -27,22 +29,17 @@ export function serialize(envelope: Envelope, compact: boolean): string {
   return `${redactedJson(envelope, compact ? 0 : 2)}\n`
 }
 
-function useColor(): boolean {
-  return Boolean(process.stdout.isTTY) && !process.env.NO_COLOR && process.env.TERM !== 'dumb'
-}
-
-const bold = (s: string) => `\u001b[1m${s}\u001b[22m`
-
 /** Render a command's outcome; returns the exit code (0). */
 export async function renderOutcome(outcome: Outcome, ctx: RenderContext): Promise<number> {
   if (outcome.kind === 'stream') return renderStream(outcome.spec, ctx)
+  settleProgress()
   if (outcome.kind === 'raw') return renderRaw(outcome.body, ctx)
   const notices = utcTimes([...ctx.notices, ...(outcome.meta.notices ?? [])])
   const meta = buildMeta(performance.now() - ctx.startedAt, { ...utcTimes(outcome.meta), notices })
   const data = utcTimes(outcome.data)
   if (ctx.globals.format === 'text') {
     const { data: safeData, meta: safeMeta } = redactForOutput({ data, meta })
-    await writeStdout(renderText(safeData, useColor() ? bold : undefined))
+    await writeStdout(renderText(safeData, terminalText()))
     if (!ctx.globals.quiet) {
       if (safeMeta.truncation_hint) process.stderr.write(`note: ${safeMeta.truncation_hint}\n`)
       for (const notice of safeMeta.notices ?? [])
@@ -99,12 +96,11 @@ export async function renderError(
   schemaVersion = '1.0',
   stream = false,
 ): Promise<number> {
+  settleProgress()
   const { body: plain, exit } = errorBody(error, ctx.catalogue)
   const raw = { ...plain, details: utcTimes(plain.details) }
   if (ctx.globals.format === 'text') {
-    const body = redactForOutput(raw)
-    const hint = typeof body.details.hint === 'string' ? ` (${body.details.hint})` : ''
-    process.stderr.write(`error ${body.code}: ${body.message}${hint}\n`)
+    process.stderr.write(errorText(redactForOutput(raw)))
     return exit
   }
   const meta = buildMeta(performance.now() - ctx.startedAt, { notices: [...ctx.notices] })

@@ -5,6 +5,7 @@ import type { Config } from '@oclif/core'
 import semver from 'semver'
 import { AgentError, isAgentError } from '../errors/agent-error.js'
 import { clearUpdateNotice } from '../notices.js'
+import type { Progress, ProgressOptions } from '../output/progress.js'
 import { fetchBounded, fetchText } from './_fetch.js'
 import { withInstallLock } from './_install-lock.js'
 import { staged } from './_staged.js'
@@ -145,7 +146,12 @@ export type UpdateResult = {
  * identity of the tag, verify the tarball's SHA-256, extract, smoke-run the new version, switch, sync the skill,
  * clear the notice, clean up. Before the switch nothing installed changes.
  */
-export async function applyUpdate(config: Config, plan: UpdatePlanState, signal: AbortSignal): Promise<UpdateResult> {
+export async function applyUpdate(
+  config: Config,
+  plan: UpdatePlanState,
+  signal: AbortSignal,
+  progress?: (options: ProgressOptions) => Progress,
+): Promise<UpdateResult> {
   if (plan.install.method === 'npm') return applyNpmUpdate(config, plan, signal)
   if (plan.install.method !== 'standalone' || !plan.tarball || !plan.checksums)
     throw new AgentError('E_INTERNAL', 'incomplete update plan')
@@ -156,7 +162,7 @@ export async function applyUpdate(config: Config, plan: UpdatePlanState, signal:
     return await withInstallLock(root, { waitMs: timeouts.lock_wait_ms, signal }, async () => {
       await assertInstalled(root, versionDir, plan.from)
       await clearLeftovers(root)
-      return await stagedUpdate(config, plan, root, signal)
+      return await stagedUpdate(config, plan, root, signal, progress)
     })
   } catch (error) {
     throw isAgentError(error) && 'binary_replaced' in error.details
@@ -170,6 +176,7 @@ async function stagedUpdate(
   plan: UpdatePlanState,
   root: string,
   signal: AbortSignal,
+  progress: ((options: ProgressOptions) => Progress) | undefined,
 ): Promise<UpdateResult> {
   const settings = updateSettings(config)
   const timeouts = updateTimeouts(config)
@@ -185,9 +192,11 @@ async function stagedUpdate(
       throw integrityError('signature_missing', `release ${plan.tag} has no ${checksums.name}.sigstore.json`)
     const source = releaseSource(settings, signal)
     const tarPath = join(temp, tarball.name)
-    const digest = await fetchBounded(source, tarball, { timeoutMs: timeouts.download_ms, signal }, (response, s) =>
-      downloadTo(response, tarPath, s),
-    )
+    const digest = await fetchBounded(source, tarball, { timeoutMs: timeouts.download_ms, signal }, (response, s) => {
+      const size = Number(response.headers.get('content-length')) || undefined
+      const bar = progress?.({ label: `downloading ${tarball.name}`, total: size, unit: 'bytes' })
+      return downloadTo(response, tarPath, s, (n) => bar?.tick(n)).finally(() => bar?.done())
+    })
     stage = 'verify_signature'
     if (!settings.repository)
       throw integrityError(

@@ -53,8 +53,16 @@ export async function detectInstall(
   return { method: 'unknown', root: real }
 }
 
-/** Download a response body to `path`, hashing it on the way (streamed: memory stays flat). */
-export async function downloadTo(response: Response, path: string, signal?: AbortSignal): Promise<string> {
+/**
+ * Download a response body to `path`, hashing it on the way (streamed: memory stays flat). `onBytes` hears the
+ * size of each chunk (progress for people).
+ */
+export async function downloadTo(
+  response: Response,
+  path: string,
+  signal?: AbortSignal,
+  onBytes?: (n: number) => void,
+): Promise<string> {
   if (!response.ok || !response.body)
     throw new AgentError(
       response.status === 404 ? 'E_NOT_FOUND' : 'E_SERVER',
@@ -63,7 +71,10 @@ export async function downloadTo(response: Response, path: string, signal?: Abor
     )
   const hash = createHash('sha256')
   const source = Readable.fromWeb(response.body as unknown as WebReadableStream<Uint8Array>)
-  source.on('data', (chunk: Buffer) => hash.update(chunk))
+  source.on('data', (chunk: Buffer) => {
+    hash.update(chunk)
+    onBytes?.(chunk.length)
+  })
   await pipeline(source, createWriteStream(path, { mode: 0o600 }), signal ? { signal } : {})
   return hash.digest('hex')
 }

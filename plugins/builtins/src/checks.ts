@@ -3,9 +3,10 @@ import { access, readFile, stat } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import type { Config } from '@oclif/core'
-import { readToolSettings, toolEnv } from 'agentcli'
+import { toolEnv } from 'agentcli'
 import type { Credentials } from 'agentcli/credentials'
 import { releaseReadiness, skillMinVersions, skillName } from 'agentcli/describe'
+import { readToolSettings } from 'agentcli/internal'
 import semver from 'semver'
 
 /** One doctor check: `fix` is null exactly when the check passes. */

@@ -2,7 +2,9 @@ import { AgentError, Flags, idempotencyFlags, output, type Plan, WriteCommand } 
 import { TaskStore } from '../store.js'
 import { taskSchema } from '../task-schema.js'
 
-export default class Create extends WriteCommand<{ title: string }> {
+const taskOutput = output(taskSchema)
+
+export default class Create extends WriteCommand<{ title: string }, typeof taskOutput> {
   static override summary = 'Create a task'
   static override description =
     'Creates an open task. Safe to retry with --idempotency-key: the first result is returned again.'
@@ -15,7 +17,7 @@ export default class Create extends WriteCommand<{ title: string }> {
     ...idempotencyFlags(),
   }
   static override errorCodes = ['E_IO'] as const
-  static override output = output(taskSchema)
+  static override output = taskOutput
 
   async plan(): Promise<Plan<{ title: string }>> {
     const { flags } = await this.parse(Create)
@@ -35,7 +37,7 @@ export default class Create extends WriteCommand<{ title: string }> {
       const at = new Date().toISOString()
       const task = {
         id: String(file.next_id),
-        title: plan.state!.title,
+        title: plan.state.title,
         status: 'open' as const,
         created_at: at,
         updated_at: at,

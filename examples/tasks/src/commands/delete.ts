@@ -41,7 +41,7 @@ export default class Delete extends WriteCommand<Target[]> {
 
   async apply(plan: Plan<Target[]>) {
     const items: BatchItem[] = await new TaskStore(this.config.dataDir).update((file) =>
-      plan.state!.map((target): BatchItem => {
+      plan.state.map((target): BatchItem => {
         const task = file.tasks.find((t) => t.id === target.id)
         if (!task || task.version !== target.version) {
           return {

@@ -4,7 +4,9 @@ import { taskSchema } from '../task-schema.js'
 
 type Edit = { id: string; version: number; title?: string; status?: Task['status'] }
 
-export default class EditTask extends WriteCommand<Edit> {
+const taskOutput = output(taskSchema)
+
+export default class EditTask extends WriteCommand<Edit, typeof taskOutput> {
   static override summary = 'Change a task'
   static override description =
     'Changes the title or status of one task. The confirm token is bound to the version previewed.'
@@ -18,7 +20,7 @@ export default class EditTask extends WriteCommand<Edit> {
     status: Flags.option({ options: STATUSES, description: 'New status.' })(),
   }
   static override errorCodes = ['E_NOT_FOUND', 'E_IO'] as const
-  static override output = output(taskSchema)
+  static override output = taskOutput
 
   async plan(): Promise<Plan<Edit>> {
     const { args, flags } = await this.parse(EditTask)
@@ -56,7 +58,7 @@ export default class EditTask extends WriteCommand<Edit> {
   }
 
   async apply(plan: Plan<Edit>) {
-    const edit = plan.state!
+    const edit = plan.state
     return new TaskStore(this.config.dataDir).update((file) => {
       const task = TaskStore.expect(file, edit.id, edit.version)
       if (edit.title !== undefined) task.title = edit.title

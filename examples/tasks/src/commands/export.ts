@@ -1,4 +1,4 @@
-import { AgentCommand, Flags, output } from 'agentcli'
+import { AgentCommand, Flags, output, type Progress } from 'agentcli'
 import { STATUSES, type Task, TaskStore, view } from '../store.js'
 import { taskSchema } from '../task-schema.js'
 
@@ -9,7 +9,9 @@ function csvCell(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
 }
 
-export default class Export extends AgentCommand {
+const taskOutput = output(taskSchema)
+
+export default class Export extends AgentCommand<typeof taskOutput> {
   static override summary = 'Stream every task'
   static override description =
     'NDJSON: one item line per task (ordered by id), then a summary line with the count. --format raw writes CSV with a header row instead.'
@@ -18,7 +20,7 @@ export default class Export extends AgentCommand {
   static override stream = true
   static override raw = true
   static override errorCodes = ['E_IO'] as const
-  static override output = output(taskSchema)
+  static override output = taskOutput
 
   async execute() {
     const { flags } = await this.parse(Export)
@@ -26,12 +28,19 @@ export default class Export extends AgentCommand {
       (t) => !flags.status || t.status === flags.status,
     )
     if (this.globals.format === 'raw') return this.raw(csv(tasks))
-    return items(tasks)
+    return items(tasks, this.progress({ label: 'export', total: tasks.length }))
   }
 }
 
-async function* items(tasks: Task[]): AsyncIterable<Task> {
-  yield* tasks.map(view)
+async function* items(tasks: Task[], progress: Progress): AsyncIterable<Task> {
+  try {
+    for (const task of tasks) {
+      yield view(task)
+      progress.tick()
+    }
+  } finally {
+    progress.done()
+  }
 }
 
 async function* csv(tasks: Task[]): AsyncIterable<string> {

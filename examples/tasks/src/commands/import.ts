@@ -14,7 +14,7 @@ export default class Import extends WriteCommand<Source> {
   static override examples = [
     '<%= config.bin %> import --file tasks.jsonl --dry-run',
     '<%= config.bin %> import --file tasks.jsonl --confirm <confirm_token>',
-    '<%= config.bin %> job status --id <job_id>',
+    '<%= config.bin %> job status --id <job_id> --wait',
   ]
   static override flags = { file: Flags.string({ required: true, description: 'Path of the JSON Lines file.' }) }
   static override async = true

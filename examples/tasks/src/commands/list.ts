@@ -4,7 +4,16 @@ import { taskSchema } from '../task-schema.js'
 
 const MAX_LIMIT = 100
 
-export default class List extends AgentCommand {
+const listOutput = output((z) =>
+  z.object({
+    items: z.array(taskSchema(z)),
+    count: z.number().int(),
+    next_cursor: z.string().nullable(),
+    has_more: z.boolean(),
+  }),
+)
+
+export default class List extends AgentCommand<typeof listOutput> {
   static override summary = 'List tasks'
   static override description = 'Tasks ordered by id, ascending. Paginated: pass next_cursor back as --cursor.'
   static override examples = [
@@ -16,14 +25,7 @@ export default class List extends AgentCommand {
     ...paginationFlags({ defaultLimit: 20, maxLimit: MAX_LIMIT }),
   }
   static override errorCodes = ['E_IO'] as const
-  static override output = output((z) =>
-    z.object({
-      items: z.array(taskSchema(z)),
-      count: z.number().int(),
-      next_cursor: z.string().nullable(),
-      has_more: z.boolean(),
-    }),
-  )
+  static override output = listOutput
 
   async execute() {
     const { flags } = await this.parse(List)

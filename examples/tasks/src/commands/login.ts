@@ -17,7 +17,7 @@ export default class Login extends AgentCommand {
 
   async execute() {
     const { flags } = await this.parse(Login)
-    const found = await (await this.credentials(storageMode(flags))).read()
+    const found = await (await this.credentialStore(storageMode(flags))).read()
     if (found) return { account: found.record.account, logged_in: true as const, source: found.source }
     const api = await apiUrl(this.config)
     const authority = api ? remoteAuthority(await this.upstream({ baseUrl: api })) : localAuthority(this.config.dataDir)

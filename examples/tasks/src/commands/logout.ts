@@ -12,7 +12,7 @@ export default class Logout extends AgentCommand {
   )
 
   async execute() {
-    const { account, removed } = await (await this.credentials()).remove()
+    const { account, removed } = await (await this.credentialStore()).remove()
     return { account, logged_out: true as const, removed }
   }
 }

@@ -79,7 +79,7 @@ export default class Sync extends WriteCommand<Work> {
   }
 
   async apply(plan: Plan<Work>) {
-    const work = plan.state!
+    const work = plan.state
     const mapping = await readJsonFile<Mapping>(this.mappingPath(), () => ({ remote: {} }), isMapping)
     await new TaskStore(this.config.dataDir).update((file) => {
       const at = new Date().toISOString()

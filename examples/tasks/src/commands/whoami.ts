@@ -25,7 +25,7 @@ export default class Whoami extends AgentCommand {
       account = data.account
     }
     // Read after the call: a 401 may have refreshed the token and moved its expiry.
-    const found = await (await this.credentials()).read()
+    const found = await (await this.credentialStore()).read()
     return { account, source: found!.source, expires_at: found!.record.expires_at, verified_by_api: Boolean(api) }
   }
 

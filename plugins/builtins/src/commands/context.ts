@@ -10,7 +10,7 @@ export default class Context extends AgentCommand {
   static override output = output(contextSchema)
 
   async execute() {
-    const credentials = await (await this.credentials()).status()
+    const credentials = await (await this.credentialStore()).status()
     return {
       tool: this.config.bin,
       version: this.config.version,

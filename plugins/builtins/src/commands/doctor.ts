@@ -10,7 +10,7 @@ export default class Doctor extends AgentCommand {
   static override output = output(doctorSchema)
 
   async execute() {
-    const checks = await runChecks(this.config, await this.credentials())
+    const checks = await runChecks(this.config, await this.credentialStore())
     const count = (status: string) => checks.filter((c) => c.status === status).length
     return { checks, summary: { pass: count('pass'), warn: count('warn'), fail: count('fail') } }
   }

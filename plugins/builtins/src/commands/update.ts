@@ -146,6 +146,6 @@ export default class Update extends WriteCommand<State> {
     const state = plan.state
     if (!state) throw new AgentError('E_INTERNAL', 'update plan without state')
     if (state.kind === 'rollback') return applyRollback(this.config, state, this.signal)
-    return applyUpdate(this.config, state, this.signal)
+    return applyUpdate(this.config, state, this.signal, (options) => this.progress(options))
   }
 }

@@ -46,7 +46,7 @@ export default class LoginResume extends AgentCommand {
       })
     }
     const expires = result.expires_in === null ? null : new Date(Date.now() + result.expires_in * 1000).toISOString()
-    const source = await (await this.credentials(storageMode(flags))).save({
+    const source = await (await this.credentialStore(storageMode(flags))).save({
       account: result.account,
       access_token: result.access_token,
       refresh_token: result.refresh_token,
