@@ -73,11 +73,11 @@ describe('prose with credential words round-trips on every surface', () => {
       .map((l) => JSON.parse(l))
       .filter((l) => l.type === 'item')
     expect(items.map((l: { data: { title: string } }) => l.data.title)).toEqual(PROSE)
-    const text = await tasks(box(), ['export', '--format', 'text'])
+    const text = await tasks(box(), ['export', '--format', 'text'], { env: { COLUMNS: '200' } })
     for (const title of PROSE) expect(text.stdout).toContain(title)
     const raw = await tasks(box(), ['export', '--format', 'raw'])
     for (const title of PROSE) expect(raw.stdout).toContain(title.includes(',') ? `"${title}"` : title)
-    const human = await tasks(box(), ['list', '--format', 'text'])
+    const human = await tasks(box(), ['list', '--format', 'text'], { env: { COLUMNS: '200' } })
     for (const title of PROSE) expect(human.stdout).toContain(title)
   })
 
@@ -129,7 +129,7 @@ describe('a secret passed in a sensitive flag never leaves the process', () => {
     const runs = await Promise.all([
       fixture(box(), ['leak-stream', '--api-key', CANARY, '--n', '5']),
       fixture(box(), ['leak-stream', '--api-key', CANARY, '--fail-at', '2']),
-      fixture(box(), ['leak-stream', '--api-key', CANARY, '--format', 'text']),
+      fixture(box(), ['leak-stream', '--api-key', CANARY, '--format', 'text'], { env: { COLUMNS: '200' } }),
       fixture(box(), ['leak-stream', '--api-key', CANARY, '--fail-at', '1', '--format', 'text']),
     ])
     expectClean(runs, CANARY)
@@ -147,7 +147,7 @@ describe('a secret passed in a sensitive flag never leaves the process', () => {
     expect(lines[0].data.note).toBe('copy of <redacted>')
     expect(runs[1]!.code).toBe(1)
     expect(JSON.parse(runs[1]!.stdout.trim().split('\n').at(-1)!).error.message).toBe('stream broke near <redacted>')
-    expect(runs[2]!.stdout).toContain('token economy review\tcopy of <redacted>')
+    expect(runs[2]!.stdout).toMatch(/token economy review +copy of <redacted>/)
   })
 
   it('a bad value of a typed sensitive flag is not echoed (message, got), however short', async () => {
