@@ -1,11 +1,19 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { runTool } from 'agentcli/testing'
 import { HttpResponse, http } from 'msw'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { attest } from './attest.js'
 import { env, ROOT, useSandbox } from './helpers.js'
+import {
+  attestationsFor,
+  NPM_PUBLISH,
+  type NpmPackage,
+  provenanceStatement,
+  serveNpmPackage,
+  sha512,
+  sri,
+} from './npm-provenance.js'
 import { makeInstall } from './release.js'
 import { createAuthority } from './sigstore.js'
 import { startUpstream, type Upstream } from './upstream.js'
@@ -18,7 +26,6 @@ import { startUpstream, type Upstream } from './upstream.js'
 const box = useSandbox()
 const REPO = 'agentcli/tasks-example'
 const PKG = 'tasks-example'
-const SLSA = 'https://slsa.dev/provenance/v1'
 const identityFor = (tag: string, repo = REPO, workflow = '.github/workflows/release.yml') =>
   `https://github.com/${repo}/${workflow}@refs/tags/${tag}`
 
@@ -32,28 +39,10 @@ let stubs: string
 let npmLog: string
 const TARBALL = randomBytes(4096)
 
-const sha512 = (b: Buffer) => createHash('sha512').update(b).digest()
-const sri = (b: Buffer) => `sha512-${sha512(b).toString('base64')}`
+const statement = (over: { name?: string; digest?: Buffer } = {}) =>
+  provenanceStatement(over.name ?? `pkg:npm/${PKG}@0.2.0`, over.digest ?? TARBALL)
 
-function statement(over: { name?: string; digest?: Buffer } = {}) {
-  return {
-    _type: 'https://in-toto.io/Statement/v1',
-    subject: [
-      { name: over.name ?? `pkg:npm/${PKG}@0.2.0`, digest: { sha512: sha512(over.digest ?? TARBALL).toString('hex') } },
-    ],
-    predicateType: SLSA,
-    predicate: {
-      buildDefinition: { buildType: 'https://slsa-framework.github.io/github-actions-buildtypes/workflow/v1' },
-    },
-  }
-}
-
-type Registry = {
-  integrity?: string
-  served?: Buffer
-  attestations?: unknown
-  attestationStatus?: number
-}
+type Registry = Omit<NpmPackage, 'name' | 'version' | 'tarball'>
 
 /** The GitHub release that announces 0.2.0, and the npm registry for it. */
 function serve(r: Registry): void {
@@ -70,36 +59,12 @@ function serve(r: Registry): void {
         },
       ]),
     ),
-    http.get(`*/registry/${PKG}`, () =>
-      HttpResponse.json({
-        name: PKG,
-        'dist-tags': { latest: '0.2.0' },
-        versions: {
-          '0.2.0': {
-            name: PKG,
-            version: '0.2.0',
-            dist: { integrity: r.integrity ?? sri(TARBALL), tarball: `${api.url}registry/${PKG}/-/${PKG}-0.2.0.tgz` },
-          },
-        },
-      }),
-    ),
-    http.get(`*/registry/-/npm/v1/attestations/${PKG}@0.2.0`, () =>
-      r.attestationStatus
-        ? new HttpResponse('{"error":"not found"}', { status: r.attestationStatus })
-        : HttpResponse.json(r.attestations as Record<string, unknown>),
-    ),
-    http.get(`*/registry/${PKG}/-/${PKG}-0.2.0.tgz`, () => new HttpResponse(new Uint8Array(r.served ?? TARBALL))),
   )
+  serveNpmPackage(api, { name: PKG, version: '0.2.0', tarball: TARBALL, ...r })
 }
 
-async function attested(subject = identityFor('v0.2.0'), st: unknown = statement(), by = authority) {
-  return {
-    attestations: [
-      { predicateType: 'https://github.com/npm/attestation/tree/main/specs/publish/v0.1', bundle: {} },
-      { predicateType: SLSA, bundle: await attest(by, st, subject) },
-    ],
-  }
-}
+const attested = (subject = identityFor('v0.2.0'), st: unknown = statement(), by = authority) =>
+  attestationsFor(by, st, subject)
 
 function run(args: string[], extra: Record<string, string> = {}) {
   return runTool(join(pkgDir, 'bin', 'run.js'), args, {
@@ -196,9 +161,7 @@ describe('update on an npm install verifies the registry provenance first', () =
       'only the publish attestation, no SLSA provenance',
       async () => ({
         attestations: {
-          attestations: [
-            { predicateType: 'https://github.com/npm/attestation/tree/main/specs/publish/v0.1', bundle: {} },
-          ],
+          attestations: [{ predicateType: NPM_PUBLISH, bundle: {} }],
         },
       }),
       'signature_missing',
