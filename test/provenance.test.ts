@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { runTool } from 'agentcli/testing'
-import { HttpResponse, http } from 'msw'
+import { delay, HttpResponse, http } from 'msw'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { env, ROOT, useSandbox } from './helpers.js'
 import {
@@ -74,6 +74,8 @@ function run(args: string[], extra: Record<string, string> = {}) {
       TASKS_UPDATE_API_URL: api.url,
       TASKS_NPM_REGISTRY: `${api.url}registry/`,
       TASKS_HTTP_RETRIES: '0',
+      // The tool's own temp dir, to see that the downloaded tarball never outlives the update.
+      TMPDIR: join(base, 'tmp'),
       ...extra,
     },
   })
@@ -108,6 +110,7 @@ beforeEach(() => {
   install.cleanup()
   stubs = join(base, 'stubs')
   mkdirSync(stubs)
+  mkdirSync(join(base, 'tmp'))
   npmLog = join(base, 'npm.log')
   writeFileSync(
     join(stubs, 'npm'),
@@ -133,6 +136,7 @@ describe('update on an npm install verifies the registry provenance first', () =
       current_version: '0.2.0',
     })
     expect(npmCalls()).toEqual([`install -g ${sha512(TARBALL).toString('hex')}`])
+    expect(readdirSync(join(base, 'tmp'))).toEqual([])
   })
 
   const refusals: Array<[string, () => Promise<Registry>, string, Record<string, string>?]> = [
@@ -218,4 +222,44 @@ describe('update on an npm install verifies the registry provenance first', () =
     expect(env(done).error).toMatchObject({ code: 'E_SERVER' })
     expect(npmCalls()).toEqual([])
   })
+})
+
+describe('the registry steps of an npm update are bounded by the declared download_ms', () => {
+  /** Declare update timeouts in the installed package.json, as a tool author would ship them. */
+  function declareTimeouts(timeouts: Record<string, number>): void {
+    const path = join(pkgDir, 'package.json')
+    const pjson = JSON.parse(readFileSync(path, 'utf8'))
+    pjson.agentcli.update.timeouts = timeouts
+    writeFileSync(path, JSON.stringify(pjson, null, 2))
+  }
+
+  const stalls: Array<[string, string, string]> = [
+    ['the attestations request', `*/registry/-/npm/v1/attestations/${PKG}@0.2.0`, 'verify_signature'],
+    ['the tarball download', `*/registry/${PKG}/-/${PKG}-0.2.0.tgz`, 'download'],
+  ]
+  for (const [what, path, stage] of stalls) {
+    it(`${what} that stalls is E_TIMEOUT (retryable) at ${stage} within download_ms, and npm never runs`, async () => {
+      declareTimeouts({ download_ms: 1_500 })
+      serve({ attestations: await attested() })
+      api.use(
+        http.get(path, async () => {
+          await delay(20_000)
+          return new HttpResponse('late')
+        }),
+      )
+      const dry = await run(['update', '--dry-run'])
+      expect(dry.code, dry.stdout).toBe(0)
+      const started = Date.now()
+      const done = await run(['update', '--confirm', env(dry).data.confirm_token])
+      expect(Date.now() - started).toBeLessThan(10_000)
+      expect(done.code, done.stdout).toBe(8)
+      expect(env(done).error).toMatchObject({
+        code: 'E_TIMEOUT',
+        retryable: true,
+        details: { stage, timeout_ms: 1_500, binary_replaced: false },
+      })
+      expect(npmCalls()).toEqual([])
+      expect(readdirSync(join(base, 'tmp'))).toEqual([])
+    }, 30_000)
+  }
 })
