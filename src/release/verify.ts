@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expectedDigest } from '../update/checksums.js'
-import { tmpdir } from 'node:os'
-import { PUBLIC_GOOD_TUF_MIRROR } from '../update/settings.js'
-import { loadTrustedRoot } from '../update/trust-root.js'
 import { DEFAULT_NPM_REGISTRY, type VerifiedPackage, verifyNpmProvenance } from '../update/provenance.js'
+import { PUBLIC_GOOD_TUF_MIRROR } from '../update/settings.js'
 import { expectedIdentity, verifyBundle } from '../update/signature.js'
+import { loadTrustedRoot } from '../update/trust-root.js'
 
 /**
  * Check a release directory the way `update --confirm` will: the bundle over `checksums.txt` verifies against
