@@ -1,11 +1,19 @@
-import { createHash, randomBytes } from 'node:crypto'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { runTool } from 'agentcli/testing'
-import { HttpResponse, http } from 'msw'
+import { delay, HttpResponse, http } from 'msw'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { attest } from './attest.js'
 import { env, ROOT, useSandbox } from './helpers.js'
+import {
+  attestationsFor,
+  NPM_PUBLISH,
+  type NpmPackage,
+  provenanceStatement,
+  serveNpmPackage,
+  sha512,
+  sri,
+} from './npm-provenance.js'
 import { makeInstall } from './release.js'
 import { createAuthority } from './sigstore.js'
 import { startUpstream, type Upstream } from './upstream.js'
@@ -18,7 +26,6 @@ import { startUpstream, type Upstream } from './upstream.js'
 const box = useSandbox()
 const REPO = 'agentcli/tasks-example'
 const PKG = 'tasks-example'
-const SLSA = 'https://slsa.dev/provenance/v1'
 const identityFor = (tag: string, repo = REPO, workflow = '.github/workflows/release.yml') =>
   `https://github.com/${repo}/${workflow}@refs/tags/${tag}`
 
@@ -32,28 +39,10 @@ let stubs: string
 let npmLog: string
 const TARBALL = randomBytes(4096)
 
-const sha512 = (b: Buffer) => createHash('sha512').update(b).digest()
-const sri = (b: Buffer) => `sha512-${sha512(b).toString('base64')}`
+const statement = (over: { name?: string; digest?: Buffer } = {}) =>
+  provenanceStatement(over.name ?? `pkg:npm/${PKG}@0.2.0`, over.digest ?? TARBALL)
 
-function statement(over: { name?: string; digest?: Buffer } = {}) {
-  return {
-    _type: 'https://in-toto.io/Statement/v1',
-    subject: [
-      { name: over.name ?? `pkg:npm/${PKG}@0.2.0`, digest: { sha512: sha512(over.digest ?? TARBALL).toString('hex') } },
-    ],
-    predicateType: SLSA,
-    predicate: {
-      buildDefinition: { buildType: 'https://slsa-framework.github.io/github-actions-buildtypes/workflow/v1' },
-    },
-  }
-}
-
-type Registry = {
-  integrity?: string
-  served?: Buffer
-  attestations?: unknown
-  attestationStatus?: number
-}
+type Registry = Omit<NpmPackage, 'name' | 'version' | 'tarball'>
 
 /** The GitHub release that announces 0.2.0, and the npm registry for it. */
 function serve(r: Registry): void {
@@ -70,36 +59,12 @@ function serve(r: Registry): void {
         },
       ]),
     ),
-    http.get(`*/registry/${PKG}`, () =>
-      HttpResponse.json({
-        name: PKG,
-        'dist-tags': { latest: '0.2.0' },
-        versions: {
-          '0.2.0': {
-            name: PKG,
-            version: '0.2.0',
-            dist: { integrity: r.integrity ?? sri(TARBALL), tarball: `${api.url}registry/${PKG}/-/${PKG}-0.2.0.tgz` },
-          },
-        },
-      }),
-    ),
-    http.get(`*/registry/-/npm/v1/attestations/${PKG}@0.2.0`, () =>
-      r.attestationStatus
-        ? new HttpResponse('{"error":"not found"}', { status: r.attestationStatus })
-        : HttpResponse.json(r.attestations as Record<string, unknown>),
-    ),
-    http.get(`*/registry/${PKG}/-/${PKG}-0.2.0.tgz`, () => new HttpResponse(new Uint8Array(r.served ?? TARBALL))),
   )
+  serveNpmPackage(api, { name: PKG, version: '0.2.0', tarball: TARBALL, ...r })
 }
 
-async function attested(subject = identityFor('v0.2.0'), st: unknown = statement(), by = authority) {
-  return {
-    attestations: [
-      { predicateType: 'https://github.com/npm/attestation/tree/main/specs/publish/v0.1', bundle: {} },
-      { predicateType: SLSA, bundle: await attest(by, st, subject) },
-    ],
-  }
-}
+const attested = (subject = identityFor('v0.2.0'), st: unknown = statement(), by = authority) =>
+  attestationsFor(by, st, subject)
 
 function run(args: string[], extra: Record<string, string> = {}) {
   return runTool(join(pkgDir, 'bin', 'run.js'), args, {
@@ -109,6 +74,8 @@ function run(args: string[], extra: Record<string, string> = {}) {
       TASKS_UPDATE_API_URL: api.url,
       TASKS_NPM_REGISTRY: `${api.url}registry/`,
       TASKS_HTTP_RETRIES: '0',
+      // The tool's own temp dir, to see that the downloaded tarball never outlives the update.
+      TMPDIR: join(base, 'tmp'),
       ...extra,
     },
   })
@@ -143,6 +110,7 @@ beforeEach(() => {
   install.cleanup()
   stubs = join(base, 'stubs')
   mkdirSync(stubs)
+  mkdirSync(join(base, 'tmp'))
   npmLog = join(base, 'npm.log')
   writeFileSync(
     join(stubs, 'npm'),
@@ -168,6 +136,7 @@ describe('update on an npm install verifies the registry provenance first', () =
       current_version: '0.2.0',
     })
     expect(npmCalls()).toEqual([`install -g ${sha512(TARBALL).toString('hex')}`])
+    expect(readdirSync(join(base, 'tmp'))).toEqual([])
   })
 
   const refusals: Array<[string, () => Promise<Registry>, string, Record<string, string>?]> = [
@@ -196,9 +165,7 @@ describe('update on an npm install verifies the registry provenance first', () =
       'only the publish attestation, no SLSA provenance',
       async () => ({
         attestations: {
-          attestations: [
-            { predicateType: 'https://github.com/npm/attestation/tree/main/specs/publish/v0.1', bundle: {} },
-          ],
+          attestations: [{ predicateType: NPM_PUBLISH, bundle: {} }],
         },
       }),
       'signature_missing',
@@ -255,4 +222,44 @@ describe('update on an npm install verifies the registry provenance first', () =
     expect(env(done).error).toMatchObject({ code: 'E_SERVER' })
     expect(npmCalls()).toEqual([])
   })
+})
+
+describe('the registry steps of an npm update are bounded by the declared download_ms', () => {
+  /** Declare update timeouts in the installed package.json, as a tool author would ship them. */
+  function declareTimeouts(timeouts: Record<string, number>): void {
+    const path = join(pkgDir, 'package.json')
+    const pjson = JSON.parse(readFileSync(path, 'utf8'))
+    pjson.agentcli.update.timeouts = timeouts
+    writeFileSync(path, JSON.stringify(pjson, null, 2))
+  }
+
+  const stalls: Array<[string, string, string]> = [
+    ['the attestations request', `*/registry/-/npm/v1/attestations/${PKG}@0.2.0`, 'verify_signature'],
+    ['the tarball download', `*/registry/${PKG}/-/${PKG}-0.2.0.tgz`, 'download'],
+  ]
+  for (const [what, path, stage] of stalls) {
+    it(`${what} that stalls is E_TIMEOUT (retryable) at ${stage} within download_ms, and npm never runs`, async () => {
+      declareTimeouts({ download_ms: 1_500 })
+      serve({ attestations: await attested() })
+      api.use(
+        http.get(path, async () => {
+          await delay(20_000)
+          return new HttpResponse('late')
+        }),
+      )
+      const dry = await run(['update', '--dry-run'])
+      expect(dry.code, dry.stdout).toBe(0)
+      const started = Date.now()
+      const done = await run(['update', '--confirm', env(dry).data.confirm_token])
+      expect(Date.now() - started).toBeLessThan(10_000)
+      expect(done.code, done.stdout).toBe(8)
+      expect(env(done).error).toMatchObject({
+        code: 'E_TIMEOUT',
+        retryable: true,
+        details: { stage, timeout_ms: 1_500, binary_replaced: false },
+      })
+      expect(npmCalls()).toEqual([])
+      expect(readdirSync(join(base, 'tmp'))).toEqual([])
+    }, 30_000)
+  }
 })

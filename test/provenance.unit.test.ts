@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { HttpResponse, http } from 'msw'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { npmPurl, SLSA_PROVENANCE_V1, verifyNpmProvenance } from '../src/update/provenance.js'
+import { downloadVerifiedTarball, npmPurl, SLSA_PROVENANCE_V1, verifyNpmProvenance } from '../src/update/provenance.js'
 import { expectedIdentity } from '../src/update/signature.js'
 import { attest } from './attest.js'
 import { createAuthority } from './sigstore.js'
@@ -140,6 +145,60 @@ describe('verifyNpmProvenance', () => {
       registry.use(authority.handler)
       serve({ attestations })
       expect(await failure()).toBe('E_INTEGRITY/signature_missing')
+    }
+  })
+})
+
+describe('a registry whose answer stalls after its headers', () => {
+  // The loopback upstream sends nothing until a handler's body is complete, so a raw server stands in here: the
+  // headers and a first chunk arrive, then nothing. Whatever was read must not count as an answer.
+  let stalled: Server
+  let url: string
+  beforeAll(async () => {
+    stalled = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.write('{"versions":')
+    })
+    await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve))
+    url = `http://127.0.0.1:${(stalled.address() as AddressInfo).port}/`
+  })
+  afterAll(
+    () =>
+      new Promise<void>((resolve) => {
+        stalled.closeAllConnections()
+        stalled.close(() => resolve())
+      }),
+  )
+
+  const code = (error: unknown) => {
+    const e = error as { code?: string; details?: Record<string, unknown> }
+    return { code: e.code, stage: e.details?.stage, timeout_ms: e.details?.timeout_ms }
+  }
+
+  it('a packument body that stalls is E_TIMEOUT within timeoutMs, not an integrity verdict on half a body', async () => {
+    const started = Date.now()
+    const error = await verifyNpmProvenance({
+      registry: url,
+      name: NAME,
+      version: VERSION,
+      identity: { subject: SUBJECT, issuer: authority.issuer },
+      trustedRoot: authority.trustedRoot,
+      timeoutMs: 400,
+    }).catch((e: unknown) => e)
+    expect(Date.now() - started).toBeLessThan(5_000)
+    expect(code(error)).toEqual({ code: 'E_TIMEOUT', stage: 'verify_signature', timeout_ms: 400 })
+  })
+
+  it('a tarball body that stalls is E_TIMEOUT at the download stage within timeoutMs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentcli-provenance-'))
+    try {
+      const pkg = { name: NAME, version: VERSION, tarball: `${url}t.tgz`, integrity: '', sha512: '', signed_by: '' }
+      const started = Date.now()
+      const error = await downloadVerifiedTarball(pkg, dir, undefined, 400).catch((e: unknown) => e)
+      expect(Date.now() - started).toBeLessThan(5_000)
+      expect(code(error)).toEqual({ code: 'E_TIMEOUT', stage: 'download', timeout_ms: 400 })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 })

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { createHash } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import {
   cpSync,
   existsSync,
@@ -17,12 +17,16 @@ import { runTool, type Sandbox, type ToolRun } from 'agentcli/testing'
 import { delay, HttpResponse, http } from 'msw'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { env, ROOT, useSandbox } from './helpers.js'
+import { attestationsFor, provenanceStatement, serveNpmPackage, sha512 } from './npm-provenance.js'
 import { makeInstall, makeRelease, snapshot } from './release.js'
 import { createAuthority } from './sigstore.js'
 import { startUpstream, type Upstream } from './upstream.js'
 
 const box = useSandbox()
 const REPO = 'agentcli/tasks-example'
+const PKG = 'tasks-example'
+/** The npm tarball of 0.2.0: npm is a stub here, so any bytes do, as long as the provenance is about them. */
+const TARBALL = randomBytes(4096)
 const identityFor = (tag: string) => `https://github.com/${REPO}/.github/workflows/release.yml@refs/tags/${tag}`
 
 type Release = { name: string; bytes: Buffer }
@@ -72,9 +76,11 @@ async function signed(r: Release): Promise<Assets> {
 const toolEnv = (b: Sandbox) => ({
   ...b.env,
   TASKS_UPDATE_API_URL: api.url,
-  TASKS_SIGSTORE_TRUSTED_ROOT: rootFile,
   TASKS_HTTP_RETRIES: '0',
 })
+
+/** A standalone install at 0.1.0 that pins the mock authority's trusted root in its package.json. */
+const freshInstall = () => makeInstall({ trusted_root: rootFile })
 
 function tool(b: Sandbox, args: string[]): Promise<ToolRun> {
   return runTool(install.bin, args, { env: toolEnv(b) })
@@ -153,7 +159,7 @@ afterAll(async () => {
   await api.close()
 })
 beforeEach(() => {
-  install = makeInstall()
+  install = freshInstall()
   api.reset()
   api.use(authority.handler)
 })
@@ -165,7 +171,7 @@ describe('concurrent updates of one install', () => {
     const N = 4
     for (let round = 0; round < 3; round++) {
       install.cleanup()
-      install = makeInstall()
+      install = freshInstall()
       const tokens = await Promise.all(
         Array.from({ length: N }, async () => env(await tool(box(), ['update', '--dry-run'])).data.confirm_token),
       )
@@ -278,8 +284,18 @@ describe('every step of an update is bounded', () => {
     expect(snapshot(install.root)).toEqual(before)
   }, 30_000)
 
-  /** An npm global layout of the example with a stub `npm` on PATH. */
-  function npmLayout(script: (pidFile: string) => string) {
+  /**
+   * An npm global layout of the example (pinning the mock root, as the install it is copied from does) with a
+   * stub `npm` on PATH, and a loopback registry whose 0.2.0 carries a valid provenance attestation, so that an
+   * update gets through verification to the npm step under test. The tool's temp dir is the layout's own.
+   */
+  async function npmLayout(script: (pidFile: string) => string) {
+    const attestations = await attestationsFor(
+      authority,
+      provenanceStatement(`pkg:npm/${PKG}@0.2.0`, TARBALL),
+      identityFor('v0.2.0'),
+    )
+    const registry = serveNpmPackage(api, { name: PKG, version: '0.2.0', tarball: TARBALL, attestations })
     const base = mkdtempSync(join(ROOT, 'test/fixtures/.tmp-install-npm-'))
     const prefix = join(base, 'prefix')
     const pkg = join(prefix, 'lib', 'node_modules', 'tasks-example')
@@ -287,16 +303,27 @@ describe('every step of an update is bounded', () => {
     const stubs = join(base, 'stubs')
     mkdirSync(stubs)
     const pidFile = join(base, 'npm.pid')
+    const tmp = join(base, 'tmp')
+    mkdirSync(tmp)
     writeFileSync(join(stubs, 'npm'), `#!/bin/sh\n${script(pidFile).replaceAll('PREFIX', prefix)}`, { mode: 0o755 })
     const run = (args: string[]) =>
       runTool(join(pkg, 'bin', 'run.js'), args, {
-        env: { ...box().env, PATH: `${stubs}:${process.env.PATH}`, TASKS_UPDATE_API_URL: api.url },
+        env: {
+          ...box().env,
+          PATH: `${stubs}:${process.env.PATH}`,
+          TMPDIR: tmp,
+          TASKS_UPDATE_API_URL: api.url,
+          TASKS_NPM_REGISTRY: registry,
+          TASKS_HTTP_RETRIES: '0',
+        },
       })
     const pid = () => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : undefined)
     return {
       pkg,
       run,
       pid,
+      /** What the tool left in its temp dir (the verified tarball must be gone however npm ended). */
+      temp: () => readdirSync(tmp),
       cleanup() {
         const p = pid()
         if (p && alive(p)) process.kill(p, 'SIGKILL')
@@ -307,7 +334,7 @@ describe('every step of an update is bounded', () => {
 
   it('npm install -g that hangs is stopped at its deadline (E_TIMEOUT), and the npm it started is gone', async () => {
     serve('v0.2.0', await signed(good))
-    const layout = npmLayout(
+    const layout = await npmLayout(
       (pidFile) => `if [ "$1" = prefix ]; then echo "PREFIX"; exit 0; fi\necho $$ > "${pidFile}"\nexec sleep 60\n`,
     )
     try {
@@ -324,6 +351,8 @@ describe('every step of an update is bounded', () => {
       })
       expect(layout.pid()).toBeGreaterThan(0)
       expect(alive(layout.pid()!)).toBe(false)
+      expect(layout.temp()).toEqual([])
+      expect(JSON.parse(readFileSync(join(layout.pkg, 'package.json'), 'utf8')).version).toBe('0.1.0')
     } finally {
       layout.cleanup()
     }
@@ -331,9 +360,11 @@ describe('every step of an update is bounded', () => {
 
   it('parallel confirms of an npm install run npm once; the others find the install changed', async () => {
     serve('v0.2.0', await signed(good))
-    const layout = npmLayout(
+    const layout = await npmLayout(
       () =>
-        `if [ "$1" = prefix ]; then echo "PREFIX"; exit 0; fi\necho "$@" >> "PREFIX/../npm.log"\nsleep 1\n` +
+        `if [ "$1" = prefix ]; then echo "PREFIX"; exit 0; fi\n` +
+        // What npm was asked to install: the attested tarball the tool downloaded, by its SHA-512.
+        `echo "$1 $2 $(sha512sum "$3" | cut -d' ' -f1)" >> "PREFIX/../npm.log"\nsleep 1\n` +
         `sed -i 's/"version": "0.1.0"/"version": "0.2.0"/' "PREFIX/lib/node_modules/tasks-example/package.json"\n`,
     )
     try {
@@ -352,7 +383,8 @@ describe('every step of an update is bounded', () => {
         readFileSync(join(layout.pkg, '..', '..', '..', '..', 'npm.log'), 'utf8')
           .trim()
           .split('\n'),
-      ).toEqual(['install -g tasks-example@0.2.0'])
+      ).toEqual([`install -g ${sha512(TARBALL).toString('hex')}`])
+      expect(layout.temp()).toEqual([])
     } finally {
       layout.cleanup()
     }
@@ -360,7 +392,7 @@ describe('every step of an update is bounded', () => {
 
   it('npm prefix -g that hangs bounds update --check; the install is then reported as unknown', async () => {
     serve('v0.2.0', await signed(good))
-    const layout = npmLayout((pidFile) => `echo $$ > "${pidFile}"\nexec sleep 60\n`)
+    const layout = await npmLayout((pidFile) => `echo $$ > "${pidFile}"\nexec sleep 60\n`)
     try {
       setTimeouts(layout.pkg, { npm_prefix_ms: 1_000 })
       const started = Date.now()

@@ -4,9 +4,15 @@ import { join } from 'node:path'
 import type { Config } from '@oclif/core'
 import { envPrefix, readToolSettings } from '../tool-settings.js'
 import { integrityError } from './errors.js'
-import { DEFAULT_NPM_REGISTRY, downloadVerifiedTarball, verifyNpmProvenance } from './provenance.js'
+import {
+  DEFAULT_NPM_REGISTRY,
+  downloadVerifiedTarball,
+  METADATA_TIMEOUT_MS,
+  verifyNpmProvenance,
+} from './provenance.js'
 import type { UpdateSettings } from './settings.js'
 import { expectedIdentity } from './signature.js'
+import { updateTimeouts } from './timeouts.js'
 
 /**
  * The registry the npm install method reads: `<BIN>_NPM_REGISTRY`, else `"agentcli": {"update": {"npm_registry"}}`,
@@ -32,7 +38,7 @@ const tagPrefix = (settings: UpdateSettings) => {
 /**
  * Before `npm install -g`: verify `<package>@<version>`'s provenance (signed by the declared repository's
  * workflow at tag `v<version>`, derived from the version being installed) and download exactly the attested
- * tarball into a temp dir, for npm to install from that file.
+ * tarball into a temp dir, for npm to install from that file; every request within the declared `download_ms`.
  */
 export async function verifiedNpmTarball(
   config: Config,
@@ -46,6 +52,7 @@ export async function verifiedNpmTarball(
       'identity_mismatch',
       'the tool declares no repository, so no provenance identity can be expected',
     )
+  const downloadMs = updateTimeouts(config).download_ms
   const verified = await verifyNpmProvenance({
     registry: npmRegistry(config),
     name: settings.package,
@@ -56,11 +63,14 @@ export async function verifiedNpmTarball(
     },
     trustedRoot,
     signal,
+    // The author's download deadline bounds the registry as it bounds a standalone release's assets.
+    timeoutMs: Math.min(METADATA_TIMEOUT_MS, downloadMs),
   })
   const dir = await mkdtemp(join(tmpdir(), `${config.bin}-npm-update-`))
   const cleanup = () => rm(dir, { recursive: true, force: true })
   try {
-    return { path: await downloadVerifiedTarball(verified, dir, signal), signed_by: verified.signed_by, cleanup }
+    const path = await downloadVerifiedTarball(verified, dir, signal, downloadMs)
+    return { path, signed_by: verified.signed_by, cleanup }
   } catch (error) {
     await cleanup()
     throw error

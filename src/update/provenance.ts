@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { ReadableStream as WebReadableStream } from 'node:stream/web'
-import { AgentError } from '../errors/agent-error.js'
+import { AgentError, isAgentError } from '../errors/agent-error.js'
 import { integrityError } from './errors.js'
 import { type SigningIdentity, verifyBundle } from './signature.js'
 
@@ -37,20 +37,31 @@ export function npmPurl(name: string, version: string): string {
   return `pkg:npm/${name.replace(/^@/, '%40')}@${version}`
 }
 
-/** How long one registry metadata request, and one tarball download, may take. */
-const METADATA_TIMEOUT_MS = 30_000
+/** How long one registry metadata request may take unless the caller says (never longer, for the update engine). */
+export const METADATA_TIMEOUT_MS = 30_000
+/** How long one tarball download may take unless the caller says. */
 const TARBALL_TIMEOUT_MS = 5 * 60_000
 
-/** fetch with the command's cancellation and a deadline; a failure is the catalogue's, never a hang. */
-async function fetchWithin(url: string, ms: number, stage: string, init: RequestInit, signal?: AbortSignal) {
+/**
+ * fetch and `read` the answer (body included) with the command's cancellation and a deadline; a failure is the
+ * catalogue's, never a hang: `E_TIMEOUT` past the deadline, `E_NETWORK` for the transport, what `read` threw.
+ */
+async function fetchWithin<T>(
+  url: string,
+  options: { ms: number; stage: string; init?: RequestInit; signal?: AbortSignal | undefined },
+  read: (response: Response, signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const { ms, stage } = options
   const deadline = AbortSignal.timeout(ms)
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline
   try {
-    return await fetch(url, { ...init, signal: signal ? AbortSignal.any([signal, deadline]) : deadline })
+    return await read(await fetch(url, { ...options.init, signal }), signal)
   } catch (error) {
-    if (signal?.aborted) throw signal.reason
+    if (options.signal?.aborted) throw options.signal.reason
+    if (isAgentError(error)) throw error
     if (deadline.aborted)
-      throw new AgentError('E_TIMEOUT', `the npm registry did not answer within ${ms / 1000} s`, {
-        details: { stage, url },
+      throw new AgentError('E_TIMEOUT', `the npm registry did not answer ${url} within ${ms} ms`, {
+        details: { stage, url, timeout_ms: ms },
         cause: error,
       })
     throw new AgentError('E_NETWORK', `cannot reach the npm registry: ${url}`, {
@@ -60,20 +71,29 @@ async function fetchWithin(url: string, ms: number, stage: string, init: Request
   }
 }
 
-async function getJson(url: string, what: string, signal?: AbortSignal): Promise<{ status: number; body: unknown }> {
+async function getJson(
+  url: string,
+  what: string,
+  ms: number,
+  signal?: AbortSignal,
+): Promise<{ status: number; body: unknown }> {
   // The abbreviated packument carries dist.integrity and dist.tarball, at a fraction of the full document's size.
   const accept = 'application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8'
-  const response = await fetchWithin(url, METADATA_TIMEOUT_MS, 'verify_signature', { headers: { accept } }, signal)
-  if (response.status === 404) return { status: 404, body: null }
-  if (!response.ok)
-    throw new AgentError('E_SERVER', `the npm registry answered HTTP ${response.status} for the ${what}`, {
-      details: { stage: 'verify_signature', url, status: response.status },
-    })
-  try {
-    return { status: response.status, body: await response.json() }
-  } catch {
-    throw integrityError('signature_invalid', `the npm registry's ${what} is not JSON`, { url })
-  }
+  const init = { headers: { accept } }
+  return fetchWithin(url, { ms, stage: 'verify_signature', init, signal }, async (response) => {
+    if (response.status === 404) return { status: 404, body: null }
+    if (!response.ok)
+      throw new AgentError('E_SERVER', `the npm registry answered HTTP ${response.status} for the ${what}`, {
+        details: { stage: 'verify_signature', url, status: response.status },
+      })
+    // Read under the deadline first: a body that stalls is a timeout, only a body that arrived can be "not JSON".
+    const text = await response.text()
+    try {
+      return { status: response.status, body: JSON.parse(text) as unknown }
+    } catch {
+      throw integrityError('signature_invalid', `the npm registry's ${what} is not JSON`, { url })
+    }
+  })
 }
 
 /**
@@ -81,7 +101,8 @@ async function getJson(url: string, what: string, signal?: AbortSignal): Promise
  * `dist.integrity`, the SLSA v1 attestation from `<registry>/-/npm/v1/attestations/<name>@<version>`, its bundle
  * verified by the update engine's own verifier against the pinned trusted root and the exact workflow identity,
  * and its in-toto subject naming this package version with that same SHA-512. A missing attestation is refused
- * (fail closed): npm itself does not check provenance on install, so nothing else would.
+ * (fail closed): npm itself does not check provenance on install, so nothing else would. Each registry request
+ * is bounded by `timeoutMs` (default 30 s).
  */
 export async function verifyNpmProvenance(options: {
   registry: string
@@ -90,10 +111,12 @@ export async function verifyNpmProvenance(options: {
   identity: SigningIdentity
   trustedRoot: unknown
   signal?: AbortSignal
+  timeoutMs?: number
 }): Promise<VerifiedPackage> {
   const registry = options.registry.endsWith('/') ? options.registry : `${options.registry}/`
   const { name, version } = options
-  const packument = await getJson(`${registry}${encodeName(name)}`, 'package metadata', options.signal)
+  const ms = options.timeoutMs ?? METADATA_TIMEOUT_MS
+  const packument = await getJson(`${registry}${encodeName(name)}`, 'package metadata', ms, options.signal)
   const dist = (packument.body as { versions?: Record<string, { dist?: { integrity?: string; tarball?: string } }> })
     ?.versions?.[version]?.dist
   if (!dist)
@@ -109,6 +132,7 @@ export async function verifyNpmProvenance(options: {
   const attestations = await getJson(
     `${registry}-/npm/v1/attestations/${encodeName(name)}@${version}`,
     'provenance attestation',
+    ms,
     options.signal,
   )
   const list = (attestations.body as { attestations?: Array<{ predicateType?: string; bundle?: unknown }> } | null)
@@ -150,27 +174,28 @@ function checkStatement(bundle: unknown, purl: string): void {
 
 /**
  * Download the verified tarball into `dir` and check its SHA-512 against the attested digest, so that npm then
- * installs exactly the bytes the provenance names (not whatever the registry serves on a second request).
+ * installs exactly the bytes the provenance names (not whatever the registry serves on a second request). The
+ * whole download, body included, is bounded by `timeoutMs` (default 5 min).
  */
 export async function downloadVerifiedTarball(
   pkg: VerifiedPackage,
   dir: string,
   signal?: AbortSignal,
+  timeoutMs = TARBALL_TIMEOUT_MS,
 ): Promise<string> {
   const path = join(dir, `${pkg.name.replace(/^@/, '').replace('/', '-')}-${pkg.version}.tgz`)
-  const response = await fetchWithin(pkg.tarball, TARBALL_TIMEOUT_MS, 'download', {}, signal)
-  if (!response.ok || !response.body)
-    throw new AgentError(
-      response.status === 404 ? 'E_NOT_FOUND' : 'E_SERVER',
-      `download failed: HTTP ${response.status}`,
-      {
-        details: { stage: 'download', status: response.status },
-      },
-    )
   const hash = createHash('sha512')
-  const source = Readable.fromWeb(response.body as unknown as WebReadableStream<Uint8Array>)
-  source.on('data', (chunk: Buffer) => hash.update(chunk))
-  await pipeline(source, createWriteStream(path, { mode: 0o600 }), signal ? { signal } : {})
+  await fetchWithin(pkg.tarball, { ms: timeoutMs, stage: 'download', signal }, async (response, bounded) => {
+    if (!response.ok || !response.body)
+      throw new AgentError(
+        response.status === 404 ? 'E_NOT_FOUND' : 'E_SERVER',
+        `download failed: HTTP ${response.status}`,
+        { details: { stage: 'download', status: response.status } },
+      )
+    const source = Readable.fromWeb(response.body as unknown as WebReadableStream<Uint8Array>)
+    source.on('data', (chunk: Buffer) => hash.update(chunk))
+    await pipeline(source, createWriteStream(path, { mode: 0o600 }), { signal: bounded })
+  })
   const got = hash.digest('hex')
   if (got !== pkg.sha512)
     throw integrityError('checksum_mismatch', `the downloaded ${pkg.name}@${pkg.version} is not the attested tarball`, {
