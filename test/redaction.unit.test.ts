@@ -530,6 +530,8 @@ describe('redaction happens at the choke points only', () => {
       'src/confirm/idempotency.ts',
       'src/jobs/runtime.ts',
       'src/output/ndjson.ts',
+      // Progress is the stderr path of people's bars; its labels are scrubbed before the width is measured.
+      'src/output/progress.ts',
       'src/output/render.ts',
       'src/output/stdout.ts',
     ])
