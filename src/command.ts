@@ -107,7 +107,8 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
         got: 'raw',
       })
     }
-    if (globals.fields !== undefined) this.fieldSelection = selectFields(globals.fields, effectiveOutput(ctor, await loadZod()))
+    if (globals.fields !== undefined)
+      this.fieldSelection = selectFields(globals.fields, effectiveOutput(ctor, await loadZod()))
     const result = await this.execute()
     if (isOutcome(result)) return result
     if (ctor.stream) {

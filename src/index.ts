@@ -43,8 +43,8 @@ export type { HttpClient, HttpOptions, RequestOptions } from './http/client.js'
 export type { JobContext, JobPlan, JobRecord, JobStatus, JobStore, SubmittedJob } from './jobs/index.js'
 export {
   type Page,
-  type PaginateOptions,
   type Paginated,
+  type PaginateOptions,
   type PaginationOptions,
   paginate,
   paginationFlags,

@@ -103,7 +103,9 @@ export function truncationMeta(
 ): { truncated: true; truncation_hint: string } | undefined {
   if (!paginated.page.has_more) return undefined
   const widen =
-    options.maxLimit && options.limit < options.maxLimit ? `; or start over with a higher --limit (max ${options.maxLimit})` : ''
+    options.maxLimit && options.limit < options.maxLimit
+      ? `; or start over with a higher --limit (max ${options.maxLimit})`
+      : ''
   return {
     truncated: true,
     truncation_hint: `${paginated.remaining} more: run the same command with the same filters and --cursor ${paginated.page.next_cursor}${widen}`,

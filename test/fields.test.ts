@@ -81,7 +81,15 @@ describe('--fields on union and untyped outputs', () => {
   it('a batch write projects results.id and summary', async () => {
     two()
     const dry = env(await tasks(box(), ['delete', '1', '2', '--dry-run', '--fields', 'confirm_token'])).data
-    const run = await tasks(box(), ['delete', '1', '2', '--confirm', dry.confirm_token, '--fields', 'results.id,summary'])
+    const run = await tasks(box(), [
+      'delete',
+      '1',
+      '2',
+      '--confirm',
+      dry.confirm_token,
+      '--fields',
+      'results.id,summary',
+    ])
     expect(run.code).toBe(0)
     expect(env(run).data).toEqual({
       results: [{ id: '1' }, { id: '2' }],

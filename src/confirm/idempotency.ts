@@ -6,6 +6,7 @@ import { clearBeforeChange, isBeforeChange } from '../errors/before-change.js'
 import { readJsonFile, writeJsonAtomic } from '../fs/json-file.js'
 import { withFileLock } from '../fs/lock.js'
 import { redactAtRest } from '../output/redact.js'
+import { type LandedItem, landedOf, partialResults } from './batch.js'
 import { canonicalJson } from './canonical.js'
 
 /** One idempotency record: intent first, then the result once the write completed. */
@@ -14,8 +15,11 @@ export type IdempotencyRecord = {
   /** A digest of the acting principal and tool: a key is one caller's, never a shared answer. */
   scope: string
   args_digest: string
-  status: 'pending' | 'done'
+  /** `partial`: a batch whose items in `landed` were applied and the others failed; the key resumes it. */
+  status: 'pending' | 'done' | 'partial'
   data: unknown
+  /** The items of a batch that landed so far under this key (spec 002 §9): never applied again. */
+  landed?: LandedItem[]
   created_at: string
   completed_at: string | null
 }
@@ -26,6 +30,7 @@ export type IdempotencyLookup =
   | { state: 'done'; data: unknown }
   | { state: 'mismatch' }
   | { state: 'pending' }
+  | { state: 'partial'; landed: LandedItem[] }
 
 /**
  * The idempotency ledger (spec 002 §9): a retried write with the same key returns the recorded result. Keys live
@@ -60,8 +65,14 @@ function isRecord(value: unknown): value is IdempotencyRecord {
     r !== null &&
     typeof r.args_digest === 'string' &&
     typeof r.scope === 'string' &&
-    (r.status === 'pending' || r.status === 'done')
+    (r.status === 'pending' || r.status === 'done' || r.status === 'partial') &&
+    (r.landed === undefined || (Array.isArray(r.landed) && r.landed.every(isLanded)))
   )
+}
+
+function isLanded(value: unknown): value is LandedItem {
+  const l = value as LandedItem
+  return typeof l === 'object' && l !== null && typeof l.id === 'string' && typeof l.action === 'string'
 }
 
 function digest(args: unknown): string {
@@ -85,6 +96,7 @@ export function fileIdempotencyLedger(dataDir: string): IdempotencyLedger {
   const judge = (record: IdempotencyRecord | null, args: unknown): IdempotencyLookup => {
     if (!record) return { state: 'none' }
     if (record.args_digest !== digest(args)) return { state: 'mismatch' }
+    if (record.status === 'partial') return { state: 'partial', landed: record.landed ?? [] }
     return record.status === 'done' ? { state: 'done', data: record.data } : { state: 'pending' }
   }
   return {
@@ -113,12 +125,14 @@ export function fileIdempotencyLedger(dataDir: string): IdempotencyLedger {
           )
         }
         const now = new Date().toISOString()
+        const landed = seen.state === 'partial' ? seen.landed : []
         const record: IdempotencyRecord = {
           command,
           scope,
           args_digest: digest(args),
           status: 'pending',
           data: null,
+          ...(landed.length > 0 ? { landed } : {}),
           created_at: now,
           completed_at: null,
         }
@@ -127,8 +141,22 @@ export function fileIdempotencyLedger(dataDir: string): IdempotencyLedger {
         try {
           data = await write()
         } catch (error) {
-          // Nothing changed: forget the intent so that a retry runs. Anything else stays "in doubt".
-          if (isBeforeChange(error)) await rm(path, { force: true }).then(undefined, () => undefined)
+          const results = partialResults(error)
+          if (results) {
+            // A batch that failed in part: what landed is known item by item, so the key resumes it.
+            const all = new Map([...landed, ...landedOf(results)].map((l) => [l.id, l]))
+            await writeJsonAtomic(path, { ...record, status: 'partial', landed: [...all.values()] }).catch((e) => {
+              clearBeforeChange(e)
+              throw e
+            })
+            throw error
+          }
+          // Nothing changed: forget the intent (or go back to the partial record) so that a retry runs.
+          // Anything else stays "in doubt".
+          if (isBeforeChange(error)) {
+            if (seen.state === 'partial') await writeJsonAtomic(path, { ...record, status: 'partial' })
+            else await rm(path, { force: true }).then(undefined, () => undefined)
+          }
           throw error
         }
         try {

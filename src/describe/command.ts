@@ -122,6 +122,7 @@ export function describeCommand(cmd: Command.Class | Statics, bin: string, z: Zo
     raw: Boolean(c.raw),
     async: Boolean(c.async),
     fields: acceptedFields(outputOf(c, z)),
-    pagination: c.flags && 'cursor' in c.flags ? { cursor_param: '--cursor', repeat_filters: true, order: 'keyset' } : null,
+    pagination:
+      c.flags && 'cursor' in c.flags ? { cursor_param: '--cursor', repeat_filters: true, order: 'keyset' } : null,
   }
 }

@@ -33,7 +33,11 @@ export function parseFields(raw: string): FieldPaths {
 
 function matches(path: string, valid: readonly string[]): boolean {
   return valid.some((v) =>
-    v === OPEN ? true : v.endsWith(`.${OPEN}`) ? path.startsWith(v.slice(0, -1)) || path === v.slice(0, -2) : v === path,
+    v === OPEN
+      ? true
+      : v.endsWith(`.${OPEN}`)
+        ? path.startsWith(v.slice(0, -1)) || path === v.slice(0, -2)
+        : v === path,
   )
 }
 

@@ -15,7 +15,8 @@ const listOutput = output((z) =>
 
 export default class List extends AgentCommand<typeof listOutput> {
   static override summary = 'List tasks'
-  static override description = 'Tasks ordered by id, ascending. Paginated: pass next_cursor back as --cursor with the same --status and --limit (a cursor is bound to its query).'
+  static override description =
+    'Tasks ordered by id, ascending. Paginated: pass next_cursor back as --cursor with the same --status and --limit (a cursor is bound to its query).'
   static override examples = [
     '<%= config.bin %> list',
     '<%= config.bin %> list --status open --limit 5 --fields id,title',

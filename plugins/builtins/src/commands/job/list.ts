@@ -31,9 +31,7 @@ export default class JobList extends AgentCommand {
     const { flags } = await this.parse(JobList)
     const records = await resolveJobStore(this.config).list()
     const fresh = await Promise.all(records.map((r) => readJob(this.config, this.catalogue, r.job_id)))
-    const jobs = fresh
-      .filter((r) => !flags.status || r.status === flags.status)
-      .map(view)
+    const jobs = fresh.filter((r) => !flags.status || r.status === flags.status).map(view)
     return this.page(jobs, {
       limit: flags.limit,
       cursor: flags.cursor,
