@@ -1,5 +1,6 @@
 import type { Interfaces } from '@oclif/core'
 import { compareKeys, decodeCursor, encodeCursor, type SortKey } from './_cursor.js'
+import { AgentError } from './errors/agent-error.js'
 import { Flags } from './flags.js'
 
 export type { SortKey } from './_cursor.js'
@@ -56,7 +57,7 @@ export type Paginated<T> = { page: Page<T>; remaining: number }
 function byId(item: unknown): SortKey {
   const id = (item as { id?: unknown } | null)?.id
   if (typeof id === 'string' || typeof id === 'number') return id
-  throw new TypeError('paginate(): items have no string or number `id`; pass sortKey')
+  throw new AgentError('E_INTERNAL', 'paginate(): an item has no string or number `id`; pass sortKey')
 }
 
 /**
