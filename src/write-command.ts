@@ -321,8 +321,13 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
     this.confirmed = { token_id: claims.id, targets: plan.targets ?? [] }
     try {
       if (!idem || !ledger) return await this.guardedApply(plan)
-      const { data, replayed } = await ledger.run(idem.scope, this.id!, idem.key, binding.args, () =>
-        this.guardedApply(plan),
+      const { data, replayed } = await ledger.run(
+        idem.scope,
+        this.id!,
+        idem.key,
+        binding.args,
+        () => this.guardedApply(plan),
+        [...this.landed.keys()],
       )
       if (replayed) {
         // Another process finished the same key meanwhile: this token did nothing, so give it back.

@@ -1,6 +1,9 @@
-import { readFileSync } from 'node:fs'
-import { describe, expect, it } from 'vitest'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
 import { batchOutcome } from '../src/confirm/batch.js'
+import { fileIdempotencyLedger, idempotencyScope } from '../src/confirm/idempotency.js'
 import type { BatchItem } from '../src/confirm/preview.js'
 import { isAgentError } from '../src/errors/agent-error.js'
 import { CORE_CATALOGUE } from '../src/errors/catalogue.js'
@@ -139,5 +142,94 @@ describe('the exit code and retryable of a partial failure', () => {
     expect(e.code).toBe('E_SERVER')
     expect(CORE_CATALOGUE.lookup(e.code)?.retryable).toBe(true)
     expect(e.details.hint).toContain('tasks delete 1 2 --dry-run')
+  })
+})
+
+describe('the per-item ledger of a batch', () => {
+  const scope = idempotencyScope('tasks', { account: 'ann' })
+  const args = { ids: ['1', '2', '3'] }
+  const partial = (results: BatchItem[]) => () => Promise.reject(batchFailure(results))
+  const batchFailure = (results: BatchItem[]) => {
+    try {
+      batchOutcome(results, new Map(), CORE_CATALOGUE, undefined)
+    } catch (error) {
+      return error
+    }
+    throw new Error('no failure')
+  }
+  const dirs: string[] = []
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+  })
+  const ledger = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'batch-ledger-'))
+    dirs.push(dir)
+    return fileIdempotencyLedger(dir)
+  }
+  const notFound = (id: string): BatchItem => ({ id, ok: false, error: { code: 'E_NOT_FOUND', message: 'gone' } })
+
+  it('records what landed item by item, and accumulates it over resumed runs', async () => {
+    const l = ledger()
+    await expect(
+      l.run(
+        scope,
+        'delete',
+        'k',
+        args,
+        partial([{ id: '1', ok: true, action: 'deleted' }, notFound('2'), notFound('3')]),
+      ),
+    ).rejects.toMatchObject({ code: 'E_NOT_FOUND' })
+    expect(await l.lookup(scope, 'delete', 'k', args)).toEqual({
+      state: 'partial',
+      landed: [{ id: '1', action: 'deleted' }],
+    })
+    await expect(
+      l.run(scope, 'delete', 'k', args, partial([{ id: '2', ok: true, action: 'deleted' }, notFound('3')]), ['1']),
+    ).rejects.toMatchObject({ code: 'E_NOT_FOUND' })
+    expect(await l.lookup(scope, 'delete', 'k', args)).toMatchObject({
+      state: 'partial',
+      landed: [
+        { id: '1', action: 'deleted' },
+        { id: '2', action: 'deleted' },
+      ],
+    })
+  })
+
+  it('refuses a resume planned before another run landed more items (raced resumes never apply twice)', async () => {
+    const l = ledger()
+    await expect(
+      l.run(scope, 'delete', 'k', args, partial([{ id: '1', ok: true, action: 'deleted' }, notFound('2')])),
+    ).rejects.toBeDefined()
+    let applied = 0
+    const write = async () => {
+      applied++
+      return { results: [], summary: { ok_count: 0, error_count: 0 } }
+    }
+    // Planned as if nothing had landed: stale.
+    await expect(l.run(scope, 'delete', 'k', args, write, [])).rejects.toMatchObject({
+      code: 'E_CONFLICT',
+      details: { reason: 'idempotency_batch_moved' },
+    })
+    // Planned with a landed item the record does not have: also refused.
+    await expect(l.run(scope, 'delete', 'k', args, write, ['1', '9'])).rejects.toMatchObject({
+      details: { reason: 'idempotency_batch_moved' },
+    })
+    expect(applied).toBe(0)
+    expect((await l.run(scope, 'delete', 'k', args, write, ['1'])).replayed).toBe(false)
+    expect(applied).toBe(1)
+    expect(await l.lookup(scope, 'delete', 'k', args)).toMatchObject({ state: 'done' })
+  })
+
+  it('a partial record with a malformed landed list is refused as corrupt, not trusted', async () => {
+    const l = ledger()
+    await expect(
+      l.run(scope, 'delete', 'k', args, partial([{ id: '1', ok: true, action: 'deleted' }, notFound('2')])),
+    ).rejects.toBeDefined()
+    const dir = dirs.at(-1)!
+    const [file] = readdirSync(join(dir, 'idempotency')).filter((f) => f.endsWith('.json'))
+    const path = join(dir, 'idempotency', file!)
+    const record = JSON.parse(readFileSync(path, 'utf8'))
+    writeFileSync(path, JSON.stringify({ ...record, landed: [{ id: 1 }] }))
+    await expect(l.lookup(scope, 'delete', 'k', args)).rejects.toMatchObject({ code: 'E_IO' })
   })
 })

@@ -48,6 +48,8 @@ export type IdempotencyLedger = {
     key: string,
     args: unknown,
     write: () => Promise<unknown>,
+    /** The ids the caller's plan took as landed: a resumed batch whose record moved on since is refused. */
+    landedSeen?: readonly string[],
   ): Promise<{ data: unknown; replayed: boolean }>
 }
 
@@ -73,6 +75,11 @@ function isRecord(value: unknown): value is IdempotencyRecord {
 function isLanded(value: unknown): value is LandedItem {
   const l = value as LandedItem
   return typeof l === 'object' && l !== null && typeof l.id === 'string' && typeof l.action === 'string'
+}
+
+function sameIds(landed: readonly LandedItem[], seen: readonly string[]): boolean {
+  const ids = new Set(landed.map((l) => l.id))
+  return ids.size === new Set(seen).size && seen.every((id) => ids.has(id))
 }
 
 function digest(args: unknown): string {
@@ -103,7 +110,7 @@ export function fileIdempotencyLedger(dataDir: string): IdempotencyLedger {
     async lookup(scope, command, key, args) {
       return judge(await read(pathOf(scope, command, key)), args)
     },
-    async run(scope, command, key, args, write) {
+    async run(scope, command, key, args, write, landedSeen = []) {
       const path = pathOf(scope, command, key)
       return withFileLock(path, async () => {
         const seen = judge(await read(path), args)
@@ -124,8 +131,17 @@ export function fileIdempotencyLedger(dataDir: string): IdempotencyLedger {
             'check whether the change happened, then retry with a new key',
           )
         }
-        const now = new Date().toISOString()
         const landed = seen.state === 'partial' ? seen.landed : []
+        if (!sameIds(landed, landedSeen)) {
+          // Another run of this batch landed items after this plan was made: applying it could apply them twice.
+          throw conflict(
+            'idempotency_batch_moved',
+            key,
+            `another run of the batch with idempotency key ${key} landed items since this dry-run; nothing was applied`,
+            'run the same batch again with --dry-run for a new token, then --confirm it',
+          )
+        }
+        const now = new Date().toISOString()
         const record: IdempotencyRecord = {
           command,
           scope,
