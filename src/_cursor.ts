@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
 import { canonicalJson } from './confirm/canonical.js'
 import { validationError } from './errors/agent-error.js'
 
@@ -31,15 +31,20 @@ export function compareKeys(a: SortKey, b: SortKey): number {
 /*
  * A cursor is not a secret and grants nothing (the next page runs under the caller's own rights); the MAC only
  * makes it tamper-evident, so an edited cursor, or one replayed under another query, is refused rather than
- * silently answering a different question. The key is public by design: the issuer (tool and command).
+ * silently answering a different question. The key is public by design: the issuer (tool and command). The query
+ * travels as a digest, so a cursor stays short (it is printed whole, never wrapped) however many filters there are.
  */
 function mac(issuer: string, body: string): Buffer {
-  return createHmac('sha256', `agentcli-cursor\0${issuer}`).update(body).digest().subarray(0, 16)
+  return createHmac('sha256', `agentcli-cursor\0${issuer}`).update(body).digest().subarray(0, 12)
 }
 
-/** The cursor that continues after `key` under `query`. */
+function queryDigest(query: Record<string, unknown>): string {
+  return createHash('sha256').update(canonicalJson(query)).digest().subarray(0, 9).toString('base64url')
+}
+
+/** The cursor that continues after `key` under `query`: `c2.<key>.<query digest>.<mac>`. */
 export function encodeCursor(key: SortKey, issuer: string, query: Record<string, unknown>): string {
-  const body = Buffer.from(canonicalJson({ k: key, q: query })).toString('base64url')
+  const body = `${Buffer.from(JSON.stringify(key)).toString('base64url')}.${queryDigest(query)}`
   return `${PREFIX}${body}.${mac(issuer, body).toString('base64url')}`
 }
 
@@ -70,26 +75,26 @@ function isKey(value: unknown): value is SortKey {
 /** The key a cursor continues after; `E_VALIDATION` when it was tampered with or made by another query. */
 export function decodeCursor(cursor: string, issuer: string, query: Record<string, unknown>): SortKey {
   if (!cursor.startsWith(PREFIX)) throw invalid(cursor)
-  const [body, tag, extra] = cursor.slice(PREFIX.length).split('.')
-  if (!body || !tag || extra !== undefined) throw invalid(cursor)
+  const parts = cursor.slice(PREFIX.length).split('.')
+  if (parts.length !== 3 || parts.some((p) => p.length === 0)) throw invalid(cursor)
+  const [key, digest, tag] = parts as [string, string, string]
   const given = Buffer.from(tag, 'base64url')
-  const want = mac(issuer, body)
+  const want = mac(issuer, `${key}.${digest}`)
   if (given.length !== want.length || !timingSafeEqual(given, want)) throw invalid(cursor)
-  let parsed: { k?: unknown; q?: unknown }
+  let parsed: unknown
   try {
-    parsed = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as typeof parsed
+    parsed = JSON.parse(Buffer.from(key, 'base64url').toString('utf8'))
   } catch {
     throw invalid(cursor)
   }
-  if (!isKey(parsed.k) || typeof parsed.q !== 'object' || parsed.q === null) throw invalid(cursor)
-  const made = parsed.q as Record<string, unknown>
-  if (canonicalJson(made) !== canonicalJson(query)) {
+  if (!isKey(parsed)) throw invalid(cursor)
+  if (digest !== queryDigest(query)) {
     throw validationError(
-      `--cursor was made by another query: repeat the flags it was made with (${asFlags(made)}) together with --cursor, or drop --cursor to start this query from its first page`,
-      made,
+      `--cursor was made by another query (other arguments, filters, sort or --limit than this call's: ${asFlags(query)}): repeat exactly the flags of the call that returned the cursor, with --cursor, or drop --cursor to start this query from its first page`,
+      'the arguments and flags of the call that returned this cursor',
       query,
       { param: '--cursor', reason: 'cursor_query_mismatch' },
     )
   }
-  return parsed.k
+  return parsed
 }
