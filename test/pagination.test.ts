@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { env, seed, tasks, useSandbox } from './helpers.js'
+import { env, fixture, seed, tasks, useSandbox } from './helpers.js'
 
 const box = useSandbox()
 
@@ -142,5 +142,26 @@ describe('cursors are bound to their query', () => {
     expect(list.pagination).toMatchObject({ repeat_filters: true })
     const cursor = list.params.find((p: { name: string }) => p.name === 'cursor')
     expect(cursor.description).toMatch(/Repeat the same filters/)
+  })
+})
+
+describe('job list pages the same way', () => {
+  it('newest first by keyset; every job once; a cursor under another --status is refused', async () => {
+    const submitted: string[] = []
+    for (let i = 0; i < 3; i++) submitted.push(env(await fixture(box(), ['sleepy', '--ms', '1'])).data.job_id)
+    const seen: string[] = []
+    let cursor: string | undefined
+    let first: string | undefined
+    do {
+      const run = await fixture(box(), ['job', 'list', '--limit', '2', ...(cursor ? ['--cursor', cursor] : [])])
+      expect(run.code).toBe(0)
+      seen.push(...env(run).data.items.map((j: { job_id: string }) => j.job_id))
+      cursor = env(run).data.next_cursor ?? undefined
+      first ??= cursor
+    } while (cursor)
+    expect([...seen].sort()).toEqual([...submitted].sort())
+    expect(seen).toHaveLength(3)
+    const other = await fixture(box(), ['job', 'list', '--limit', '2', '--status', 'failed', '--cursor', first!])
+    expect(env(other).error.details.reason).toBe('cursor_query_mismatch')
   })
 })
