@@ -143,3 +143,34 @@ describe('reference declares the paths each command accepts', () => {
     expect(of('get').pagination).toBeNull()
   })
 })
+
+describe('projection keeps the _untrusted promise', () => {
+  it('a full items.title path keeps each item its own _untrusted entry', async () => {
+    const { projectObject, selectFields } = await import('../src/output/fields.js')
+    const { z } = await import('zod')
+    const page = z.object({
+      items: z.array(z.object({ id: z.string(), title: z.string(), _untrusted: z.array(z.string()).optional() })),
+      count: z.number(),
+      next_cursor: z.string().nullable(),
+      has_more: z.boolean(),
+    })
+    const data = {
+      items: [
+        { id: '1', title: 'mine' },
+        { id: '2', title: 'theirs', _untrusted: ['title'] },
+      ],
+      count: 2,
+      next_cursor: null,
+      has_more: false,
+    }
+    expect(projectObject(data, selectFields('items.title', page).paths)).toEqual({
+      items: [{ title: 'mine' }, { title: 'theirs', _untrusted: ['title'] }],
+    })
+    expect(projectObject(data, selectFields('id', page).paths)).toEqual({
+      items: [{ id: '1' }, { id: '2' }],
+      count: 2,
+      next_cursor: null,
+      has_more: false,
+    })
+  })
+})
