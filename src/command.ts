@@ -12,7 +12,7 @@ import { GLOBAL_FLAGS, type Globals, scanGlobals } from './globals.js'
 import type { HttpClient } from './http/client.js'
 import type { JobContext, JobPlan, SubmittedJob } from './jobs/runtime.js'
 import type { JobRecord } from './jobs/types.js'
-import { type Paginated, paginate } from './list.js'
+import { listQuery, type Paginated, type PaginateOptions, paginate, truncationMeta } from './list.js'
 import {
   dataOutcome,
   isOutcome,
@@ -23,10 +23,10 @@ import {
   streamOutcome,
 } from './outcome.js'
 import type { Meta, Notice } from './output/envelope.js'
-import { checkFields, type FieldTarget, parseFields, projectData } from './output/fields.js'
+import { type FieldSelection, projectData, selectFields } from './output/fields.js'
 import { createProgress, type Progress, type ProgressOptions, SILENT_PROGRESS } from './output/progress.js'
 import { utcTimes } from './output/times.js'
-import { fieldPaths, loadZod, type OutputOf, type OutputSchema, pageItemSchema } from './schema.js'
+import { loadZod, type OutputOf, type OutputSchema } from './schema.js'
 import { FRAMEWORK_SETTINGS, toolEnv } from './settings.js'
 import { readToolSettings } from './tool-settings.js'
 
@@ -74,7 +74,7 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
 
   private parsedCache: { input: unknown; result: Interfaces.ParserOutput } | undefined
   private readonly metaExtras: Partial<Meta> = {}
-  private fieldPathsRequested: string[][] | undefined
+  private fieldSelection: FieldSelection | undefined
   private readonly credentialStores = new Map<StorageMode | undefined, Credentials>()
   private readonly checkpointClaims: Array<() => Promise<void>> = []
 
@@ -107,17 +107,18 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
         got: 'raw',
       })
     }
-    const target = globals.fields === undefined ? undefined : await this.checkFieldsFlag(ctor, globals.fields)
+    if (globals.fields !== undefined)
+      this.fieldSelection = selectFields(globals.fields, effectiveOutput(ctor, await loadZod()))
     const result = await this.execute()
     if (isOutcome(result)) return result
     if (ctor.stream) {
       if (!isAsyncIterable(result))
         throw new AgentError('E_INTERNAL', `${this.id} is a stream command but execute() returned no async iterable`)
       const items = process.env.AGENTCLI_VALIDATE_OUTPUT === '1' ? this.checked(ctor, result) : result
-      return streamOutcome({ items, schemaVersion: ctor.schemaVersion, fields: this.fieldPathsRequested })
+      return streamOutcome({ items, schemaVersion: ctor.schemaVersion, fields: this.fieldSelection?.paths })
     }
     if (process.env.AGENTCLI_VALIDATE_OUTPUT === '1') await this.validateOutput(ctor, result)
-    const data = target && this.fieldPathsRequested ? projectData(result, this.fieldPathsRequested, target) : result
+    const data = this.fieldSelection ? projectData(result, this.fieldSelection) : result
     return dataOutcome(data, ctor.schemaVersion, this.metaExtras)
   }
 
@@ -187,21 +188,24 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
   }
 
   /**
-   * Cut a page out of an ordered list and, when it is cut short, say so in `meta.truncated` with a hint naming
-   * the flags that widen it (seed 000 §6).
+   * Cut a page out of a list by keyset on `sortKey` (default: the item's `id`), with a cursor bound to this call's
+   * query (its arguments and flags, presentation flags aside); when items are left out, say so in `meta.truncated`
+   * with a hint naming the flags that get the rest (seed 000 §6).
    */
   protected page<T>(
     all: readonly T[],
-    options: { limit: number; cursor?: string | undefined; maxLimit?: number },
+    options: {
+      limit: number
+      cursor?: string | undefined
+      maxLimit?: number
+      sortKey?: PaginateOptions<T>['sortKey']
+      order?: PaginateOptions<T>['order']
+    },
   ): Paginated<T>['page'] {
-    const { page, remaining } = paginate(all, options)
-    if (page.has_more) {
-      this.metaExtras.truncated = true
-      const widen =
-        options.maxLimit && options.limit < options.maxLimit ? ` or raise --limit (max ${options.maxLimit})` : ''
-      this.metaExtras.truncation_hint = `${remaining} more: pass --cursor ${page.next_cursor}${widen}`
-    }
-    return page
+    const query = listQuery(this.id ?? '', this.parsedCache?.result as never, new Set(Object.keys(GLOBAL_FLAGS)))
+    const paginated = paginate({ ...options, items: all, query, issuer: `${this.config.bin}\0${this.id}` })
+    Object.assign(this.metaExtras, truncationMeta(paginated, options))
+    return paginated.page
   }
 
   /**
@@ -258,7 +262,7 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
   /** Return items to print as NDJSON from a command that streams only sometimes (e.g. a large job result). */
   protected streamOf(items: AsyncIterable<unknown>): StreamOutcome {
     const ctor = this.constructor as typeof AgentCommand
-    return streamOutcome({ items, schemaVersion: ctor.schemaVersion, fields: this.fieldPathsRequested })
+    return streamOutcome({ items, schemaVersion: ctor.schemaVersion, fields: this.fieldSelection?.paths })
   }
 
   /**
@@ -366,17 +370,6 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
   /** Return bytes for `--format raw`. */
   protected raw(body: RawOutcome['body']): RawOutcome {
     return rawOutcome(body)
-  }
-
-  private async checkFieldsFlag(ctor: typeof AgentCommand, raw: string): Promise<FieldTarget | undefined> {
-    const paths = parseFields(raw)
-    this.fieldPathsRequested = paths
-    const z = await loadZod()
-    const schema = effectiveOutput(ctor, z)
-    if (!schema) return 'data'
-    const items = pageItemSchema(schema)
-    checkFields(paths, fieldPaths(items ?? schema))
-    return items ? 'items' : 'data'
   }
 
   /** Under test, validate each streamed item against the item schema as it passes. */

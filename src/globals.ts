@@ -30,7 +30,8 @@ export const GLOBAL_FLAGS = {
   fields: Flags.string({
     helpGroup: HELP_GROUP,
     helpValue: 'a,b.c',
-    description: 'Return only these fields of data (dotted paths; on lists, fields of each item).',
+    description:
+      'Return only these dotted paths of data; on a list, paths of the page (items.id, next_cursor) or of each item (id).',
   }),
   compact: Flags.boolean({ helpGroup: HELP_GROUP, description: 'Print JSON on one line.' }),
   quiet: Flags.boolean({

@@ -41,7 +41,15 @@ export { Flags } from './flags.js'
 export { FORMATS, type Format } from './globals.js'
 export type { HttpClient, HttpOptions, RequestOptions } from './http/client.js'
 export type { JobContext, JobPlan, JobRecord, JobStatus, JobStore, SubmittedJob } from './jobs/index.js'
-export { type Page, type PaginationOptions, paginate, paginationFlags } from './list.js'
+export {
+  type Page,
+  type Paginated,
+  type PaginateOptions,
+  type PaginationOptions,
+  paginate,
+  paginationFlags,
+  type SortKey,
+} from './list.js'
 export type { Envelope, ErrorBody, ErrorEnvelope, Meta, Notice, SuccessEnvelope } from './output/envelope.js'
 export type { Progress, ProgressOptions } from './output/progress.js'
 export { REDACTED, redactForOutput, registerSecret } from './output/redact.js'

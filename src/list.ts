@@ -1,12 +1,19 @@
 import type { Interfaces } from '@oclif/core'
-import { validationError } from './errors/agent-error.js'
+import { compareKeys, decodeCursor, encodeCursor, type SortKey } from './_cursor.js'
+import { AgentError } from './errors/agent-error.js'
 import { Flags } from './flags.js'
+
+export type { SortKey } from './_cursor.js'
 
 /** A page of a list (spec 002 §8). */
 export type Page<T> = { items: T[]; count: number; next_cursor: string | null; has_more: boolean }
 
 /** Bounds of a list command's `--limit`: never unbounded. */
 export type PaginationOptions = { defaultLimit?: number; maxLimit?: number }
+
+/** What `--cursor` says in `reference` and `--help`: filters are repeated, never carried. */
+export const CURSOR_DESCRIPTION =
+  'Continue after the page that returned this next_cursor. Repeat the same filters, sort and --limit: a cursor is bound to the query that made it, and under another query it is E_VALIDATION.'
 
 /** `--limit` and `--cursor` for a list command. */
 export function paginationFlags(options: PaginationOptions = {}): {
@@ -21,43 +28,87 @@ export function paginationFlags(options: PaginationOptions = {}): {
       default: defaultLimit,
       description: `Items per page (1-${maxLimit}).`,
     }),
-    cursor: Flags.string({ description: 'Continue after the page that returned this next_cursor.' }),
+    cursor: Flags.string({ description: CURSOR_DESCRIPTION }),
   }
 }
 
-const CURSOR_PREFIX = 'c1.'
-
-function encodeCursor(offset: number): string {
-  return CURSOR_PREFIX + Buffer.from(JSON.stringify({ o: offset })).toString('base64url')
+/** What {@link paginate} needs. */
+export type PaginateOptions<T> = {
+  /** Every item the query selects, in any order: they are ordered by `sortKey` here. */
+  items: readonly T[]
+  /**
+   * The declared sort key: unique per item (end it with the id when it is not), ordered ascending, or descending
+   * with `order: 'desc'`. Pages are cut on its value (keyset), so items inserted or deleted before the cursor
+   * neither repeat nor skip. Default: the item's `id` (decimal-integer ids order numerically).
+   */
+  sortKey?: ((item: T) => SortKey) | undefined
+  order?: 'asc' | 'desc' | undefined
+  /** Everything that selects and orders the items (filters, sort, page size, the command): the cursor binds it. */
+  query: Record<string, unknown>
+  limit: number
+  cursor?: string | undefined
+  /** Who minted the cursor (tool and command); a cursor from another tool or command does not verify. */
+  issuer: string
 }
 
-function decodeCursor(cursor: string): number {
-  try {
-    if (!cursor.startsWith(CURSOR_PREFIX)) throw new Error('prefix')
-    const { o } = JSON.parse(Buffer.from(cursor.slice(CURSOR_PREFIX.length), 'base64url').toString('utf8')) as {
-      o: unknown
-    }
-    if (typeof o === 'number' && Number.isSafeInteger(o) && o >= 0) return o
-  } catch {}
-  throw validationError(
-    '--cursor is not a cursor this command returned',
-    'a next_cursor from a previous page',
-    cursor,
-    { param: '--cursor' },
-  )
-}
-
-/** The result of {@link paginate}: the page, and how much was left out (for `meta.truncation_hint`). */
+/** The result of {@link paginate}: the page, and how many items follow it (for `meta.truncation_hint`). */
 export type Paginated<T> = { page: Page<T>; remaining: number }
 
-/** Cut one page out of an already ordered list. */
-export function paginate<T>(all: readonly T[], options: { limit: number; cursor?: string | undefined }): Paginated<T> {
-  const offset = options.cursor ? decodeCursor(options.cursor) : 0
-  const items = all.slice(offset, offset + options.limit)
-  const end = offset + items.length
-  const hasMore = end < all.length
+function byId(item: unknown): SortKey {
+  const id = (item as { id?: unknown } | null)?.id
+  if (typeof id === 'string' || typeof id === 'number') return id
+  throw new AgentError('E_INTERNAL', 'paginate(): an item has no string or number `id`; pass sortKey')
+}
+
+/**
+ * Cut one page out of a list by keyset on the declared sort key. The cursor names the last item's key and binds
+ * the query (MAC-checked): one edited, truncated or replayed under another query is `E_VALIDATION`.
+ */
+export function paginate<T>(options: PaginateOptions<T>): Paginated<T> {
+  const keyOf = options.sortKey ?? (byId as (item: T) => SortKey)
+  const sign = options.order === 'desc' ? -1 : 1
+  const keyed = options.items.map((item) => ({ item, key: keyOf(item) }))
+  keyed.sort((a, b) => sign * compareKeys(a.key, b.key))
+  const after = options.cursor ? decodeCursor(options.cursor, options.issuer, options.query) : undefined
+  const rest = after === undefined ? keyed : keyed.filter((k) => sign * compareKeys(k.key, after) > 0)
+  const taken = rest.slice(0, options.limit)
+  const hasMore = rest.length > taken.length
+  const last = taken.at(-1)
+  const next = hasMore && last ? encodeCursor(last.key, options.issuer, options.query) : null
   return {
-    page: { items, count: items.length, next_cursor: hasMore ? encodeCursor(end) : null, has_more: hasMore },
-    remaining: all.length - end,
+    page: { items: taken.map((k) => k.item), count: taken.length, next_cursor: next, has_more: hasMore },
+    remaining: rest.length - taken.length,
+  }
+}
+
+/** Flags that only shape how output is printed: they do not change the query, so they are not bound. */
+const PRESENTATION_ONLY = new Set(['cursor'])
+
+/** The query a list call binds into its cursor: its arguments and flags, without `--cursor` and `skip` flags. */
+export function listQuery(
+  command: string,
+  parsed: { flags?: Record<string, unknown>; args?: Record<string, unknown> } | undefined,
+  skip: ReadonlySet<string>,
+): Record<string, unknown> {
+  const query: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(parsed?.flags ?? {}))
+    if (!PRESENTATION_ONLY.has(name) && !skip.has(name) && value !== undefined) query[name] = value
+  const args = Object.fromEntries(Object.entries(parsed?.args ?? {}).filter(([, v]) => v !== undefined))
+  return Object.keys(args).length > 0 ? { ...query, _command: command, _args: args } : { ...query, _command: command }
+}
+
+/** `meta.truncated` and its hint for a page: set only when items were actually left out. */
+export function truncationMeta(
+  paginated: Paginated<unknown>,
+  options: { limit: number; maxLimit?: number | undefined },
+): { truncated: true; truncation_hint: string } | undefined {
+  if (!paginated.page.has_more) return undefined
+  const widen =
+    options.maxLimit && options.limit < options.maxLimit
+      ? `; or start over with a higher --limit (max ${options.maxLimit})`
+      : ''
+  return {
+    truncated: true,
+    truncation_hint: `${paginated.remaining} more: run the same command with the same filters and --cursor ${paginated.page.next_cursor}${widen}`,
   }
 }

@@ -4,6 +4,7 @@ import { defaultPrincipal } from './_principal.js'
 import { setAudit } from './_state.js'
 import { AgentCommand, type CommandResult } from './command.js'
 import type { AuditDraft } from './confirm/audit.js'
+import { type BatchData, batchOutcome, type LandedItem, withoutLanded } from './confirm/batch.js'
 import type { IdempotencyLedger } from './confirm/idempotency.js'
 import type { TokenLedger } from './confirm/ledger.js'
 import type { BatchItem, Change } from './confirm/preview.js'
@@ -12,7 +13,6 @@ import type { Target } from './confirm/targets.js'
 import type { Binding, RejectReason } from './confirm/token.js'
 import { AgentError, isAgentError, usageError } from './errors/agent-error.js'
 import { changeCount, clearBeforeChange, isBeforeChange } from './errors/before-change.js'
-import type { ErrorCode } from './errors/catalogue.js'
 import { Flags } from './flags.js'
 import { GLOBAL_FLAGS } from './globals.js'
 import type { JobContext, JobPlan } from './jobs/runtime.js'
@@ -98,6 +98,9 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
   static singleUse: 'required' | 'best_effort' = 'required'
 
   private confirmed: JobPlan | undefined
+  /** Items of this batch that landed in an earlier run under the same idempotency key. */
+  private landed: ReadonlyMap<string, LandedItem> = new Map()
+  private idempotencyKey: string | undefined
 
   /** Read the current state and describe the change. Must have no side effect. */
   abstract plan(): Promise<Plan<S>>
@@ -144,21 +147,14 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
     return fileIdempotencyLedger(this.config.dataDir)
   }
 
-  /** Turn per-item outcomes into batch data; any failed item fails the envelope (see docs/contract.md). */
-  protected batchResult(items: BatchItem[]): {
-    results: BatchItem[]
-    summary: { ok_count: number; error_count: number }
-  } {
-    const summary = { ok_count: items.filter((i) => i.ok).length, error_count: items.filter((i) => !i.ok).length }
-    const firstFailure = items.find((i): i is Extract<BatchItem, { ok: false }> => !i.ok)
-    if (!firstFailure) return { results: items, summary }
-    throw new AgentError(
-      firstFailure.error.code as ErrorCode,
-      `${summary.error_count} of ${items.length} items failed; first: ${firstFailure.id}: ${firstFailure.error.message}`,
-      {
-        details: { partial: summary.ok_count > 0, results: items, summary },
-      },
-    )
+  /**
+   * Turn per-item outcomes into batch data, with the items that landed in an earlier run of the same batch
+   * (same idempotency key) reported `already_applied`; any failed item fails the envelope (docs/contract.md,
+   * "Batches").
+   */
+  protected batchResult(items: BatchItem[]): BatchData {
+    const resume = this.idempotencyKey ? resumeCommand(this.config.bin, this.id!, this.argv) : undefined
+    return batchOutcome(items, this.landed, this.catalogue, resume)
   }
 
   /** The rejected items of a plan, as batch items. */
@@ -221,6 +217,7 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
     for (const [name, value] of Object.entries(f))
       if (!PRESENTATION.has(name) && value !== undefined) bound[name] = value
     const key = typeof f['idempotency-key'] === 'string' ? (f['idempotency-key'] as string) : undefined
+    this.idempotencyKey = key
     const principal = await this.principal()
     const audit = this.draftAudit(principal, dryRun ? 'dry_run' : token ? 'confirm' : 'refused')
     const binding: Binding = { tool: this.toolIdentity(), command: this.id!, args: bound, principal }
@@ -232,9 +229,10 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
       const seen = await (await this.idempotencyLedger()).lookup(scope, this.id!, key, bound)
       if (seen.state === 'mismatch') throw (await import('./confirm/idempotency.js')).keyReused(key)
       if (seen.state === 'done' && !dryRun) return this.replay(audit, seen.data)
+      if (seen.state === 'partial') this.landed = new Map(seen.landed.map((l) => [l.id, l]))
     }
 
-    const plan = await this.plan()
+    const plan = withoutLanded(await this.plan(), this.landed)
     if (plan.changes.length === 0 && (plan.rejected?.length ?? 0) > 0) return this.batchResult(this.rejectedItems(plan))
 
     if (dryRun) {
@@ -252,8 +250,13 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
         id: r.id,
         error: { code: r.error.code, message: r.error.message },
       }))
+      const landed = [...this.landed.values()]
       return {
-        preview: { changes: plan.changes, ...(rejected.length > 0 ? { rejected } : {}) },
+        preview: {
+          changes: plan.changes,
+          ...(rejected.length > 0 ? { rejected } : {}),
+          ...(landed.length > 0 ? { already_applied: landed } : {}),
+        },
         confirm_token: minted,
         expires_at: new Date(claims.expiresAt).toISOString(),
       }
@@ -293,12 +296,13 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
       const seen = await ledger.lookup(idem.scope, this.id!, idem.key, binding.args)
       if (seen.state === 'mismatch') throw (await import('./confirm/idempotency.js')).keyReused(idem.key)
       if (seen.state === 'done') return this.replay(audit, seen.data)
+      if (seen.state === 'partial') this.landed = new Map(seen.landed.map((l) => [l.id, l]))
     }
     const used = await this.tokenLedger()
     if (await used.isUsed(claims.id)) throw this.refuse(audit, 'already_used')
     let plan: Plan<S>
     try {
-      plan = await this.plan()
+      plan = withoutLanded(await this.plan(), this.landed)
     } catch (error) {
       audit.mode = 'refused'
       throw await this.goneOrRethrow(error, claims.targets, claims.id)
@@ -317,8 +321,13 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
     this.confirmed = { token_id: claims.id, targets: plan.targets ?? [] }
     try {
       if (!idem || !ledger) return await this.guardedApply(plan)
-      const { data, replayed } = await ledger.run(idem.scope, this.id!, idem.key, binding.args, () =>
-        this.guardedApply(plan),
+      const { data, replayed } = await ledger.run(
+        idem.scope,
+        this.id!,
+        idem.key,
+        binding.args,
+        () => this.guardedApply(plan),
+        [...this.landed.keys()],
       )
       if (replayed) {
         // Another process finished the same key meanwhile: this token did nothing, so give it back.
@@ -397,6 +406,17 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
       },
     })
   }
+}
+
+/** The dry-run that resumes this batch: the same invocation without its token. */
+function resumeCommand(bin: string, id: string, argv: readonly string[]): string {
+  const kept: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    if (a === '--confirm') i++
+    else if (!a.startsWith('--confirm=') && a !== '--dry-run') kept.push(a)
+  }
+  return `${[bin, ...id.split(':'), ...kept].map(shellQuote).join(' ')} --dry-run`
 }
 
 /** Never write a token or a secret-looking flag value into the audit log. */

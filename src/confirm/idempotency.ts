@@ -6,6 +6,7 @@ import { clearBeforeChange, isBeforeChange } from '../errors/before-change.js'
 import { readJsonFile, writeJsonAtomic } from '../fs/json-file.js'
 import { withFileLock } from '../fs/lock.js'
 import { redactAtRest } from '../output/redact.js'
+import { type LandedItem, landedOf, partialResults } from './batch.js'
 import { canonicalJson } from './canonical.js'
 
 /** One idempotency record: intent first, then the result once the write completed. */
@@ -14,8 +15,11 @@ export type IdempotencyRecord = {
   /** A digest of the acting principal and tool: a key is one caller's, never a shared answer. */
   scope: string
   args_digest: string
-  status: 'pending' | 'done'
+  /** `partial`: a batch whose items in `landed` were applied and the others failed; the key resumes it. */
+  status: 'pending' | 'done' | 'partial'
   data: unknown
+  /** The items of a batch that landed so far under this key (spec 002 §9): never applied again. */
+  landed?: LandedItem[]
   created_at: string
   completed_at: string | null
 }
@@ -26,6 +30,7 @@ export type IdempotencyLookup =
   | { state: 'done'; data: unknown }
   | { state: 'mismatch' }
   | { state: 'pending' }
+  | { state: 'partial'; landed: LandedItem[] }
 
 /**
  * The idempotency ledger (spec 002 §9): a retried write with the same key returns the recorded result. Keys live
@@ -43,6 +48,8 @@ export type IdempotencyLedger = {
     key: string,
     args: unknown,
     write: () => Promise<unknown>,
+    /** The ids the caller's plan took as landed: a resumed batch whose record moved on since is refused. */
+    landedSeen?: readonly string[],
   ): Promise<{ data: unknown; replayed: boolean }>
 }
 
@@ -60,8 +67,19 @@ function isRecord(value: unknown): value is IdempotencyRecord {
     r !== null &&
     typeof r.args_digest === 'string' &&
     typeof r.scope === 'string' &&
-    (r.status === 'pending' || r.status === 'done')
+    (r.status === 'pending' || r.status === 'done' || r.status === 'partial') &&
+    (r.landed === undefined || (Array.isArray(r.landed) && r.landed.every(isLanded)))
   )
+}
+
+function isLanded(value: unknown): value is LandedItem {
+  const l = value as LandedItem
+  return typeof l === 'object' && l !== null && typeof l.id === 'string' && typeof l.action === 'string'
+}
+
+function sameIds(landed: readonly LandedItem[], seen: readonly string[]): boolean {
+  const ids = new Set(landed.map((l) => l.id))
+  return ids.size === new Set(seen).size && seen.every((id) => ids.has(id))
 }
 
 function digest(args: unknown): string {
@@ -85,13 +103,14 @@ export function fileIdempotencyLedger(dataDir: string): IdempotencyLedger {
   const judge = (record: IdempotencyRecord | null, args: unknown): IdempotencyLookup => {
     if (!record) return { state: 'none' }
     if (record.args_digest !== digest(args)) return { state: 'mismatch' }
+    if (record.status === 'partial') return { state: 'partial', landed: record.landed ?? [] }
     return record.status === 'done' ? { state: 'done', data: record.data } : { state: 'pending' }
   }
   return {
     async lookup(scope, command, key, args) {
       return judge(await read(pathOf(scope, command, key)), args)
     },
-    async run(scope, command, key, args, write) {
+    async run(scope, command, key, args, write, landedSeen = []) {
       const path = pathOf(scope, command, key)
       return withFileLock(path, async () => {
         const seen = judge(await read(path), args)
@@ -112,6 +131,16 @@ export function fileIdempotencyLedger(dataDir: string): IdempotencyLedger {
             'check whether the change happened, then retry with a new key',
           )
         }
+        const landed = seen.state === 'partial' ? seen.landed : []
+        if (!sameIds(landed, landedSeen)) {
+          // Another run of this batch landed items after this plan was made: applying it could apply them twice.
+          throw conflict(
+            'idempotency_batch_moved',
+            key,
+            `another run of the batch with idempotency key ${key} landed items since this dry-run; nothing was applied`,
+            'run the same batch again with --dry-run for a new token, then --confirm it',
+          )
+        }
         const now = new Date().toISOString()
         const record: IdempotencyRecord = {
           command,
@@ -119,6 +148,7 @@ export function fileIdempotencyLedger(dataDir: string): IdempotencyLedger {
           args_digest: digest(args),
           status: 'pending',
           data: null,
+          ...(landed.length > 0 ? { landed } : {}),
           created_at: now,
           completed_at: null,
         }
@@ -127,8 +157,22 @@ export function fileIdempotencyLedger(dataDir: string): IdempotencyLedger {
         try {
           data = await write()
         } catch (error) {
-          // Nothing changed: forget the intent so that a retry runs. Anything else stays "in doubt".
-          if (isBeforeChange(error)) await rm(path, { force: true }).then(undefined, () => undefined)
+          const results = partialResults(error)
+          if (results) {
+            // A batch that failed in part: what landed is known item by item, so the key resumes it.
+            const all = new Map([...landed, ...landedOf(results)].map((l) => [l.id, l]))
+            await writeJsonAtomic(path, { ...record, status: 'partial', landed: [...all.values()] }).catch((e) => {
+              clearBeforeChange(e)
+              throw e
+            })
+            throw error
+          }
+          // Nothing changed: forget the intent (or go back to the partial record) so that a retry runs.
+          // Anything else stays "in doubt".
+          if (isBeforeChange(error)) {
+            if (seen.state === 'partial') await writeJsonAtomic(path, { ...record, status: 'partial' })
+            else await rm(path, { force: true }).then(undefined, () => undefined)
+          }
           throw error
         }
         try {

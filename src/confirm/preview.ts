@@ -19,6 +19,12 @@ export const dryRunSchema = (z: ZodNamespace) =>
       rejected: z
         .array(z.object({ id: z.string(), error: z.object({ code: z.string(), message: z.string() }) }))
         .optional(),
+      already_applied: z
+        .array(z.object({ id: z.string(), action: z.string() }))
+        .optional()
+        .describe(
+          'Items of this batch that landed in an earlier run with the same idempotency key: not applied again.',
+        ),
     }),
     confirm_token: z.string().regex(/^ct_/),
     expires_at: z.iso.datetime(),
@@ -26,7 +32,7 @@ export const dryRunSchema = (z: ZodNamespace) =>
 
 /** One item of a batch result (spec 002 §9). */
 export type BatchItem =
-  | { id: string; ok: true; action: string }
+  | { id: string; ok: true; action: string; already_applied?: boolean }
   | { id: string; ok: false; error: { code: string; message: string } }
 
 /** The `data` of a batch write. */
@@ -34,9 +40,18 @@ export const batchSchema = (z: ZodNamespace) =>
   z.object({
     results: z.array(
       z.union([
-        z.object({ id: z.string(), ok: z.literal(true), action: z.string() }),
+        z.object({
+          id: z.string(),
+          ok: z.literal(true),
+          action: z.string(),
+          already_applied: z.boolean().optional().describe('Landed in an earlier run of this batch (same key).'),
+        }),
         z.object({ id: z.string(), ok: z.literal(false), error: z.object({ code: z.string(), message: z.string() }) }),
       ]),
     ),
-    summary: z.object({ ok_count: z.number().int(), error_count: z.number().int() }),
+    summary: z.object({
+      ok_count: z.number().int(),
+      error_count: z.number().int(),
+      already_applied_count: z.number().int().optional(),
+    }),
   })

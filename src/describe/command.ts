@@ -3,6 +3,7 @@ import type { ZodType } from 'zod'
 import { effectiveOutput } from '../_output-schema.js'
 import { type CommandKind, kindOf } from '../command-kind.js'
 import type { ErrorCode } from '../errors/catalogue.js'
+import { acceptedFields } from '../output/fields.js'
 import type { OutputSchema, ZodNamespace } from '../schema.js'
 import { describeParams, type Param } from './params.js'
 
@@ -23,6 +24,13 @@ export type CommandDescription = {
   stream: boolean
   raw: boolean
   async: boolean
+  /**
+   * The dotted paths `--fields` accepts (`a.*`: anything under `a`; `*`: any path, the output is untyped) and, on a
+   * list, the item fields it also accepts bare (`id` for `items.id`).
+   */
+  fields: { paths: string[]; item_shorthand: string[] }
+  /** On a paginated command: a cursor is bound to its query, so the filters must be repeated with `--cursor`. */
+  pagination: { cursor_param: '--cursor'; repeat_filters: true; order: 'keyset' } | null
 }
 
 /** Codes any command can raise, whatever it declares (`E_CONFIG`: a bad setting, an unsupported Node). */
@@ -59,8 +67,12 @@ type Statics = {
   output?: OutputSchema
 }
 
+function outputOf(c: Statics, z: ZodNamespace): ZodType | undefined {
+  return effectiveOutput({ kind: kindOf(c), async: Boolean(c.async), output: c.output }, z)
+}
+
 function schemaOf(c: Statics, z: ZodNamespace): Record<string, unknown> {
-  const schema = effectiveOutput({ kind: kindOf(c), async: Boolean(c.async), output: c.output }, z)
+  const schema = outputOf(c, z)
   return schema ? toJsonSchema(z, schema) : {}
 }
 
@@ -109,5 +121,8 @@ export function describeCommand(cmd: Command.Class | Statics, bin: string, z: Zo
     stream: Boolean(c.stream),
     raw: Boolean(c.raw),
     async: Boolean(c.async),
+    fields: acceptedFields(outputOf(c, z)),
+    pagination:
+      c.flags && 'cursor' in c.flags ? { cursor_param: '--cursor', repeat_filters: true, order: 'keyset' } : null,
   }
 }

@@ -54,6 +54,10 @@ export const referenceSchema = (z: ZodNamespace) =>
         stream: z.boolean(),
         raw: z.boolean(),
         async: z.boolean(),
+        fields: z.object({ paths: z.array(z.string()), item_shorthand: z.array(z.string()) }),
+        pagination: z
+          .object({ cursor_param: z.literal('--cursor'), repeat_filters: z.literal(true), order: z.literal('keyset') })
+          .nullable(),
       }),
     ),
     exit_codes: z.record(z.string(), z.string()),

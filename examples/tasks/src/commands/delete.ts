@@ -1,4 +1,13 @@
-import { AgentError, Args, type BatchItem, batchSchema, output, type Plan, WriteCommand } from 'agentcli'
+import {
+  AgentError,
+  Args,
+  type BatchItem,
+  batchSchema,
+  idempotencyFlags,
+  output,
+  type Plan,
+  WriteCommand,
+} from 'agentcli'
 import { TaskStore } from '../store.js'
 
 type Target = { id: string; version: number }
@@ -6,11 +15,13 @@ type Target = { id: string; version: number }
 export default class Delete extends WriteCommand<Target[]> {
   static override summary = 'Delete tasks'
   static override description =
-    'Deletes one or more tasks. Reports every id in results[]; if any id fails, the envelope fails with that code and details.results lists them all.'
+    'Deletes one or more tasks. Reports every id in results[]; if any id fails, the envelope fails with that code and details.results lists them all. With --idempotency-key the batch resumes: run it again (--dry-run, then --confirm, same key) and only the ids that did not land are deleted; the others come back already_applied.'
   static override examples = [
     '<%= config.bin %> delete 1 2 --dry-run',
     '<%= config.bin %> delete 1 2 --confirm <confirm_token>',
+    '<%= config.bin %> delete 1 2 3 --idempotency-key cleanup-1 --dry-run',
   ]
+  static override flags = { ...idempotencyFlags() }
   static override args = { ids: Args.string({ required: true, multiple: true, description: 'Task ids.' }) }
   static override strict = false
   static override errorCodes = ['E_NOT_FOUND', 'E_IO'] as const

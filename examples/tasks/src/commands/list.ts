@@ -15,7 +15,8 @@ const listOutput = output((z) =>
 
 export default class List extends AgentCommand<typeof listOutput> {
   static override summary = 'List tasks'
-  static override description = 'Tasks ordered by id, ascending. Paginated: pass next_cursor back as --cursor.'
+  static override description =
+    'Tasks ordered by id, ascending. Paginated: pass next_cursor back as --cursor with the same --status and --limit (a cursor is bound to its query).'
   static override examples = [
     '<%= config.bin %> list',
     '<%= config.bin %> list --status open --limit 5 --fields id,title',
@@ -31,6 +32,11 @@ export default class List extends AgentCommand<typeof listOutput> {
     const { flags } = await this.parse(List)
     const store = new TaskStore(this.config.dataDir)
     const tasks = (await store.all()).filter((t) => !flags.status || t.status === flags.status)
-    return this.page(tasks.map(view), { limit: flags.limit, cursor: flags.cursor, maxLimit: MAX_LIMIT })
+    return this.page(tasks.map(view), {
+      limit: flags.limit,
+      cursor: flags.cursor,
+      maxLimit: MAX_LIMIT,
+      sortKey: (task) => task.id,
+    })
   }
 }

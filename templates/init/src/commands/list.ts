@@ -7,7 +7,8 @@ const MAX_LIMIT = 100
 /** A read command: a bounded page of notes and a cursor to the next one. */
 export default class List extends AgentCommand {
   static override summary = 'List notes'
-  static override description = 'Notes ordered by name. Paginated: pass next_cursor back as --cursor.'
+  static override description =
+    'Notes ordered by name. Paginated: pass next_cursor back as --cursor, with the same --limit.'
   static override examples = ['<%= config.bin %> list', '<%= config.bin %> list --limit 5 --fields name,text']
   static override flags = { ...paginationFlags({ defaultLimit: 20, maxLimit: MAX_LIMIT }) }
   static override errorCodes = ['E_IO'] as const
@@ -23,6 +24,12 @@ export default class List extends AgentCommand {
   async execute() {
     const { flags } = await this.parse(List)
     const notes = await new NoteStore(this.config.dataDir).all()
-    return this.page(notes, { limit: flags.limit, cursor: flags.cursor, maxLimit: MAX_LIMIT })
+    // Pages are cut on the sort key (unique: a note's name), so notes added meanwhile neither repeat nor skip.
+    return this.page(notes, {
+      limit: flags.limit,
+      cursor: flags.cursor,
+      maxLimit: MAX_LIMIT,
+      sortKey: (note) => note.name,
+    })
   }
 }

@@ -31,10 +31,13 @@ export default class JobList extends AgentCommand {
     const { flags } = await this.parse(JobList)
     const records = await resolveJobStore(this.config).list()
     const fresh = await Promise.all(records.map((r) => readJob(this.config, this.catalogue, r.job_id)))
-    const jobs = fresh
-      .filter((r) => !flags.status || r.status === flags.status)
-      .sort((a, b) => b.submitted_at.localeCompare(a.submitted_at) || a.job_id.localeCompare(b.job_id))
-      .map(view)
-    return this.page(jobs, { limit: flags.limit, cursor: flags.cursor, maxLimit: MAX })
+    const jobs = fresh.filter((r) => !flags.status || r.status === flags.status).map(view)
+    return this.page(jobs, {
+      limit: flags.limit,
+      cursor: flags.cursor,
+      maxLimit: MAX,
+      sortKey: (job) => [job.submitted_at, job.job_id],
+      order: 'desc',
+    })
   }
 }
