@@ -114,13 +114,16 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
       envPrefix: envName.slice(0, -'FORMAT'.length),
     })
     if (argv[0] === '--version' && !globals.error) return await finish({ outcome: versionOutcome(config, globals) })
+    // `tool help <command>` is `tool <command> --help` (unless the tool has its own `help` command).
+    if (argv[0] === 'help' && !config.findCommand('help')) argv = [...argv.slice(1), '--help']
     const helpAsked = argv.length === 0 || helpRequested(argv)
     const commandWords = argv.filter((a) => !a.startsWith('-'))
     let route: Route | undefined
     try {
       route = (helpAsked || globals.error) && commandWords.length === 0 ? undefined : resolveCommand(config, argv)
     } catch (error) {
-      throw globals.error ?? error
+      // Help on a topic (`tool job --help`) is help, exit 0; help on a word that names nothing stays E_USAGE.
+      if (globals.error || !helpAsked || !config.findTopic(leadingWords(argv).join(':'))) throw globals.error ?? error
     }
     // Known before any flag error is raised, so a stream command answers in NDJSON whatever went wrong.
     if (route) {
@@ -199,11 +202,7 @@ export function commandNames(config: Config): string[] {
  * nothing, is `E_USAGE` with the commands it could have meant, never help text and never exit 0.
  */
 function resolveCommand(config: Config, argv: readonly string[]): Route {
-  const words: string[] = []
-  for (const token of argv) {
-    if (token.startsWith('-')) break
-    words.push(token)
-  }
+  const words = leadingWords(argv)
   for (let n = words.length; n > 0; n--) {
     const id = words.slice(0, n).join(':')
     const command = config.findCommand(id)
@@ -228,6 +227,16 @@ function resolveCommand(config: Config, argv: readonly string[]): Route {
   const got = words.join(' ')
   const suggestions = [...new Set([...suggest(got, names), ...suggest(words[0]!, names)])].slice(0, 3)
   return throwUsage(`Unknown command: ${got}`, got, names.sort(), suggestions)
+}
+
+/** The words before the first flag: the command or topic named. */
+function leadingWords(argv: readonly string[]): string[] {
+  const words: string[] = []
+  for (const token of argv) {
+    if (token.startsWith('-')) break
+    words.push(token)
+  }
+  return words
 }
 
 function throwUsage(message: string, got: string, allowed: string[], suggestions: string[]): never {

@@ -49,10 +49,14 @@ export async function buildTool(
 
   let entries: number | null = null
   const changelogPath = join(root, 'CHANGELOG.md')
+  const metaPath = join(root, META_FILE)
   if (options.changelog !== false && existsSync(changelogPath)) {
     const changelog = await parseChangelog(readFileSync(changelogPath, 'utf8'), pjson.version)
-    writeFileSync(join(root, META_FILE), `${JSON.stringify({ changelog }, null, 2)}\n`)
+    writeFileSync(metaPath, `${JSON.stringify({ changelog }, null, 2)}\n`)
     entries = changelog.length
+  } else if (options.changelog !== false && existsSync(metaPath)) {
+    // CHANGELOG.md was removed: an earlier build's entries must not outlive it (the tool has no changelog now).
+    writeFileSync(metaPath, `${JSON.stringify({ changelog: [] }, null, 2)}\n`)
   }
   return {
     dir,

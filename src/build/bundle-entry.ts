@@ -27,7 +27,7 @@ export async function bundleEntry(
   ]
   for (const id of Object.keys(commands)) {
     const source = sources.get(id) ?? { file: target, name: identifier }
-    const access = source.file === target ? `[${JSON.stringify(identifier)}][${JSON.stringify(id)}]` : ''
+    const access = source.file === target ? `[${JSON.stringify(id)}]` : ''
     lines.push(
       `command(${JSON.stringify(id)}, () => require(${JSON.stringify(source.file)})[${JSON.stringify(source.name)}]${access})`,
     )
@@ -53,7 +53,8 @@ async function findSources(
     format: 'esm',
     write: false,
     metafile: true,
-    external: [...external, '@oclif/core', 'agentcli', 'agentcli/*'],
+    external: [...external, '@oclif/core'],
+    plugins: [frameworkExternal()],
     logLevel: 'silent',
     absWorkingDir: root,
   })
@@ -80,4 +81,20 @@ async function findSources(
     level = next
   }
   return sources
+}
+
+/**
+ * The framework's modules stay out of the analysis (the tool's commands never live there), except
+ * `agentcli/builtins`: the built-ins' command modules are reached through it. esbuild's `external` cannot say
+ * this: marking `agentcli` external marks every subpath external too.
+ */
+function frameworkExternal(): import('esbuild').Plugin {
+  return {
+    name: 'agentcli-framework-external',
+    setup(build) {
+      build.onResolve({ filter: /^agentcli(\/.*)?$/ }, (args) =>
+        args.path === 'agentcli/builtins' ? undefined : { path: args.path, external: true },
+      )
+    },
+  }
 }

@@ -15,9 +15,10 @@ type ToolPjson = {
 
 /**
  * agentcli's own dependencies stay outside the bundle and load from node_modules when first used: they are the
- * heavy, lazily loaded ones (zod, Sigstore, the keychain binding, tar…). These two run on every command.
+ * heavy, lazily loaded ones (zod, Sigstore, the keychain binding, tar…). These run on every command, and the
+ * built-ins are commands of the tool (each evaluated only when it runs).
  */
-const INLINED = new Set(['@oclif/core', 'semver'])
+const INLINED = new Set(['@oclif/core', 'semver', '@agentcli/plugin-builtins'])
 /** Never bundled: development-only loaders oclif looks for, and native or optional packages. */
 const ALWAYS_EXTERNAL = ['typescript', 'ts-node', 'tsx', 'esbuild']
 

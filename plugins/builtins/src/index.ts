@@ -14,6 +14,9 @@ import JobStatus from './commands/job/status.js'
 import JobWorker from './commands/job/worker.js'
 import Reference from './commands/reference.js'
 import Update from './commands/update.js'
+import { type BuiltinsChoice, pickBuiltins } from './select.js'
+
+export type { BuiltinsChoice } from './select.js'
 
 /** The built-in commands by id, in the shape of oclif's explicit command strategy. */
 export const COMMANDS: Readonly<Record<string, Command.Class>> = {
@@ -27,4 +30,12 @@ export const COMMANDS: Readonly<Record<string, Command.Class>> = {
   'job:worker': JobWorker,
   reference: Reference,
   update: Update,
+}
+
+/**
+ * The built-ins a tool ships, for the `COMMANDS` of its explicit strategy: all of them by default, or without
+ * `update` and/or the `job` commands (`builtins({ update: false, jobs: false })`).
+ */
+export function builtins(choice: BuiltinsChoice = {}): Readonly<Record<string, Command.Class>> {
+  return pickBuiltins(COMMANDS, choice)
 }

@@ -1,0 +1,2 @@
+/** agentcli/builtins: the built-in commands (`COMMANDS`, `builtins()`), see @agentcli/plugin-builtins. */
+export * from '@agentcli/plugin-builtins'

@@ -1,0 +1,29 @@
+import type { Command } from '@oclif/core'
+
+/**
+ * The optional built-ins a tool chooses. `reference`, `context`, `doctor` and `changelog` are always shipped: they
+ * are how an agent discovers and diagnoses any tool. `update` (self-update from signed releases) and the `job`
+ * commands (async jobs) are on unless turned off.
+ */
+export type BuiltinsChoice = {
+  /** Ship `update`. Turn off for a tool that is not released with checksums and signatures. */
+  update?: boolean
+  /** Ship `job list|status|result|cancel|worker`. Turn off for a tool without async commands. */
+  jobs?: boolean
+}
+
+/**
+ * Pick the built-ins a tool ships from `all` (the built-ins' `COMMANDS`). A command left out is not in the tool's
+ * manifest, `reference` or SKILL.md, and not in its bundle: the bundle holds only the modules of the commands it lists.
+ */
+export function pickBuiltins(
+  all: Readonly<Record<string, Command.Class>>,
+  choice: BuiltinsChoice = {},
+): Readonly<Record<string, Command.Class>> {
+  const keep = (id: string) => {
+    if (id === 'update') return choice.update !== false
+    if (id === 'job' || id.startsWith('job:')) return choice.jobs !== false
+    return true
+  }
+  return Object.fromEntries(Object.entries(all).filter(([id]) => keep(id)))
+}

@@ -1,0 +1,114 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { Args } from '@oclif/core'
+import { AgentCommand } from '../../command.js'
+import { AgentError } from '../../errors/agent-error.js'
+import { Flags } from '../../flags.js'
+import { output } from '../../schema.js'
+import { type FrameworkPackage, toolNames, toolPackageJson } from '../init/package-json.js'
+import { renderSkillFile } from '../init/skill.js'
+import { renderTemplates } from '../init/templates.js'
+
+export default class Init extends AgentCommand {
+  static override summary = 'Start a new agent-native tool in an empty directory'
+  static override description =
+    'Writes a tool repository that is green from its first commit: package.json (explicit commands, the bundle on), bin/run.js, a read command (paginated list), a write command (plan/apply bound to a version), a stream command, command-level tests with the FCC guard, CHANGELOG.md, its generated SKILL.md, a README, and CI and release workflows. Refuses a directory that is not empty. Then: cd <dir> && npm install && npm test.'
+  static override examples = [
+    '<%= config.bin %> init mytool',
+    '<%= config.bin %> init ./tools/weather --name @acme/weather',
+    '<%= config.bin %> init mytool --agentcli file:../agentcli-0.1.0.tgz',
+  ]
+  static override args = {
+    dir: Args.string({ required: true, description: 'Directory of the new tool (created if missing; must be empty).' }),
+  }
+  static override flags = {
+    name: Flags.string({
+      description: 'npm package name (default: the directory name); its bin is the unscoped part.',
+    }),
+    agentcli: Flags.string({ description: 'npm spec of the agentcli dependency (default: ^ this agentcli version).' }),
+  }
+  static override errorCodes = ['E_CONFLICT', 'E_IO'] as const
+  static override output = output((z) =>
+    z.object({
+      dir: z.string(),
+      name: z.string(),
+      bin: z.string(),
+      agentcli: z.string(),
+      files: z.array(z.string()),
+      next: z.array(z.string()),
+    }),
+  )
+
+  async execute() {
+    const { args, flags } = await this.parse(Init)
+    const dir = resolve(args.dir)
+    const names = toolNames(flags.name ?? basename(dir))
+    if (!names)
+      throw new AgentError('E_VALIDATION', `'${flags.name ?? basename(dir)}' is not a valid npm package name`, {
+        details: {
+          param: flags.name === undefined ? 'dir' : '--name',
+          got: flags.name ?? basename(dir),
+          allowed: 'lowercase letters, digits, -, ., _ and ~, optionally @scope/ first',
+          fix: 'pass --name <package-name>',
+        },
+      })
+    refuseNonEmpty(dir)
+    const root = this.config.root
+    const framework = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as FrameworkPackage
+    const agentcli = flags.agentcli === undefined ? `^${framework.version}` : dependencySpec(flags.agentcli, dir)
+    const pjson = toolPackageJson(names.name, names.bin, agentcli, framework)
+    const files = renderTemplates(join(root, 'templates', 'init'), {
+      ...names,
+      date: new Date().toISOString().slice(0, 10),
+    })
+    files.set('package.json', `${JSON.stringify(pjson, null, 2)}\n`)
+    try {
+      for (const [path, text] of files) {
+        mkdirSync(dirname(join(dir, path)), { recursive: true })
+        writeFileSync(join(dir, path), text)
+      }
+      files.set(await renderSkillFile(files, pjson, root, dir), '')
+    } catch (error) {
+      throw new AgentError('E_IO', `cannot write the tool into ${dir}: ${(error as Error).message}`, {
+        details: { path: dir },
+        cause: error,
+      })
+    }
+    return {
+      dir,
+      name: names.name,
+      bin: names.bin,
+      agentcli,
+      files: [...files.keys()].sort(),
+      next: [`cd ${args.dir}`, 'npm install', 'npm test'],
+    }
+  }
+}
+
+/**
+ * npm reads a relative `file:` spec from the tool's package.json, but the author typed it relative to where they
+ * stand: rewrite it relative to the tool. Any other spec (a range, a tag, a URL, an absolute path) is kept.
+ */
+function dependencySpec(spec: string, dir: string): string {
+  const path = /^file:(.+)$/.exec(spec)?.[1]
+  if (path === undefined || isAbsolute(path)) return spec
+  return `file:${relative(dir, resolve(path)).split(sep).join('/')}`
+}
+
+function refuseNonEmpty(dir: string): void {
+  if (!existsSync(dir)) return
+  if (!statSync(dir).isDirectory())
+    throw new AgentError('E_CONFLICT', `${dir} exists and is not a directory`, {
+      details: { reason: 'not_a_directory', path: dir, fix: 'choose a new or empty directory' },
+    })
+  const entries = readdirSync(dir)
+  if (entries.length > 0)
+    throw new AgentError('E_CONFLICT', `${dir} is not empty: init writes a new tool only into an empty directory`, {
+      details: {
+        reason: 'not_empty',
+        path: dir,
+        entries: entries.sort().slice(0, 10),
+        fix: 'choose a new or empty directory',
+      },
+    })
+}
