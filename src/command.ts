@@ -55,6 +55,12 @@ export abstract class AgentCommand extends Command {
   static async = false
   /** Whether `execute` may be cut short by SIGINT/SIGTERM through {@link AgentCommand.signal}. */
   static interruptible = true
+  /** A write that only adds (never deletes or overwrites) sets this to false; shown to MCP clients as a hint. */
+  static destructive = true
+  /** Whether repeating the same call has no further effect (reads always are); an MCP hint. */
+  static idempotent = false
+  /** Whether the command calls an upstream service (an MCP `openWorldHint`). */
+  static openWorld = false
 
   private parsedCache: { input: unknown; result: Interfaces.ParserOutput } | undefined
   private readonly metaExtras: Partial<Meta> = {}

@@ -21,6 +21,12 @@ export type CommandDescription = {
   stream: boolean
   raw: boolean
   async: boolean
+  /**
+   * What the command declares about its effects, for MCP annotations: a write that deletes or overwrites
+   * (`destructive`, true unless declared otherwise), a call safe to repeat (`idempotent`), a call that reaches an
+   * upstream (`open_world`).
+   */
+  hints?: { destructive: boolean; idempotent: boolean; open_world: boolean }
 }
 
 /** Codes any command can raise, whatever it declares. */
@@ -55,6 +61,9 @@ type Statics = {
   schemaVersion?: string
   errorCodes?: readonly string[]
   output?: OutputSchema
+  destructive?: boolean
+  idempotent?: boolean
+  openWorld?: boolean
 }
 
 function schemaOf(c: Statics, z: ZodNamespace): Record<string, unknown> {
@@ -107,5 +116,10 @@ export function describeCommand(cmd: Command.Class | Statics, bin: string, z: Zo
     stream: Boolean(c.stream),
     raw: Boolean(c.raw),
     async: Boolean(c.async),
+    hints: {
+      destructive: kind === 'write' && c.destructive !== false,
+      idempotent: Boolean(c.idempotent),
+      open_world: Boolean(c.openWorld),
+    },
   }
 }

@@ -15,6 +15,8 @@ export default class Create extends WriteCommand<{ title: string }> {
     ...idempotencyFlags(),
   }
   static override errorCodes = ['E_IO'] as const
+  /** Create only adds a task: nothing existing is deleted or overwritten. */
+  static override destructive = false
   static override output = output(taskSchema)
 
   async plan(): Promise<Plan<{ title: string }>> {

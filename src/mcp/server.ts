@@ -1,0 +1,224 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { Writable } from 'node:stream'
+import type { Config } from '@oclif/core'
+import type { CommandDescription } from '../describe/command.js'
+import { describeCommands } from '../describe/reference.js'
+import { AgentError } from '../errors/agent-error.js'
+import type { Catalogue } from '../errors/catalogue.js'
+import { toAgentError } from '../errors/normalize.js'
+import { writeStdout } from '../output/stdout.js'
+import {
+  APPROVAL_SCHEMA,
+  approvalMessage,
+  type Caps,
+  checkpointOf,
+  dryRunOf,
+  elicitModes,
+  resumeArgv,
+} from './_flows.js'
+import { toArgv } from './argv.js'
+import { errorEnvelopeOf, mcpHint, type ToolResult, toolResult } from './result.js'
+import { type Launcher, runCall } from './run-call.js'
+import { DEFAULT_MAX_ITEMS, MAX_ITEMS_CAP, type ToolDef, toolDefs } from './tools.js'
+
+/** Options of {@link serveMcp}. */
+export type ServeOptions = {
+  config: Config
+  catalogue: Catalogue
+  /** How each call starts the tool's own bin (default: this node and this process's script). */
+  launcher?: Omit<Launcher, 'bin' | 'onSpawn'>
+  /** List three tools (search_tools / describe_tool / call_tool) instead of one per command. */
+  discovery?: boolean
+  /** Ask a person to approve a write through elicitation when the client can show it (default true). */
+  approval?: boolean
+  /** Aborted (SIGINT/SIGTERM of the server): stop serving. */
+  signal?: AbortSignal
+}
+
+/** Universal flags that are the server's business: an MCP call always answers one JSON envelope. */
+const RESERVED = new Set(['format', 'json', 'compact', 'quiet'])
+
+type Sdk = typeof import('@modelcontextprotocol/server')
+type Ctx = {
+  mcpReq: {
+    signal: AbortSignal
+    inputResponses?: Record<string, unknown>
+    requestState: () => unknown
+    envelope?: Record<string, unknown>
+  }
+}
+type Handler = (args: Record<string, unknown>, ctx: Ctx) => Promise<unknown>
+
+/**
+ * Serve the tool over MCP on stdin/stdout until the client goes away. Every command of `reference` is a tool;
+ * a call runs the tool's own bin with the argv the arguments map to (see {@link toArgv}), so a result's
+ * `structuredContent` is the envelope the CLI prints for that call, with its codes, write gate and ledger.
+ */
+export async function serveMcp(options: ServeOptions): Promise<void> {
+  const sdk = await import('@modelcontextprotocol/server')
+  const { StdioServerTransport } = await import('@modelcontextprotocol/server/stdio')
+  const { config, catalogue } = options
+  const descriptions = await describeCommands(config)
+  const defs = toolDefs(descriptions)
+  const byName = new Map(defs.map((d) => [d.name, { def: d, desc: descriptions.find((c) => c.path === d.command)! }]))
+  const launcher: Launcher = {
+    command: options.launcher?.command ?? [process.execPath, process.argv[1]!],
+    bin: config.bin,
+    onSpawn: (pid, argv) => process.stderr.write(`mcp: ${argv.join(' ')} (pid ${pid})\n`),
+  }
+  const server = new sdk.McpServer(
+    { name: config.bin, version: config.version, description: String(config.pjson.description ?? '') },
+    { instructions: `Tools of ${config.bin}: one per command of \`${config.bin} reference\`.` },
+  )
+  const open: import('@modelcontextprotocol/server').jsonSchemaValidator = {
+    // The CLI validates arguments and output itself, so both surfaces refuse with the same code.
+    getValidator: () => (input: unknown) => ({ valid: true, data: input as never, errorMessage: undefined }),
+  }
+  const call = callHandler(sdk, server, launcher, catalogue, options.approval !== false)
+  const register = (
+    def: Pick<ToolDef, 'name' | 'title' | 'description' | 'inputSchema' | 'annotations'> & {
+      outputSchema?: Record<string, unknown>
+    },
+    handler: Handler,
+  ) =>
+    server.registerTool(
+      def.name,
+      {
+        title: def.title,
+        description: def.description,
+        inputSchema: sdk.fromJsonSchema(def.inputSchema as never, open),
+        ...(def.outputSchema ? { outputSchema: sdk.fromJsonSchema(def.outputSchema as never, open) } : {}),
+        annotations: def.annotations,
+      },
+      handler as never,
+    )
+  if (options.discovery) {
+    const { discoveryTools } = await import('./discovery.js')
+    for (const tool of discoveryTools(defs, (name, args, ctx) => {
+      const entry = byName.get(name)
+      if (!entry) return Promise.resolve(unknownTool(name, defs, catalogue))
+      return call(entry.def, entry.desc, args, ctx as Ctx)
+    }))
+      register(tool.def, tool.handler as Handler)
+  } else {
+    for (const { def, desc } of byName.values()) register(def, (args, ctx) => call(def, desc, args, ctx))
+  }
+  const skills = join(config.root, 'skills')
+  if (existsSync(skills)) {
+    const { loadSkills } = await import('@modelcontextprotocol/server/ext/skills/node')
+    ;(await loadSkills(skills)).attach(server)
+  }
+  const stdout = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      void writeStdout(chunk).then(() => done())
+    },
+  })
+  const transport = new StdioServerTransport(process.stdin, stdout)
+  const closed = new Promise<void>((resolve) => {
+    server.server.onclose = () => resolve()
+  })
+  await server.connect(transport)
+  options.signal?.addEventListener('abort', () => void server.close(), { once: true })
+  await closed
+}
+
+function unknownTool(name: string, defs: readonly ToolDef[], catalogue: Catalogue): ToolResult {
+  const error = new AgentError('E_USAGE', `Unknown tool: ${name}`, {
+    details: { got: name, allowed: defs.map((d) => d.name) },
+  })
+  return toolResult(errorEnvelopeOf(error, catalogue))
+}
+
+type ApprovalState = { kind: 'approve'; token: string } | { kind: 'resume'; resume: string }
+
+function readState(raw: unknown): ApprovalState | undefined {
+  if (typeof raw !== 'string') return undefined
+  try {
+    const value = JSON.parse(raw) as ApprovalState
+    if (value.kind === 'approve' && typeof value.token === 'string') return value
+    if (value.kind === 'resume' && typeof value.resume === 'string') return value
+  } catch {}
+  return undefined
+}
+
+function callHandler(
+  sdk: Sdk,
+  server: InstanceType<Sdk['McpServer']>,
+  launcher: Launcher,
+  catalogue: Catalogue,
+  approval: boolean,
+) {
+  return async (def: ToolDef, desc: CommandDescription, args: Record<string, unknown>, ctx: Ctx): Promise<unknown> => {
+    const signal = ctx.mcpReq.signal
+    const reserved = Object.keys(args).find((k) => RESERVED.has(k))
+    if (reserved) {
+      const error = new AgentError(
+        'E_USAGE',
+        `${reserved} is not an argument of the ${def.name} tool: MCP results are always the JSON envelope`,
+        {
+          details: { got: reserved, allowed: Object.keys((def.inputSchema.properties ?? {}) as object) },
+        },
+      )
+      return toolResult(errorEnvelopeOf(error, catalogue))
+    }
+    const caps = (ctx.mcpReq.envelope?.['io.modelcontextprotocol/clientCapabilities'] ??
+      server.server.getClientCapabilities()) as Caps
+    const modes = elicitModes(caps)
+    const run = async (argv: string[]) => {
+      const result = await runCall(launcher, argv, {
+        signal,
+        stream: desc.stream,
+        maxItems: Math.min(Number(args.max_items ?? DEFAULT_MAX_ITEMS) || DEFAULT_MAX_ITEMS, MAX_ITEMS_CAP),
+      })
+      const checkpoint = checkpointOf(result.envelope)
+      if (checkpoint && ((checkpoint.url && modes.url) || modes.form)) {
+        const request =
+          checkpoint.url && modes.url
+            ? sdk.inputRequired.elicitUrl({ message: checkpoint.message, url: checkpoint.url })
+            : sdk.inputRequired.elicit({
+                message: `${checkpoint.message}. Accept once done.`,
+                requestedSchema: { type: 'object', properties: { done: { type: 'boolean', title: 'Done' } } },
+              })
+        return sdk.inputRequired({
+          inputRequests: { human: request },
+          requestState: JSON.stringify({ kind: 'resume', resume: checkpoint.resume }),
+        })
+      }
+      return toolResult(result.envelope, mcpHint(result.envelope, def.name))
+    }
+    let argv: string[]
+    try {
+      argv = toArgv(desc, args)
+    } catch (error) {
+      return toolResult(errorEnvelopeOf(toAgentError(error), catalogue))
+    }
+    const state = readState(ctx.mcpReq.requestState())
+    if (state?.kind === 'approve') {
+      const view = sdk.inputResponse(ctx.mcpReq.inputResponses, 'approve')
+      // Only a person's explicit yes applies the change; anything else is the plain gate's refusal.
+      const yes = view.kind === 'elicit' && view.action === 'accept' && view.content?.approve === true
+      return run(yes ? toArgv(desc, { ...args, confirm: state.token }) : argv)
+    }
+    if (state?.kind === 'resume') {
+      const view = sdk.inputResponse(ctx.mcpReq.inputResponses, 'human')
+      const resume = resumeArgv(launcher.bin, state.resume)
+      if (view.kind === 'elicit' && view.action === 'accept' && resume) return run(resume)
+    }
+    if (approval && desc.type === 'write' && modes.form && args.dry_run === undefined && args.confirm === undefined) {
+      const dry = await runCall(launcher, toArgv(desc, { ...args, dry_run: true }), { signal })
+      const planned = dryRunOf(dry)
+      if (!planned) return toolResult(dry.envelope, mcpHint(dry.envelope, def.name))
+      return sdk.inputRequired({
+        inputRequests: {
+          approve: sdk.inputRequired.elicit({
+            message: approvalMessage(def.name, planned.preview),
+            requestedSchema: APPROVAL_SCHEMA as never,
+          }),
+        },
+        requestState: JSON.stringify({ kind: 'approve', token: planned.token }),
+      })
+    }
+    return run(argv)
+  }
+}
