@@ -49,3 +49,11 @@ export async function openSession(box: Sandbox, options: Options = {}): Promise<
 export function sc(result: unknown): any {
   return (result as { structuredContent?: unknown }).structuredContent
 }
+
+/** An envelope without `meta.duration_ms`, the one member two runs of the same call may differ in. */
+// biome-ignore lint/suspicious/noExplicitAny: envelopes are compared structurally
+export function withoutDuration(envelope: any): any {
+  if (!envelope || typeof envelope !== 'object') return envelope
+  const { duration_ms: _, ...meta } = envelope.meta ?? {}
+  return { ...envelope, meta }
+}

@@ -105,10 +105,7 @@ export async function serveMcp(options: ServeOptions): Promise<void> {
     for (const { def, desc } of byName.values()) register(def, (args, ctx) => call(def, desc, args, ctx))
   }
   const skills = join(config.root, 'skills')
-  if (existsSync(skills)) {
-    const { loadSkills } = await import('@modelcontextprotocol/server/ext/skills/node')
-    ;(await loadSkills(skills)).attach(server)
-  }
+  if (existsSync(skills)) await (await import('./skills.js')).attachSkills(server, skills)
   const stdout = new Writable({
     write(chunk: Buffer, _encoding, done) {
       void writeStdout(chunk).then(() => done())
