@@ -11,13 +11,15 @@ export type Session = {
   close(): Promise<void>
 }
 
+type Answer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }
+
 type Options = {
   bin?: string
   args?: string[]
   env?: Record<string, string>
   /** Declare elicitation and answer each request with this function (a person at the client). */
   // biome-ignore lint/suspicious/noExplicitAny: the elicitation request params are loosely typed here
-  elicit?: (params: any) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }
+  elicit?: (params: any) => Answer | Promise<Answer>
 }
 
 /** Start `<bin> mcp` in the sandbox and connect the official client to it. */
@@ -38,7 +40,7 @@ export async function openSession(box: Sandbox, options: Options = {}): Promise<
   )
   if (options.elicit) {
     const answer = options.elicit
-    client.setRequestHandler('elicitation/create', async (request) => answer(request.params) as never)
+    client.setRequestHandler('elicitation/create', async (request) => (await answer(request.params)) as never)
   }
   await client.connect(transport)
   return { client, stderr: () => log, close: () => client.close() }

@@ -162,14 +162,14 @@ function callHandler(
     const caps = (ctx.mcpReq.envelope?.['io.modelcontextprotocol/clientCapabilities'] ??
       server.server.getClientCapabilities()) as Caps
     const modes = elicitModes(caps)
-    const run = async (argv: string[]) => {
+    const run = async (argv: string[], ask = true) => {
       const result = await runCall(launcher, argv, {
         signal,
         stream: desc.stream,
         maxItems: Math.min(Number(args.max_items ?? DEFAULT_MAX_ITEMS) || DEFAULT_MAX_ITEMS, MAX_ITEMS_CAP),
       })
       const checkpoint = checkpointOf(result.envelope)
-      if (checkpoint && ((checkpoint.url && modes.url) || modes.form)) {
+      if (ask && checkpoint && ((checkpoint.url && modes.url) || modes.form)) {
         const request =
           checkpoint.url && modes.url
             ? sdk.inputRequired.elicitUrl({ message: checkpoint.message, url: checkpoint.url })
@@ -201,6 +201,8 @@ function callHandler(
       const view = sdk.inputResponse(ctx.mcpReq.inputResponses, 'human')
       const resume = resumeArgv(launcher.bin, state.resume)
       if (view.kind === 'elicit' && view.action === 'accept' && resume) return run(resume)
+      // Declined or cancelled: the plain answer (a checkpoint and its resume), without asking again.
+      return run(argv, false)
     }
     if (approval && desc.type === 'write' && modes.form && args.dry_run === undefined && args.confirm === undefined) {
       const dry = await runCall(launcher, toArgv(desc, { ...args, dry_run: true }), { signal })
