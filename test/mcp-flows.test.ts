@@ -1,7 +1,7 @@
+import { writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { writeFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { env, seed, tasks, useSandbox } from './helpers.js'
 import { openSession, sc } from './mcp-session.js'
@@ -76,9 +76,7 @@ describe('tool mcp: checkpoints, jobs, cancellation, discovery', () => {
     try {
       const dry = sc(await s.client.callTool({ name: 'import', arguments: { file, dry_run: true } }))
       expect(dry.ok).toBe(true)
-      const job = sc(
-        await s.client.callTool({ name: 'import', arguments: { file, confirm: dry.data.confirm_token } }),
-      )
+      const job = sc(await s.client.callTool({ name: 'import', arguments: { file, confirm: dry.data.confirm_token } }))
       expect(job.ok, JSON.stringify(job)).toBe(true)
       expect(job.data.job_id).toMatch(/^job_/)
       const id = job.data.job_id as string
@@ -138,7 +136,9 @@ describe('tool mcp: checkpoints, jobs, cancellation, discovery', () => {
       expect(described.annotations).toEqual(plain.annotations)
       const got = sc(await s.client.callTool({ name: 'call_tool', arguments: { name: 'get', arguments: { id: '1' } } }))
       expect(got.data.title).toBe('one')
-      const gated = sc(await s.client.callTool({ name: 'call_tool', arguments: { name: 'create', arguments: { title: 'x' } } }))
+      const gated = sc(
+        await s.client.callTool({ name: 'call_tool', arguments: { name: 'create', arguments: { title: 'x' } } }),
+      )
       expect(gated.error.code).toBe('E_CONFIRMATION_REQUIRED')
       const unknown = sc(await s.client.callTool({ name: 'call_tool', arguments: { name: 'nope' } }))
       expect(unknown.error.code).toBe('E_USAGE')

@@ -97,10 +97,20 @@ describe('tool mcp: calls answer with the CLI envelope', () => {
       ['list', { status: 'nope' }, ['list', '--status', 'nope'], 'E_VALIDATION'],
       ['list', { colour: 'red' }, ['list', '--colour', 'red'], 'E_USAGE'],
       ['create', { title: 'x' }, ['create', '--title', 'x'], 'E_CONFIRMATION_REQUIRED'],
-      ['edit', { id: '1', title: 'y', confirm: 'ct_2.forged.sig' }, ['edit', '1', '--title', 'y', '--confirm', 'ct_2.forged.sig'], 'E_CONFLICT'],
+      [
+        'edit',
+        { id: '1', title: 'y', confirm: 'ct_2.forged.sig' },
+        ['edit', '1', '--title', 'y', '--confirm', 'ct_2.forged.sig'],
+        'E_CONFLICT',
+      ],
       ['login', {}, ['login'], 'E_HUMAN_REQUIRED'],
       ['sync', { dry_run: true }, ['sync', '--dry-run'], 'E_CONFIG'],
-      ['job_status', { id: 'job_00000000000000000000' }, ['job', 'status', '--id', 'job_00000000000000000000'], 'E_NOT_FOUND'],
+      [
+        'job_status',
+        { id: 'job_00000000000000000000' },
+        ['job', 'status', '--id', 'job_00000000000000000000'],
+        'E_NOT_FOUND',
+      ],
     ]
     try {
       for (const [tool, args, argv, code] of cases) {
@@ -270,7 +280,10 @@ describe('tool mcp: writes keep the gate, one secret and one ledger with the CLI
       }
     }
     expect(env(await tasks(box(), ['list'])).data.items.map((t: { title: string }) => t.title)).toEqual(['approved'])
-    const off = await openSession(box(), { args: ['--no-approval'], elicit: () => ({ action: 'accept', content: { approve: true } }) })
+    const off = await openSession(box(), {
+      args: ['--no-approval'],
+      elicit: () => ({ action: 'accept', content: { approve: true } }),
+    })
     try {
       const r = sc(await off.client.callTool({ name: 'create', arguments: { title: 'never asked' } }))
       expect(r.error.code).toBe('E_CONFIRMATION_REQUIRED')
