@@ -48,8 +48,7 @@ function fromArgv(
     if (token.startsWith('-')) return undefined
     const p = positional[pos]
     if (!p) return undefined
-    if (p.multiple)
-      ((args[argName(p.name)] as string[] | undefined) ?? (args[argName(p.name)] = [])).push(token) as never
+    if (p.multiple) args[argName(p.name)] = [...((args[argName(p.name)] as string[] | undefined) ?? []), token]
     else {
       args[argName(p.name)] = token
       pos++
