@@ -58,8 +58,24 @@ const median = (xs) => {
 }
 const c = median(cli)
 const m = median(mcp)
-console.log(`get: MCP call over an open session vs CLI cold start, ${rounds} alternated rounds, node ${process.version}`)
+console.log(
+  `get: MCP call over an open session vs CLI cold start, ${rounds} alternated rounds, node ${process.version}`,
+)
 console.log('variant'.padEnd(30), 'median ms'.padStart(10), 'min'.padStart(7))
-console.log('tasks get 1 (CLI cold start)'.padEnd(30), c.toFixed(1).padStart(10), Math.min(...cli).toFixed(1).padStart(7))
-console.log('get over MCP (open session)'.padEnd(30), m.toFixed(1).padStart(10), Math.min(...mcp).toFixed(1).padStart(7))
-console.log(`ratio MCP / CLI: ${(m / c).toFixed(2)}; session start (spawn, handshake, tools/list): ${sessionMs.toFixed(0)} ms`)
+console.log(
+  'tasks get 1 (CLI cold start)'.padEnd(30),
+  c.toFixed(1).padStart(10),
+  Math.min(...cli)
+    .toFixed(1)
+    .padStart(7),
+)
+console.log(
+  'get over MCP (open session)'.padEnd(30),
+  m.toFixed(1).padStart(10),
+  Math.min(...mcp)
+    .toFixed(1)
+    .padStart(7),
+)
+console.log(
+  `ratio MCP / CLI: ${(m / c).toFixed(2)}; session start (spawn, handshake, tools/list): ${sessionMs.toFixed(0)} ms`,
+)

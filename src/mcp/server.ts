@@ -55,7 +55,7 @@ type Handler = (args: Record<string, unknown>, ctx: Ctx) => Promise<unknown>
  * a call runs the tool's own bin with the argv the arguments map to (see {@link toArgv}), so a result's
  * `structuredContent` is the envelope the CLI prints for that call, with its codes, write gate and ledger.
  */
-export async function serveMcp(options: ServeOptions): Promise<void> {
+export async function serveMcp(options: ServeOptions): Promise<{ messages: number }> {
   const sdk = await import('@modelcontextprotocol/server')
   const { StdioServerTransport } = await import('@modelcontextprotocol/server/stdio')
   const { config, catalogue } = options
@@ -116,8 +116,15 @@ export async function serveMcp(options: ServeOptions): Promise<void> {
     server.server.onclose = () => resolve()
   })
   await server.connect(transport)
+  let messages = 0
+  const receive = transport.onmessage
+  transport.onmessage = (...args) => {
+    messages++
+    receive?.(...args)
+  }
   options.signal?.addEventListener('abort', () => void server.close(), { once: true })
   await closed
+  return { messages }
 }
 
 function unknownTool(name: string, defs: readonly ToolDef[], catalogue: Catalogue): ToolResult {

@@ -53,6 +53,7 @@ export const referenceSchema = (z: ZodNamespace) =>
         stream: z.boolean(),
         raw: z.boolean(),
         async: z.boolean(),
+        hints: z.object({ destructive: z.boolean(), idempotent: z.boolean(), open_world: z.boolean() }).optional(),
       }),
     ),
     exit_codes: z.record(z.string(), z.string()),

@@ -1,4 +1,4 @@
-import { AgentCommand, Flags } from 'agentcli'
+import { AgentCommand, Flags, output } from 'agentcli'
 
 export default class Mcp extends AgentCommand {
   static override summary = 'Serve this tool over the Model Context Protocol (stdio)'
@@ -18,18 +18,25 @@ export default class Mcp extends AgentCommand {
     }),
   }
 
+  static override output = output((z) => z.object({ messages: z.literal(0), note: z.string() }))
+
   async execute() {
     const { flags } = await this.parse(Mcp)
     // The SDK loads here and nowhere else: no other command pays for it.
     const { serveMcp } = await import('agentcli/mcp')
-    await serveMcp({
+    const { messages } = await serveMcp({
       config: this.config,
       catalogue: this.catalogue,
       discovery: flags.discovery,
       approval: flags.approval,
       signal: this.signal,
     })
-    // stdout carried the protocol: nothing more is printed.
-    return this.raw('')
+    // stdout carried the protocol: nothing more may be printed. Run without a client (stdin closed at once), there
+    // was no protocol, and the call answers like any other: one envelope.
+    if (messages > 0) return this.raw('')
+    return {
+      messages: 0 as const,
+      note: `stdin closed before any MCP message: start ${this.config.bin} mcp from an MCP client (see docs/mcp.md)`,
+    }
   }
 }
