@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // npm run bench:mcp: per-call latency of `get` over an open MCP session (`tasks mcp`, the official client over
 // stdio) against a CLI cold start of `tasks get 1`, alternated in one run. Prints medians and their ratio. Brief:
-// BENCH_ROUNDS (default 20) rounds. Not a test.
+// BENCH_ROUNDS (default 20) rounds. `node -e 0` is the floor of a process per call. Not a test.
 import { spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -35,8 +35,12 @@ const sessionMs = Number(process.hrtime.bigint() - sessionStart) / 1e6
 
 const cli = []
 const mcp = []
+const floor = []
 const once = async () => {
   let start = process.hrtime.bigint()
+  spawnSync(node, ['-e', '0'], { env, stdio: 'ignore' })
+  floor.push(Number(process.hrtime.bigint() - start) / 1e6)
+  start = process.hrtime.bigint()
   const run = spawnSync(node, [bin, 'get', '1'], { env, stdio: ['ignore', 'pipe', 'ignore'] })
   cli.push(Number(process.hrtime.bigint() - start) / 1e6)
   if (run.status !== 0) throw new Error(`tasks get 1 exited ${run.status}`)
@@ -48,6 +52,7 @@ const once = async () => {
 for (let warm = 0; warm < 2; warm++) await once()
 cli.length = 0
 mcp.length = 0
+floor.length = 0
 for (let round = 0; round < rounds; round++) await once()
 await client.close()
 rmSync(home, { recursive: true, force: true })
@@ -62,20 +67,17 @@ console.log(
   `get: MCP call over an open session vs CLI cold start, ${rounds} alternated rounds, node ${process.version}`,
 )
 console.log('variant'.padEnd(30), 'median ms'.padStart(10), 'min'.padStart(7))
-console.log(
-  'tasks get 1 (CLI cold start)'.padEnd(30),
-  c.toFixed(1).padStart(10),
-  Math.min(...cli)
-    .toFixed(1)
-    .padStart(7),
-)
-console.log(
-  'get over MCP (open session)'.padEnd(30),
-  m.toFixed(1).padStart(10),
-  Math.min(...mcp)
-    .toFixed(1)
-    .padStart(7),
-)
+const row = (name, xs) =>
+  console.log(
+    name.padEnd(32),
+    median(xs).toFixed(1).padStart(10),
+    Math.min(...xs)
+      .toFixed(1)
+      .padStart(7),
+  )
+row('tasks get 1 (CLI cold start)', cli)
+row('get over MCP (open session)', mcp)
+row('node -e 0 (floor of a process)', floor)
 console.log(
   `ratio MCP / CLI: ${(m / c).toFixed(2)}; session start (spawn, handshake, tools/list): ${sessionMs.toFixed(0)} ms`,
 )

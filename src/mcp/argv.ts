@@ -28,6 +28,11 @@ export function toArgv(c: Pick<CommandDescription, 'path' | 'params'>, args: Rec
   for (const [key, value] of Object.entries(args)) {
     if (SERVER_ARGS.has(key) || value === undefined) continue
     const p = params.get(key)
+    if (!p && !/^[a-z][a-z0-9_]*$/i.test(key))
+      // A name that is not a word could smuggle a flag and its value (`format=text`) into one token.
+      throw new AgentError('E_USAGE', `Unknown argument: ${JSON.stringify(key)}`, {
+        details: { got: key, allowed: [...params.keys()] },
+      })
     if (!p) {
       flags.push(`--${key.replaceAll('_', '-')}`, ...(value === true ? [] : [String(value)]))
       continue
