@@ -25,11 +25,14 @@ async function until<T>(fn: () => Promise<T | undefined>, ms = 15_000): Promise<
   }
 }
 
-describe('tool mcp: checkpoints, jobs, cancellation, discovery', () => {
+describe.each([
+  ['2025-11-25 handshake', false],
+  ['2026-07-28', true],
+])('tool mcp (%s): checkpoints, jobs, cancellation, discovery', (_era, modern) => {
   const box = useSandbox()
 
   it('E_HUMAN_REQUIRED: without elicitation the error envelope with resume; with it, the person acts and the call resumes', async () => {
-    const plain = await openSession(box())
+    const plain = await openSession(box(), { modern })
     try {
       const r = sc(await plain.client.callTool({ name: 'login', arguments: {} }))
       expect(r.error.code).toBe('E_HUMAN_REQUIRED')
@@ -39,6 +42,7 @@ describe('tool mcp: checkpoints, jobs, cancellation, discovery', () => {
     }
     const messages: string[] = []
     const person = await openSession(box(), {
+      modern,
       elicit: async (p) => {
         messages.push(p.message)
         // The person at the client enters the code on the approval page (the example's stand-in for a browser).
@@ -59,7 +63,7 @@ describe('tool mcp: checkpoints, jobs, cancellation, discovery', () => {
   })
 
   it('a declined checkpoint answers with the error envelope and its resume', async () => {
-    const s = await openSession(box(), { elicit: () => ({ action: 'decline' }) })
+    const s = await openSession(box(), { modern, elicit: () => ({ action: 'decline' }) })
     try {
       const r = sc(await s.client.callTool({ name: 'login', arguments: {} }))
       expect(r.error.code).toBe('E_HUMAN_REQUIRED')
@@ -72,7 +76,7 @@ describe('tool mcp: checkpoints, jobs, cancellation, discovery', () => {
   it('an async job: submitting returns the handle; job_status and job_result follow it', async () => {
     const file = join(box().root, 'in.jsonl')
     writeFileSync(file, '{"title":"a"}\n{"title":"b","status":"done"}\n')
-    const s = await openSession(box())
+    const s = await openSession(box(), { modern })
     try {
       const dry = sc(await s.client.callTool({ name: 'import', arguments: { file, dry_run: true } }))
       expect(dry.ok).toBe(true)
@@ -99,7 +103,7 @@ describe('tool mcp: checkpoints, jobs, cancellation, discovery', () => {
     const upstream: Server = createServer((req) => held.push(req.socket))
     await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r))
     const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`
-    const s = await openSession(box(), { env: { TASKS_API_URL: url, TASKS_HTTP_TIMEOUT_MS: '60000' } })
+    const s = await openSession(box(), { modern, env: { TASKS_API_URL: url, TASKS_HTTP_TIMEOUT_MS: '60000' } })
     try {
       const controller = new AbortController()
       const pending = s.client.callTool({ name: 'login', arguments: {} }, { signal: controller.signal })
@@ -122,10 +126,10 @@ describe('tool mcp: checkpoints, jobs, cancellation, discovery', () => {
 
   it('progressive discovery lists search_tools, describe_tool and call_tool; they reach the same tools', async () => {
     seed(box(), [{ id: '1', title: 'one' }])
-    const full = await openSession(box())
+    const full = await openSession(box(), { modern })
     const plain = (await full.client.listTools()).tools.find((t) => t.name === 'get')!
     await full.close()
-    const s = await openSession(box(), { args: ['--discovery'] })
+    const s = await openSession(box(), { modern, args: ['--discovery'] })
     try {
       const { tools } = await s.client.listTools()
       expect(tools.map((t) => t.name)).toEqual(['search_tools', 'describe_tool', 'call_tool'])

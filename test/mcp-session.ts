@@ -16,6 +16,8 @@ type Answer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string
 type Options = {
   bin?: string
   args?: string[]
+  /** Speak the stateless 2026-07-28 revision (pinned) instead of the 2025-11-25 handshake the client defaults to. */
+  modern?: boolean
   env?: Record<string, string>
   /** Declare elicitation and answer each request with this function (a person at the client). */
   // biome-ignore lint/suspicious/noExplicitAny: the elicitation request params are loosely typed here
@@ -36,7 +38,10 @@ export async function openSession(box: Sandbox, options: Options = {}): Promise<
   })
   const client = new Client(
     { name: 'agentcli-test', version: '1.0.0' },
-    options.elicit ? { capabilities: { elicitation: { form: {}, url: {} } } } : {},
+    {
+      ...(options.elicit ? { capabilities: { elicitation: { form: {}, url: {} } } } : {}),
+      ...(options.modern ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}),
+    },
   )
   if (options.elicit) {
     const answer = options.elicit

@@ -12,6 +12,8 @@ describe('tool mcp: the listing', () => {
     const ref = env(await tasks(box(), ['reference']))
     const s = await openSession(box())
     try {
+      // The client's default: the 2025-11-25 initialize handshake, which the server still serves.
+      expect(s.client.getProtocolEra()).toBe('legacy')
       const { tools } = await s.client.listTools()
       const expected = (ref.data.commands as Array<{ path: string }>)
         .map((c) => c.path)

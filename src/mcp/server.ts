@@ -57,7 +57,7 @@ type Handler = (args: Record<string, unknown>, ctx: Ctx) => Promise<unknown>
  */
 export async function serveMcp(options: ServeOptions): Promise<{ messages: number }> {
   const sdk = await import('@modelcontextprotocol/server')
-  const { StdioServerTransport } = await import('@modelcontextprotocol/server/stdio')
+  const { StdioServerTransport, serveStdio } = await import('@modelcontextprotocol/server/stdio')
   const { config, catalogue } = options
   const descriptions = await describeCommands(config)
   const defs = toolDefs(descriptions)
@@ -67,63 +67,74 @@ export async function serveMcp(options: ServeOptions): Promise<{ messages: numbe
     bin: config.bin,
     onSpawn: (pid, argv) => process.stderr.write(`mcp: ${argv.join(' ')} (pid ${pid})\n`),
   }
-  const server = new sdk.McpServer(
-    { name: config.bin, version: config.version, description: String(config.pjson.description ?? '') },
-    { instructions: `Tools of ${config.bin}: one per command of \`${config.bin} reference\`.` },
-  )
+  const skillsDir = join(config.root, 'skills')
+  const skills = existsSync(skillsDir) ? await (await import('./skills.js')).loadSkillCatalog(skillsDir) : undefined
   const open: import('@modelcontextprotocol/server').jsonSchemaValidator = {
     // The CLI validates arguments and output itself, so both surfaces refuse with the same code.
     getValidator: () => (input: unknown) => ({ valid: true, data: input as never, errorMessage: undefined }),
   }
-  const call = callHandler(sdk, server, launcher, catalogue, options.approval !== false)
-  const register = (
-    def: Pick<ToolDef, 'name' | 'title' | 'description' | 'inputSchema' | 'annotations'> & {
-      outputSchema?: Record<string, unknown>
-    },
-    handler: Handler,
-  ) =>
-    server.registerTool(
-      def.name,
-      {
-        title: def.title,
-        description: def.description,
-        inputSchema: sdk.fromJsonSchema(def.inputSchema as never, open),
-        ...(def.outputSchema ? { outputSchema: sdk.fromJsonSchema(def.outputSchema as never, open) } : {}),
-        annotations: def.annotations,
-      },
-      handler as never,
+  const { discoveryTools } = options.discovery ? await import('./discovery.js') : { discoveryTools: undefined }
+
+  // One server per connection, built the same way for either era: serveStdio picks the era from the opening
+  // exchange (2026-07-28 through server/discover, else the 2025-11-25 initialize handshake).
+  const build = () => {
+    const server = new sdk.McpServer(
+      { name: config.bin, version: config.version, description: String(config.pjson.description ?? '') },
+      { instructions: `Tools of ${config.bin}: one per command of \`${config.bin} reference\`.` },
     )
-  if (options.discovery) {
-    const { discoveryTools } = await import('./discovery.js')
-    for (const tool of discoveryTools(defs, (name, args, ctx) => {
-      const entry = byName.get(name)
-      if (!entry) return Promise.resolve(unknownTool(name, defs, catalogue))
-      return call(entry.def, entry.desc, args, ctx as Ctx)
-    }))
-      register(tool.def, tool.handler as Handler)
-  } else {
-    for (const { def, desc } of byName.values()) register(def, (args, ctx) => call(def, desc, args, ctx))
+    const call = callHandler(sdk, server, launcher, catalogue, options.approval !== false)
+    const register = (
+      def: Pick<ToolDef, 'name' | 'title' | 'description' | 'inputSchema' | 'annotations'> & {
+        outputSchema?: Record<string, unknown>
+      },
+      handler: Handler,
+    ) =>
+      server.registerTool(
+        def.name,
+        {
+          title: def.title,
+          description: def.description,
+          inputSchema: sdk.fromJsonSchema(def.inputSchema as never, open),
+          ...(def.outputSchema ? { outputSchema: sdk.fromJsonSchema(def.outputSchema as never, open) } : {}),
+          annotations: def.annotations,
+        },
+        handler as never,
+      )
+    if (discoveryTools) {
+      for (const tool of discoveryTools(defs, (name, args, ctx) => {
+        const entry = byName.get(name)
+        if (!entry) return Promise.resolve(unknownTool(name, defs, catalogue))
+        return call(entry.def, entry.desc, args, ctx as Ctx)
+      }))
+        register(tool.def, tool.handler as Handler)
+    } else {
+      for (const { def, desc } of byName.values()) register(def, (args, ctx) => call(def, desc, args, ctx))
+    }
+    skills?.attach(server)
+    return server
   }
-  const skills = join(config.root, 'skills')
-  if (existsSync(skills)) await (await import('./skills.js')).attachSkills(server, skills)
   const stdout = new Writable({
     write(chunk: Buffer, _encoding, done) {
       void writeStdout(chunk).then(() => done())
     },
   })
-  const transport = new StdioServerTransport(process.stdin, stdout)
-  const closed = new Promise<void>((resolve) => {
-    server.server.onclose = () => resolve()
-  })
-  await server.connect(transport)
   let messages = 0
-  const receive = transport.onmessage
-  transport.onmessage = (...args) => {
+  const spoke = () => {
     messages++
-    receive?.(...args)
   }
-  options.signal?.addEventListener('abort', () => void server.close(), { once: true })
+  process.stdin.once('data', spoke)
+  const closed = new Promise<void>((resolve) => {
+    process.stdin.once('end', resolve)
+    process.stdin.once('close', resolve)
+    options.signal?.addEventListener('abort', () => resolve(), { once: true })
+  })
+  const handle = serveStdio(build, {
+    transport: new StdioServerTransport(process.stdin, stdout),
+    onerror: (error) => process.stderr.write(`mcp: ${error.message}\n`),
+  })
   await closed
+  process.stdin.off('data', spoke)
+  await handle.close()
   return { messages }
 }
 

@@ -33,15 +33,14 @@ function walk(root: string, dir: string, out: Record<string, string | Uint8Array
   }
 }
 
-/** Offer the tool's skills (`skills/<name>/SKILL.md` and its files) through the MCP skills extension. */
-export async function attachSkills(server: Server, root: string): Promise<void> {
+/** The tool's skills (`skills/<name>/SKILL.md` and its files) for the MCP skills extension (attach to each server). */
+export async function loadSkillCatalog(root: string): Promise<{ attach(server: Server): void }> {
   const { SkillsExtension, memorySkillFiles } = await import('@modelcontextprotocol/server/ext/skills')
   const files: Record<string, string | Uint8Array> = {}
   walk(root, root, files)
   for (const [path, content] of Object.entries(files))
     if (path.endsWith('/SKILL.md')) files[path] = await servable(Buffer.from(content).toString('utf8'))
-  const catalog = await SkillsExtension.load(memorySkillFiles(files), {
+  return SkillsExtension.load(memorySkillFiles(files), {
     onWarning: (w) => process.stderr.write(`mcp: skill ${w.path}: ${w.message}\n`),
   })
-  catalog.attach(server)
 }

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest'
+import { env, seed, tasks, useSandbox } from './helpers.js'
+import { openSession, sc, withoutDuration } from './mcp-session.js'
+
+// The same surface on the stateless 2026-07-28 revision: no initialize, capabilities in each request, input
+// required as a result the client answers by calling again (the other suites use the 2025-11-25 handshake).
+describe('tool mcp on the 2026-07-28 revision', () => {
+  const box = useSandbox()
+
+  it('lists the tools and answers a read with the CLI envelope', async () => {
+    seed(box(), [{ id: '1', title: 'one' }])
+    const cli = env(await tasks(box(), ['get', '1']))
+    const s = await openSession(box(), { modern: true })
+    try {
+      expect(s.client.getNegotiatedProtocolVersion()).toBe('2026-07-28')
+      expect(s.client.getProtocolEra()).toBe('modern')
+      const { tools } = await s.client.listTools()
+      expect(tools.map((t) => t.name)).toContain('job_status')
+      const r = await s.client.callTool({ name: 'get', arguments: { id: '1' } })
+      expect(withoutDuration(sc(r))).toEqual(withoutDuration(cli))
+      const missing = await s.client.callTool({ name: 'get', arguments: { id: '9' } })
+      expect(missing.isError).toBe(true)
+      expect(sc(missing).error.code).toBe('E_NOT_FOUND')
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('keeps the gate, and asks the person through an input-required result where the client can show it', async () => {
+    const plain = await openSession(box(), { modern: true })
+    try {
+      const r = sc(await plain.client.callTool({ name: 'create', arguments: { title: 'x' } }))
+      expect(r.error.code).toBe('E_CONFIRMATION_REQUIRED')
+    } finally {
+      await plain.close()
+    }
+    const asked: string[] = []
+    const person = await openSession(box(), {
+      modern: true,
+      elicit: (p) => {
+        asked.push(p.message)
+        return { action: 'accept', content: { approve: true } }
+      },
+    })
+    try {
+      const r = sc(await person.client.callTool({ name: 'create', arguments: { title: 'approved' } }))
+      expect(r.ok, JSON.stringify(r)).toBe(true)
+      expect(asked).toHaveLength(1)
+    } finally {
+      await person.close()
+    }
+    expect(env(await tasks(box(), ['list'])).data.items.map((t: { title: string }) => t.title)).toEqual(['approved'])
+  })
+
+  it('a checkpoint goes through input required and resumes', async () => {
+    const s = await openSession(box(), {
+      modern: true,
+      elicit: async (p) => {
+        const code = /code ([0-9A-F]{8})/.exec(p.message)![1]!
+        expect(env(await tasks(box(), ['login', 'approve', code])).ok).toBe(true)
+        return { action: 'accept', content: { done: true } }
+      },
+    })
+    try {
+      const r = sc(await s.client.callTool({ name: 'login', arguments: {} }))
+      expect(r.ok, JSON.stringify(r)).toBe(true)
+      expect(r.data.logged_in).toBe(true)
+    } finally {
+      await s.close()
+    }
+  })
+})
