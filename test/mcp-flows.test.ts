@@ -2,9 +2,11 @@ import { writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
+import { HttpResponse, http } from 'msw'
 import { describe, expect, it } from 'vitest'
 import { env, seed, tasks, useSandbox } from './helpers.js'
 import { openSession, sc } from './mcp-session.js'
+import { startUpstream } from './upstream.js'
 
 function alive(pid: number): boolean {
   try {
@@ -59,6 +61,47 @@ describe.each([
       expect(env(await tasks(box(), ['whoami'])).data.account).toBe('local-user')
     } finally {
       await person.close()
+    }
+  })
+
+  it('a device login over an https URL uses URL-mode elicitation, then resumes once the person approved', async () => {
+    let approved = false
+    const api = await startUpstream([
+      http.post('*/oauth/device/code', () =>
+        HttpResponse.json({
+          device_code: 'dc_1',
+          user_code: 'ABCD1234',
+          verification_uri: 'https://tasks.example/device',
+          expires_in: 600,
+        }),
+      ),
+      http.post('*/oauth/token', () =>
+        approved
+          ? HttpResponse.json({ access_token: 'tk_1', refresh_token: 'rt_1', expires_in: 3600, account: 'ann' })
+          : HttpResponse.json({ error: 'authorization_pending' }, { status: 400 }),
+      ),
+    ])
+    // biome-ignore lint/suspicious/noExplicitAny: elicitation params
+    const asked: any[] = []
+    const s = await openSession(box(), {
+      modern,
+      env: { TASKS_API_URL: api.url, TASKS_HTTP_RETRIES: '0', TASKS_CREDENTIAL_STORE: 'file' },
+      elicit: (p) => {
+        asked.push(p)
+        approved = true
+        return { action: 'accept' }
+      },
+    })
+    try {
+      const r = sc(await s.client.callTool({ name: 'login', arguments: {} }))
+      expect(asked).toHaveLength(1)
+      expect(asked[0]).toMatchObject({ mode: 'url', url: 'https://tasks.example/device' })
+      expect(asked[0].message).toContain('ABCD1234')
+      expect(r.ok, JSON.stringify(r)).toBe(true)
+      expect(r.data).toMatchObject({ account: 'ann', logged_in: true })
+    } finally {
+      await s.close()
+      await api.close()
     }
   })
 
