@@ -94,6 +94,8 @@ describe('agentcli init', () => {
     expect(pjson.dependencies.agentcli).toBe('file:/tmp/agentcli-0.1.0.tgz')
     expect(existsSync(join(dir, 'skills/weather/SKILL.md'))).toBe(true)
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('# @acme/weather')
+    // A scope's slash never lands in a file name the tool makes (its test sandbox prefix).
+    expect(readFileSync(join(dir, 'test/commands.test.ts'), 'utf8')).toContain("sandbox('weather-test-')")
   })
 
   it('rewrites a relative file: spec so that it names, from the tool, what the author named from where they stand', async () => {
@@ -143,10 +145,15 @@ describe('agentcli init', () => {
     expect((run.json as Failed).error.details).toMatchObject({ reason: 'not_a_directory' })
   })
 
-  it('accepts an existing empty directory', async () => {
+  it('accepts an existing empty directory, the current one included', async () => {
     const dir = join(temp(), 'empty')
     mkdirSync(dir)
-    expect((await init([dir])).code).toBe(0)
+    const run = await runTool(AGENTCLI_BIN, ['init', '.'], { cwd: dir, env: { HOME: temp() } })
+    expect(run.code, run.stdout).toBe(0)
+    expect((run.json as Ok & { data: { next: string[] } }).data).toMatchObject({
+      name: 'empty',
+      next: ['npm install', 'npm test'],
+    })
     expect(existsSync(join(dir, 'package.json'))).toBe(true)
   })
 

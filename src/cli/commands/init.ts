@@ -80,7 +80,7 @@ export default class Init extends AgentCommand {
       bin: names.bin,
       agentcli,
       files: [...files.keys()].sort(),
-      next: [`cd ${args.dir}`, 'npm install', 'npm test'],
+      next: [...(dir === process.cwd() ? [] : [`cd ${args.dir}`]), 'npm install', 'npm test'],
     }
   }
 }

@@ -15,10 +15,14 @@ afterEach(() => {
   box = undefined
 })
 const run = (args: string[]) => {
-  box ??= sandbox('{{name}}-test-')
+  box ??= sandbox('{{bin}}-test-')
   return runTool(BIN, args, { env: box.env })
 }
-type Envelope = { ok: boolean; data: Record<string, unknown>; error: { code: string } }
+type Envelope = {
+  ok: boolean
+  data: Record<string, unknown>
+  error: { code: string; details: Record<string, unknown> }
+}
 const envelope = (stdout: string) => JSON.parse(stdout) as Envelope
 
 async function setNote(name: string, text: string) {
@@ -45,16 +49,19 @@ describe('list', () => {
     )
   })
 
-  it('refuses a limit out of range with E_USAGE or E_VALIDATION and exit 2', async () => {
+  it('refuses a limit out of range: E_VALIDATION, exit 2, naming the flag', async () => {
     const result = await run(['list', '--limit', '0'])
     assert.equal(result.code, 2)
-    assert.equal(envelope(result.stdout).ok, false)
+    const { error } = envelope(result.stdout)
+    assert.equal(error.code, 'E_VALIDATION')
+    assert.equal(error.details.param, '--limit')
   })
 })
 
 describe('set', () => {
   it('writes nothing without a confirm token', async () => {
     const result = await run(['set', 'greeting', '--text', 'hello'])
+    assert.equal(result.code, 5)
     assert.equal(envelope(result.stdout).error.code, 'E_CONFIRMATION_REQUIRED')
     assert.deepEqual((envelope((await run(['list'])).stdout).data as { items: unknown[] }).items, [])
   })
