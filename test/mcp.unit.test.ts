@@ -16,7 +16,7 @@ const param = (over: Partial<Param> & Pick<Param, 'name' | 'kind' | 'type'>): Pa
   ...over,
 })
 
-const edit = {
+const edit: Pick<CommandDescription, 'path' | 'params'> = {
   path: 'task edit',
   params: [
     param({ name: 'ids', kind: 'arg', type: 'string', multiple: true, required: true }),
@@ -25,7 +25,7 @@ const edit = {
     param({ name: 'limit', kind: 'flag', type: 'integer', minimum: 1, maximum: 10, default: 5 }),
     param({ name: 'tag', kind: 'flag', type: 'string', multiple: true }),
   ],
-} as const
+}
 
 describe('arguments → argv: the CLI call an MCP call is', () => {
   it('maps snake_case names to flags, arrays to repeats, true to a switch and false to nothing', () => {
