@@ -70,3 +70,44 @@ describe('tool mcp on the 2026-07-28 revision', () => {
     }
   })
 })
+
+describe('tool mcp: the state a client echoes back is sealed', () => {
+  const box = useSandbox()
+  const yes = { approve: { action: 'accept', content: { approve: true } } }
+
+  it('a tampered, foreign or replayed approval state applies nothing; only the genuine one applies, once', async () => {
+    const s = await openSession(box(), { modern: true, manual: true, elicit: () => ({ action: 'decline' }) })
+    try {
+      const first = (await s.client.callTool(
+        { name: 'create', arguments: { title: 'gated' } },
+        { allowInputRequired: true },
+        // biome-ignore lint/suspicious/noExplicitAny: the raw input-required result
+      )) as any
+      expect(first.resultType).toBe('input_required')
+      expect(first.inputRequests.approve).toBeDefined()
+      const state = first.requestState as string
+      const call = (requestState: string, name = 'create', args: Record<string, unknown> = { title: 'gated' }) =>
+        s.client.callTool({ name, arguments: args, inputResponses: yes, requestState }, { allowInputRequired: true })
+      // Tampered: one character of the MAC changed.
+      const flipped = state.slice(0, -2) + (state.at(-2) === 'A' ? 'B' : 'A') + state.at(-1)
+      const refused = await call(flipped).then(
+        () => undefined,
+        (error: Error) => error,
+      )
+      expect(refused).toMatchObject({ code: -32602, data: { reason: 'invalid_request_state' } })
+      // Foreign: a genuine state minted for create, echoed on delete, is not delete's approval.
+      // biome-ignore lint/suspicious/noExplicitAny: raw result
+      const foreign = (await call(state, 'delete', { ids: ['1'] })) as any
+      expect(foreign.resultType === 'input_required' || sc(foreign)?.ok === false).toBe(true)
+      expect(env(await tasks(box(), ['list'])).data.items).toHaveLength(0)
+      // Genuine: applied once; the same state again finds its token used.
+      const applied = sc(await call(state))
+      expect(applied.ok, JSON.stringify(applied)).toBe(true)
+      const replayed = sc(await call(state))
+      expect(replayed.error.code).toBe('E_CONFLICT')
+      expect(env(await tasks(box(), ['list'])).data.items).toHaveLength(1)
+    } finally {
+      await s.close()
+    }
+  })
+})

@@ -18,6 +18,8 @@ type Options = {
   args?: string[]
   /** Speak the stateless 2026-07-28 revision (pinned) instead of the 2025-11-25 handshake the client defaults to. */
   modern?: boolean
+  /** Answer input-required rounds by hand (the test plays the client): no automatic fulfilment. */
+  manual?: boolean
   env?: Record<string, string>
   /** Declare elicitation and answer each request with this function (a person at the client). */
   // biome-ignore lint/suspicious/noExplicitAny: the elicitation request params are loosely typed here
@@ -41,6 +43,7 @@ export async function openSession(box: Sandbox, options: Options = {}): Promise<
     {
       ...(options.elicit ? { capabilities: { elicitation: { form: {}, url: {} } } } : {}),
       ...(options.modern ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}),
+      ...(options.manual ? { inputRequired: { autoFulfill: false } } : {}),
     },
   )
   if (options.elicit) {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
@@ -62,6 +63,9 @@ export async function serveMcp(options: ServeOptions): Promise<{ messages: numbe
   const descriptions = await describeCommands(config)
   const defs = toolDefs(descriptions)
   const byName = new Map(defs.map((d) => [d.name, { def: d, desc: descriptions.find((c) => c.path === d.command)! }]))
+  // The state of an input-required round comes back from the client: sealed with a key only this process holds
+  // (one stdio process serves every round of a flow), expiring with the longest a person may take.
+  const codec = sdk.createRequestStateCodec<FlowState>({ key: randomBytes(32), ttlSeconds: 3600 })
   const launcher: Launcher = {
     command: options.launcher?.command ?? [process.execPath, process.argv[1]!],
     bin: config.bin,
@@ -80,9 +84,12 @@ export async function serveMcp(options: ServeOptions): Promise<{ messages: numbe
   const build = () => {
     const server = new sdk.McpServer(
       { name: config.bin, version: config.version, description: String(config.pjson.description ?? '') },
-      { instructions: `Tools of ${config.bin}: one per command of \`${config.bin} reference\`.` },
+      {
+        instructions: `Tools of ${config.bin}: one per command of \`${config.bin} reference\`.`,
+        requestState: { verify: codec.verify },
+      },
     )
-    const call = callHandler(sdk, server, launcher, catalogue, options.approval !== false)
+    const call = callHandler(sdk, server, codec, launcher, catalogue, options.approval !== false)
     const register = (
       def: Pick<ToolDef, 'name' | 'title' | 'description' | 'inputSchema' | 'annotations'> & {
         outputSchema?: Record<string, unknown>
@@ -145,21 +152,26 @@ function unknownTool(name: string, defs: readonly ToolDef[], catalogue: Catalogu
   return toolResult(errorEnvelopeOf(error, catalogue))
 }
 
-type ApprovalState = { kind: 'approve'; token: string } | { kind: 'resume'; resume: string }
+/** What an input-required round hands the client to echo back: which flow, for which tool, with what. */
+type FlowState = ({ kind: 'approve'; token: string } | { kind: 'resume'; resume: string }) & { tool: string }
+type Codec = { mint(payload: FlowState): Promise<string> }
 
-function readState(raw: unknown): ApprovalState | undefined {
-  if (typeof raw !== 'string') return undefined
-  try {
-    const value = JSON.parse(raw) as ApprovalState
-    if (value.kind === 'approve' && typeof value.token === 'string') return value
-    if (value.kind === 'resume' && typeof value.resume === 'string') return value
-  } catch {}
+/**
+ * The flow state of a retried call. The SDK's seam has already checked its HMAC (a forged or expired state is
+ * refused before any handler runs, as invalid params); it must also be this tool's.
+ */
+function readState(value: unknown, tool: string): FlowState | undefined {
+  const state = value as Partial<FlowState> | undefined
+  if (!state || typeof state !== 'object' || state.tool !== tool) return undefined
+  if (state.kind === 'approve' && typeof state.token === 'string') return state as FlowState
+  if (state.kind === 'resume' && typeof state.resume === 'string') return state as FlowState
   return undefined
 }
 
 function callHandler(
   sdk: Sdk,
   server: InstanceType<Sdk['McpServer']>,
+  codec: Codec,
   launcher: Launcher,
   catalogue: Catalogue,
   approval: boolean,
@@ -197,7 +209,7 @@ function callHandler(
               })
         return sdk.inputRequired({
           inputRequests: { human: request },
-          requestState: JSON.stringify({ kind: 'resume', resume: checkpoint.resume }),
+          requestState: await codec.mint({ kind: 'resume', resume: checkpoint.resume, tool: def.name }),
         })
       }
       return toolResult(result.envelope, mcpHint(result.envelope, def.name))
@@ -208,7 +220,7 @@ function callHandler(
     } catch (error) {
       return toolResult(errorEnvelopeOf(toAgentError(error), catalogue))
     }
-    const state = readState(ctx.mcpReq.requestState())
+    const state = readState(ctx.mcpReq.requestState(), def.name)
     if (state?.kind === 'approve') {
       const view = sdk.inputResponse(ctx.mcpReq.inputResponses, 'approve')
       // Only a person's explicit yes applies the change; anything else is the plain gate's refusal.
@@ -233,7 +245,7 @@ function callHandler(
             requestedSchema: APPROVAL_SCHEMA as never,
           }),
         },
-        requestState: JSON.stringify({ kind: 'approve', token: planned.token }),
+        requestState: await codec.mint({ kind: 'approve', token: planned.token, tool: def.name }),
       })
     }
     return run(argv)
