@@ -87,7 +87,10 @@ describe('tool mcp: the state a client echoes back is sealed', () => {
       expect(first.inputRequests.approve).toBeDefined()
       const state = first.requestState as string
       const call = (requestState: string, name = 'create', args: Record<string, unknown> = { title: 'gated' }) =>
-        s.client.callTool({ name, arguments: args, inputResponses: yes, requestState }, { allowInputRequired: true })
+        // The retry of the multi-round-trip flow carries the answers and the echoed state beside the arguments.
+        s.client.callTool({ name, arguments: args, inputResponses: yes, requestState } as never, {
+          allowInputRequired: true,
+        })
       // Tampered: one character of the MAC changed.
       const flipped = state.slice(0, -2) + (state.at(-2) === 'A' ? 'B' : 'A') + state.at(-1)
       const refused = await call(flipped).then(
