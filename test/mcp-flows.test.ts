@@ -167,6 +167,27 @@ describe.each([
     }
   })
 
+  it('a client that goes away mid-call leaves no call running: the server interrupts it and exits', async () => {
+    const held: Array<{ destroy(): void }> = []
+    const upstream: Server = createServer((req) => held.push(req.socket))
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r))
+    const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`
+    const s = await openSession(box(), { modern, env: { TASKS_API_URL: url, TASKS_HTTP_TIMEOUT_MS: '60000' } })
+    try {
+      const pending = s.client.callTool({ name: 'login', arguments: {} }).catch(() => undefined)
+      const pid = await until(async () => {
+        const m = /mcp: login \(pid (\d+)\)/.exec(s.stderr())
+        return m && held.length > 0 ? Number(m[1]) : undefined
+      })
+      await s.close()
+      await pending
+      await until(async () => (alive(pid) ? undefined : true), 5000)
+    } finally {
+      for (const socket of held) socket.destroy()
+      await new Promise((r) => upstream.close(r))
+    }
+  })
+
   it('progressive discovery lists search_tools, describe_tool and call_tool; they reach the same tools', async () => {
     seed(box(), [{ id: '1', title: 'one' }])
     const full = await openSession(box(), { modern })

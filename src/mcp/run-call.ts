@@ -11,6 +11,17 @@ export type Launcher = {
   onSpawn?: (pid: number, argv: readonly string[]) => void
 }
 
+const live = new Set<import('node:child_process').ChildProcess>()
+
+/**
+ * Interrupt every call still running (the client went away, or the server was interrupted): each gets SIGINT, as
+ * a CLI call does when its terminal goes, and winds down on its own.
+ */
+export function interruptCalls(): number {
+  for (const child of live) child.kill('SIGINT')
+  return live.size
+}
+
 /** What one CLI call printed: the envelope, or for a stream the gathered envelope. */
 export type CallResult = { envelope: Record<string, unknown>; exitCode: number | null }
 
@@ -41,6 +52,7 @@ export function runCall(
   return new Promise((resolve) => {
     const child = spawn(exe!, [...pre, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] })
     if (child.pid !== undefined) launcher.onSpawn?.(child.pid, argv)
+    live.add(child)
     const out: Buffer[] = []
     const err: Buffer[] = []
     const items: unknown[] = []
@@ -74,10 +86,12 @@ export function runCall(
       }
     })
     child.on('error', (error) => {
+      live.delete(child)
       options.signal?.removeEventListener('abort', onAbort)
       resolve({ envelope: internal(`could not start the tool: ${error.message}`, started), exitCode: null })
     })
     child.on('close', (code) => {
+      live.delete(child)
       options.signal?.removeEventListener('abort', onAbort)
       const stderr = Buffer.concat(err).toString('utf8').slice(-2000)
       if (options.stream) {

@@ -9,7 +9,7 @@ import type { Catalogue } from '../errors/catalogue.js'
 import { writeStdout } from '../output/stdout.js'
 import { type Ctx, callHandler, type FlowState } from './call-tool.js'
 import { errorEnvelopeOf, type ToolResult, toolResult } from './result.js'
-import type { Launcher } from './run-call.js'
+import { interruptCalls, type Launcher } from './run-call.js'
 import { type ToolDef, toolDefs } from './tools.js'
 
 /** Options of {@link serveMcp}. */
@@ -118,6 +118,8 @@ export async function serveMcp(options: ServeOptions): Promise<{ messages: numbe
   })
   await closed
   process.stdin.off('data', spoke)
+  const running = interruptCalls()
+  if (running > 0) process.stderr.write(`mcp: the client went away; interrupted ${running} running call(s)\n`)
   await handle.close()
   return { messages }
 }
