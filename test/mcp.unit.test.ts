@@ -58,6 +58,11 @@ describe('arguments → argv: the CLI call an MCP call is', () => {
       expect(() => toArgv(edit, { ids: ['1'], [key]: 'v' }), key).toThrow(/Unknown argument/)
   })
 
+  it("takes max_items as the server's on a stream only; elsewhere it is an unknown argument", () => {
+    expect(toArgv({ ...edit, stream: true }, { ids: ['1'], max_items: 5 })).toEqual(['task', 'edit', '1'])
+    expect(toArgv(edit, { ids: ['1'], max_items: 5 })).toEqual(['task', 'edit', '1', '--max-items', '5'])
+  })
+
   it('refuses a value no CLI call can express with E_VALIDATION naming the argument', () => {
     expect(() => toArgv(edit, { ids: ['1'], title: { a: 1 } })).toThrow(
       expect.objectContaining({ code: 'E_VALIDATION' }),

@@ -3,8 +3,8 @@ import type { Param } from '../describe/params.js'
 import { AgentError } from '../errors/agent-error.js'
 import { argName, MCP_GLOBALS } from './tools.js'
 
-/** Arguments of an MCP call that are the server's, not the command's. */
-const SERVER_ARGS = new Set(['max_items'])
+/** Arguments of a stream's MCP call that are the server's, not the command's. */
+const STREAM_ARGS = new Set(['max_items'])
 
 function scalar(p: Param, value: unknown): string {
   if (typeof value === 'string') return value
@@ -21,12 +21,15 @@ function scalar(p: Param, value: unknown): string {
  * exactly this CLI invocation, so both surfaces answer with the same envelope. Unknown argument names are passed
  * as flags, so the command itself refuses them with the code the CLI gives.
  */
-export function toArgv(c: Pick<CommandDescription, 'path' | 'params'>, args: Record<string, unknown>): string[] {
+export function toArgv(
+  c: Pick<CommandDescription, 'path' | 'params'> & { stream?: boolean },
+  args: Record<string, unknown>,
+): string[] {
   const params = new Map([...c.params, ...MCP_GLOBALS].map((p) => [argName(p.name), p]))
   const flags: string[] = []
   const positional: string[] = []
   for (const [key, value] of Object.entries(args)) {
-    if (SERVER_ARGS.has(key) || value === undefined) continue
+    if ((c.stream && STREAM_ARGS.has(key)) || value === undefined) continue
     const p = params.get(key)
     if (!p && !/^[a-z][a-z0-9_]*$/i.test(key))
       // A name that is not a word could smuggle a flag and its value (`format=text`) into one token.
