@@ -28,6 +28,7 @@ describe('agentcli verify --mcp', () => {
       'mcp.codes_preserved',
       'mcp.writes_gated',
       'mcp.bad_argument',
+      'mcp.revisions',
     ])
     expect(checks.every((c) => c.status === 'pass')).toBe(true)
   }, 120_000)
@@ -40,6 +41,7 @@ describe('agentcli verify --mcp', () => {
     ['codes', 'mcp.codes_preserved', /CLI E_NOT_FOUND, MCP E_INTERNAL/],
     ['ungated', 'mcp.writes_gated', /create: called without a token it answered ok/],
     ['crash', 'mcp.bad_argument', /server exited/],
+    ['legacy-only', 'mcp.revisions', /did not offer 2026-07-28/],
   ]
   for (const [mode, check, evidence] of cases) {
     it(`fails a server that breaks ${check} (${mode})`, async () => {

@@ -189,4 +189,20 @@ export async function runMcpChecks(t: Target, report: Report, ref: Ref): Promise
   } finally {
     probe.close()
   }
+  // The stateless revision is chosen by the opening exchange, so it is asked of a second connection.
+  const modern = new McpProbe(t)
+  try {
+    const found = await modern.discover()
+    const versions = (found.result?.supportedVersions as string[] | undefined) ?? []
+    report.add(
+      'mcp.revisions',
+      'mcp',
+      versions.includes('2026-07-28'),
+      versions.includes('2026-07-28')
+        ? `initialize (2025-11-25) and server/discover (${versions.join(', ')}) both answered`
+        : `server/discover did not offer 2026-07-28: ${found.error?.message ?? JSON.stringify(versions)}`,
+    )
+  } finally {
+    modern.close()
+  }
 }

@@ -87,6 +87,17 @@ export class McpProbe {
     return answer
   }
 
+  /** The opening of the 2026-07-28 revision: `server/discover`, with the per-request envelope in `_meta`. */
+  discover(): Promise<RpcAnswer> {
+    return this.request('server/discover', {
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'agentcli-verify', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    })
+  }
+
   /** Every tool the server lists, all pages walked. */
   async listTools(): Promise<{ tools: Array<Record<string, unknown>>; error?: string }> {
     const tools: Array<Record<string, unknown>> = []
