@@ -65,6 +65,13 @@ describe('tool mcp: the listing', () => {
       expect(a('create')).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true })
       expect(a('sync')).toMatchObject({ openWorldHint: true })
       expect(a('get')).toMatchObject({ openWorldHint: false })
+      // The declarations behind them are in reference, per command.
+      const ref = env(await tasks(box(), ['reference'])).data.commands as Array<{ path: string; hints: unknown }>
+      const hints = (p: string) => ref.find((c) => c.path === p)!.hints
+      expect(hints('create')).toEqual({ destructive: false, idempotent: false, open_world: false })
+      expect(hints('delete')).toEqual({ destructive: true, idempotent: false, open_world: false })
+      expect(hints('sync')).toMatchObject({ open_world: true })
+      expect(hints('get')).toMatchObject({ destructive: false })
     } finally {
       await s.close()
     }
