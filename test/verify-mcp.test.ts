@@ -49,9 +49,9 @@ describe('agentcli verify --mcp', () => {
       expect(run.code, run.stdout).toBe(1)
       // biome-ignore lint/suspicious/noExplicitAny: envelope
       expect((run.json as any).error.code).toBe('E_CONFORMANCE')
-      const failed = checksOf(run.json).find((c) => c.id === check)!
-      expect(failed.status).toBe('fail')
-      expect(failed.evidence).toMatch(evidence)
+      const failed = checksOf(run.json).find((c) => c.id === check)
+      expect(failed?.status, run.stdout).toBe('fail')
+      expect(failed?.evidence).toMatch(evidence)
     }, 120_000)
   }
 })

@@ -58,6 +58,11 @@ const show = (v: Verdict) => (v.ok ? 'ok' : (v.code ?? 'no envelope'))
  * tool error by a server that stays up.
  */
 export async function runMcpChecks(t: Target, report: Report, ref: Ref): Promise<void> {
+  await surfaceChecks(t, report, ref)
+  await revisionCheck(t, report)
+}
+
+async function surfaceChecks(t: Target, report: Report, ref: Ref): Promise<void> {
   const probe = new McpProbe(t)
   try {
     const init = await probe.initialize()
@@ -189,7 +194,10 @@ export async function runMcpChecks(t: Target, report: Report, ref: Ref): Promise
   } finally {
     probe.close()
   }
-  // The stateless revision is chosen by the opening exchange, so it is asked of a second connection.
+}
+
+/** The stateless revision is chosen by the opening exchange, so it is asked of a connection of its own. */
+async function revisionCheck(t: Target, report: Report): Promise<void> {
   const modern = new McpProbe(t)
   try {
     const found = await modern.discover()
