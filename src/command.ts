@@ -71,6 +71,12 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
   static stream = false
   /** Whether the command submits an async job (spec 002 §15.2). */
   static async = false
+  /** A write that only adds (never deletes or overwrites) sets this to false; shown to MCP clients as a hint. */
+  static destructive = true
+  /** Whether repeating the same call has no further effect (reads always are); an MCP hint. */
+  static idempotent = false
+  /** Whether the command calls an upstream service (an MCP `openWorldHint`). */
+  static openWorld = false
 
   private parsedCache: { input: unknown; result: Interfaces.ParserOutput } | undefined
   private readonly metaExtras: Partial<Meta> = {}

@@ -158,7 +158,8 @@ export default class Probe extends AgentCommand {
     })
     const built = build(dir)
     expect(built.status, String(built.stderr)).toBe(0)
-    expect(String(built.stderr)).toMatch(/24 commands, changelog \d+, bundle \d+ KiB/)
+    // The example's 24 commands (its own, the built-ins, mcp) and the probe.
+    expect(String(built.stderr)).toMatch(/25 commands, changelog \d+, bundle \d+ KiB/)
     const list = runCopy(dir, ['list'])
     expect(list.status, list.stderr).toBe(0)
     expect(list.stderr).not.toContain('probe module evaluated')

@@ -31,6 +31,12 @@ export type CommandDescription = {
   fields: { paths: string[]; item_shorthand: string[] }
   /** On a paginated command: a cursor is bound to its query, so the filters must be repeated with `--cursor`. */
   pagination: { cursor_param: '--cursor'; repeat_filters: true; order: 'keyset' } | null
+  /**
+   * What the command declares about its effects, for MCP annotations: a write that deletes or overwrites
+   * (`destructive`, true unless declared otherwise), a call safe to repeat (`idempotent`), a call that reaches an
+   * upstream (`open_world`).
+   */
+  hints?: { destructive: boolean; idempotent: boolean; open_world: boolean }
 }
 
 /** Codes any command can raise, whatever it declares (`E_CONFIG`: a bad setting, an unsupported Node). */
@@ -65,6 +71,9 @@ type Statics = {
   schemaVersion?: string
   errorCodes?: readonly string[]
   output?: OutputSchema
+  destructive?: boolean
+  idempotent?: boolean
+  openWorld?: boolean
 }
 
 function outputOf(c: Statics, z: ZodNamespace): ZodType | undefined {
@@ -124,5 +133,10 @@ export function describeCommand(cmd: Command.Class | Statics, bin: string, z: Zo
     fields: acceptedFields(outputOf(c, z)),
     pagination:
       c.flags && 'cursor' in c.flags ? { cursor_param: '--cursor', repeat_filters: true, order: 'keyset' } : null,
+    hints: {
+      destructive: kind === 'write' && c.destructive !== false,
+      idempotent: Boolean(c.idempotent),
+      open_world: Boolean(c.openWorld),
+    },
   }
 }

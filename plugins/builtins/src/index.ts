@@ -12,6 +12,7 @@ import JobList from './commands/job/list.js'
 import JobResult from './commands/job/result.js'
 import JobStatus from './commands/job/status.js'
 import JobWorker from './commands/job/worker.js'
+import Mcp from './commands/mcp.js'
 import Reference from './commands/reference.js'
 import Update from './commands/update.js'
 import { type BuiltinsChoice, pickBuiltins } from './select.js'
@@ -28,13 +29,14 @@ export const COMMANDS: Readonly<Record<string, Command.Class>> = {
   'job:result': JobResult,
   'job:status': JobStatus,
   'job:worker': JobWorker,
+  mcp: Mcp,
   reference: Reference,
   update: Update,
 }
 
 /**
  * The built-ins a tool ships, for the `COMMANDS` of its explicit strategy: all of them by default, or without
- * `update` and/or the `job` commands (`builtins({ update: false, jobs: false })`).
+ * `update`, the `job` commands and/or `mcp` (`builtins({ update: false, jobs: false, mcp: false })`).
  */
 export function builtins(choice: BuiltinsChoice = {}): Readonly<Record<string, Command.Class>> {
   return pickBuiltins(COMMANDS, choice)

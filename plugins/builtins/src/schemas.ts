@@ -58,6 +58,7 @@ export const referenceSchema = (z: ZodNamespace) =>
         pagination: z
           .object({ cursor_param: z.literal('--cursor'), repeat_filters: z.literal(true), order: z.literal('keyset') })
           .nullable(),
+        hints: z.object({ destructive: z.boolean(), idempotent: z.boolean(), open_world: z.boolean() }).optional(),
       }),
     ),
     exit_codes: z.record(z.string(), z.string()),

@@ -2,14 +2,16 @@ import type { Command } from '@oclif/core'
 
 /**
  * The optional built-ins a tool chooses. `reference`, `context`, `doctor` and `changelog` are always shipped: they
- * are how an agent discovers and diagnoses any tool. `update` (self-update from signed releases) and the `job`
- * commands (async jobs) are on unless turned off.
+ * are how an agent discovers and diagnoses any tool. `update` (self-update from signed releases), the `job`
+ * commands (async jobs) and `mcp` (the MCP server) are on unless turned off.
  */
 export type BuiltinsChoice = {
   /** Ship `update`. Turn off for a tool that is not released with checksums and signatures. */
   update?: boolean
   /** Ship `job list|status|result|cancel|worker`. Turn off for a tool without async commands. */
   jobs?: boolean
+  /** Ship `mcp` (serve the tool over the Model Context Protocol). Turn off for a tool that must not be an MCP server. */
+  mcp?: boolean
 }
 
 /**
@@ -22,6 +24,7 @@ export function pickBuiltins(
 ): Readonly<Record<string, Command.Class>> {
   const keep = (id: string) => {
     if (id === 'update') return choice.update !== false
+    if (id === 'mcp') return choice.mcp !== false
     if (id === 'job' || id.startsWith('job:')) return choice.jobs !== false
     return true
   }

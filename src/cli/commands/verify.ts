@@ -5,6 +5,7 @@ import { output } from '../../schema.js'
 import { target } from '../../verify/call.js'
 import { runChecks } from '../../verify/checks.js'
 import { fuzz } from '../../verify/fuzz.js'
+import type { Ref } from '../../verify/reference-types.js'
 import { Report } from '../../verify/report.js'
 
 export default class Verify extends AgentCommand {
@@ -14,6 +15,7 @@ export default class Verify extends AgentCommand {
   static override examples = [
     '<%= config.bin %> verify -- node examples/tasks/bin/run.js',
     '<%= config.bin %> verify --fuzz 2000 --seed 7 -- tasks',
+    '<%= config.bin %> verify --mcp -- tasks',
   ]
   static override strict = false
   static override flags = {
@@ -24,6 +26,10 @@ export default class Verify extends AgentCommand {
       description: 'Random invocations to run after the checks.',
     }),
     seed: Flags.integer({ min: 0, description: 'Seed of the fuzzer (printed on failure, for reproduction).' }),
+    mcp: Flags.boolean({
+      description:
+        'Check the MCP surface (`<command> mcp`) against reference instead: one tool per command, schemas, annotations, codes, the write gate.',
+    }),
     'timeout-ms': Flags.integer({ min: 100, max: 600_000, default: 15_000, description: 'Time limit of each call.' }),
   }
   static override errorCodes = ['E_CONFORMANCE'] as const
@@ -68,7 +74,7 @@ export default class Verify extends AgentCommand {
     const t = target(command, flags['timeout-ms'])
     const report = new Report()
     try {
-      const ref = await runChecks(t, report)
+      const ref = flags.mcp ? await mcpChecks(t, report) : await runChecks(t, report)
       let fuzzed = null
       if (ref && flags.fuzz > 0) {
         const seed = flags.seed ?? Math.floor(Math.random() * 2 ** 31)
@@ -113,4 +119,20 @@ export default class Verify extends AgentCommand {
       t.dispose()
     }
   }
+}
+
+/** `--mcp`: read `reference`, then check the MCP server against it (loaded only then). */
+async function mcpChecks(t: ReturnType<typeof target>, report: Report): Promise<Ref | undefined> {
+  const { call, json } = await import('../../verify/call.js')
+  const ref = json(await call(t, 'reference', ['reference']))?.data as Ref | undefined
+  report.add(
+    'mcp.reference',
+    'mcp',
+    Boolean(ref?.commands),
+    ref?.commands ? `${ref.commands.length} commands` : 'no reference to check against',
+  )
+  if (!ref?.commands) return undefined
+  const { runMcpChecks } = await import('../../verify/mcp-checks.js')
+  await runMcpChecks(t, report, ref)
+  return ref
 }

@@ -17,6 +17,8 @@ export default class Create extends WriteCommand<{ title: string }, typeof taskO
     ...idempotencyFlags(),
   }
   static override errorCodes = ['E_IO'] as const
+  /** Create only adds a task: nothing existing is deleted or overwritten. */
+  static override destructive = false
   static override output = taskOutput
 
   async plan(): Promise<Plan<{ title: string }>> {

@@ -19,6 +19,8 @@ export default class Import extends WriteCommand<Source> {
   static override flags = { file: Flags.string({ required: true, description: 'Path of the JSON Lines file.' }) }
   static override async = true
   static override errorCodes = ['E_NOT_FOUND', 'E_IO'] as const
+  /** Import only adds tasks. */
+  static override destructive = false
   static override output = output((z) => z.object({ imported: z.number().int(), ids: z.array(z.string()) }))
 
   async plan(): Promise<Plan<Source>> {

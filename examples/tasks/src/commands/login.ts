@@ -11,6 +11,7 @@ export default class Login extends AgentCommand {
   static override examples = ['<%= config.bin %> login', '<%= config.bin %> login resume --id <checkpoint_id>']
   static override flags = storageFlags
   static override errorCodes = [...UPSTREAM_ERRORS, 'E_HUMAN_REQUIRED', 'E_CONFIG', 'E_IO'] as const
+  static override openWorld = true
   static override output = output((z) =>
     z.object({ account: z.string(), logged_in: z.literal(true), source: z.enum(['env', 'keychain', 'file']) }),
   )

@@ -20,6 +20,7 @@ export default class Sync extends WriteCommand<Work> {
     'Reads every page of the remote API (TASKS_API_URL or api_url in the config file), then creates or updates local tasks. The confirm token is bound to the remote versions previewed. Without a configured API: E_CONFIG.'
   static override examples = ['<%= config.bin %> sync --dry-run', '<%= config.bin %> sync --confirm <confirm_token>']
   static override errorCodes = [...UPSTREAM_ERRORS, 'E_CONFIG', 'E_IO'] as const
+  static override openWorld = true
   static override output = output((z) =>
     z.object({ created: z.number().int(), updated: z.number().int(), unchanged: z.number().int() }),
   )

@@ -7,6 +7,7 @@ export default class Whoami extends AgentCommand {
     'With a remote API configured, asks it (refreshing an expired token once); otherwise reports the stored login. Not logged in: E_AUTH with details.reauth.'
   static override examples = ['<%= config.bin %> whoami']
   static override errorCodes = [...UPSTREAM_ERRORS, 'E_CONFIG', 'E_IO'] as const
+  static override openWorld = true
   static override output = output((z) =>
     z.object({
       account: z.string(),

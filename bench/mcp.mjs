@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+// npm run bench:mcp: per-call latency of `get` over an open MCP session (`tasks mcp`, the official client over
+// stdio) against a CLI cold start of `tasks get 1`, alternated in one run. Prints medians and their ratio. Brief:
+// BENCH_ROUNDS (default 20) rounds. `node -e 0` is the floor of a process per call. Not a test.
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Client } from '@modelcontextprotocol/client'
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const rounds = Number(process.env.BENCH_ROUNDS ?? 20)
+const node = process.execPath
+const home = mkdtempSync(join(tmpdir(), 'agentcli-bench-mcp-'))
+const env = {
+  PATH: process.env.PATH,
+  HOME: home,
+  XDG_DATA_HOME: join(home, 'data'),
+  XDG_CONFIG_HOME: join(home, 'config'),
+  XDG_CACHE_HOME: join(home, 'cache'),
+}
+mkdirSync(join(home, 'data', 'tasks'), { recursive: true })
+const at = '2026-01-02T03:04:05.000Z'
+const task = { id: '1', title: 'task 1', status: 'open', created_at: at, updated_at: at, version: 1 }
+writeFileSync(join(home, 'data', 'tasks', 'tasks.json'), JSON.stringify({ schema: 1, next_id: 2, tasks: [task] }))
+const bin = join(root, 'examples/tasks/bin/run.js')
+
+const sessionStart = process.hrtime.bigint()
+const client = new Client({ name: 'bench', version: '1' })
+await client.connect(new StdioClientTransport({ command: node, args: [bin, 'mcp'], env, stderr: 'ignore' }))
+await client.listTools()
+const sessionMs = Number(process.hrtime.bigint() - sessionStart) / 1e6
+
+const cli = []
+const mcp = []
+const floor = []
+const once = async () => {
+  let start = process.hrtime.bigint()
+  spawnSync(node, ['-e', '0'], { env, stdio: 'ignore' })
+  floor.push(Number(process.hrtime.bigint() - start) / 1e6)
+  start = process.hrtime.bigint()
+  const run = spawnSync(node, [bin, 'get', '1'], { env, stdio: ['ignore', 'pipe', 'ignore'] })
+  cli.push(Number(process.hrtime.bigint() - start) / 1e6)
+  if (run.status !== 0) throw new Error(`tasks get 1 exited ${run.status}`)
+  start = process.hrtime.bigint()
+  const result = await client.callTool({ name: 'get', arguments: { id: '1' } })
+  mcp.push(Number(process.hrtime.bigint() - start) / 1e6)
+  if (result.isError) throw new Error(`get over MCP failed: ${JSON.stringify(result.structuredContent)}`)
+}
+for (let warm = 0; warm < 2; warm++) await once()
+cli.length = 0
+mcp.length = 0
+floor.length = 0
+for (let round = 0; round < rounds; round++) await once()
+await client.close()
+rmSync(home, { recursive: true, force: true })
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+}
+const c = median(cli)
+const m = median(mcp)
+console.log(
+  `get: MCP call over an open session vs CLI cold start, ${rounds} alternated rounds, node ${process.version}`,
+)
+console.log('variant'.padEnd(30), 'median ms'.padStart(10), 'min'.padStart(7))
+const row = (name, xs) =>
+  console.log(
+    name.padEnd(32),
+    median(xs).toFixed(1).padStart(10),
+    Math.min(...xs)
+      .toFixed(1)
+      .padStart(7),
+  )
+row('tasks get 1 (CLI cold start)', cli)
+row('get over MCP (open session)', mcp)
+row('node -e 0 (floor of a process)', floor)
+console.log(
+  `ratio MCP / CLI: ${(m / c).toFixed(2)}; session start (spawn, handshake, tools/list): ${sessionMs.toFixed(0)} ms`,
+)

@@ -1,0 +1,53 @@
+import type { CallResult } from './run-call.js'
+
+/** Client capabilities as the SDK hands them to a handler (per request on 2026-07-28, per session before). */
+export type Caps = { elicitation?: { form?: object; url?: object } } | undefined
+
+/** Which elicitation modes the client declared (an empty elicitation object means form, per the spec). */
+export function elicitModes(caps: Caps): { form: boolean; url: boolean } {
+  const e = caps?.elicitation
+  if (!e) return { form: false, url: false }
+  const empty = Object.keys(e).length === 0
+  return { form: empty || Boolean(e.form), url: Boolean(e.url) }
+}
+
+/** The approval a person gives (or not) to a previewed write. */
+export const APPROVAL_SCHEMA = {
+  type: 'object',
+  properties: { approve: { type: 'boolean', title: 'Apply this change', default: false } },
+  required: ['approve'],
+} as const
+
+/** The text a person reads before approving a write. */
+export function approvalMessage(tool: string, preview: unknown): string {
+  return `${tool} wants to change state. Approve this change?\n${JSON.stringify(preview, null, 2)}`
+}
+
+/** The preview and token of a successful dry run, if it was one. */
+export function dryRunOf(result: CallResult): { preview: unknown; token: string } | undefined {
+  const data = result.envelope.data as { preview?: unknown; confirm_token?: unknown } | undefined
+  if (result.envelope.ok !== true || typeof data?.confirm_token !== 'string') return undefined
+  return { preview: data.preview, token: data.confirm_token }
+}
+
+/** What a checkpoint asks of a person, from an `E_HUMAN_REQUIRED` envelope. */
+export function checkpointOf(
+  envelope: Record<string, unknown>,
+): { message: string; url: string | undefined; resume: string } | undefined {
+  const error = envelope.error as { code?: string; message?: string; details?: Record<string, unknown> } | undefined
+  if (error?.code !== 'E_HUMAN_REQUIRED' || typeof error.details?.resume !== 'string') return undefined
+  const url =
+    typeof error.details.url === 'string' && /^https?:\/\//.test(error.details.url) ? error.details.url : undefined
+  return { message: error.message ?? 'A person must act', url, resume: error.details.resume }
+}
+
+/**
+ * The argv of a checkpoint's `resume` command (`tasks login resume --id cp_…` → `login resume --id cp_…`). It
+ * comes back from the client inside `requestState`, so it is untrusted: it must name the tool's own bin, is split
+ * on spaces and never goes through a shell, so at worst it runs a command of this tool, as any tool call can.
+ */
+export function resumeArgv(bin: string, resume: string): string[] | undefined {
+  const words = resume.trim().split(/\s+/)
+  if (words[0] !== bin || words.length < 2) return undefined
+  return words.slice(1)
+}

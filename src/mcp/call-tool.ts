@@ -1,0 +1,139 @@
+import type { CommandDescription } from '../describe/command.js'
+import { AgentError } from '../errors/agent-error.js'
+import type { Catalogue } from '../errors/catalogue.js'
+import { toAgentError } from '../errors/normalize.js'
+import {
+  APPROVAL_SCHEMA,
+  approvalMessage,
+  type Caps,
+  checkpointOf,
+  dryRunOf,
+  elicitModes,
+  resumeArgv,
+} from './_flows.js'
+import { toArgv } from './argv.js'
+import { errorEnvelopeOf, mcpHint, toolResult } from './result.js'
+import { type Launcher, runCall } from './run-call.js'
+import { DEFAULT_MAX_ITEMS, MAX_ITEMS_CAP, type ToolDef } from './tools.js'
+
+/** Universal flags that are the server's business: an MCP call always answers one JSON envelope. */
+const RESERVED = new Set(['format', 'json', 'compact', 'quiet'])
+
+/** The SDK's server module (imported by the server, lazily). */
+export type Sdk = typeof import('@modelcontextprotocol/server')
+
+/** What a tool handler reads of the SDK's request context. */
+export type Ctx = {
+  mcpReq: {
+    signal: AbortSignal
+    inputResponses?: Record<string, unknown>
+    requestState: () => unknown
+    envelope?: Record<string, unknown>
+  }
+}
+
+/** What an input-required round hands the client to echo back: which flow, for which tool, with what. */
+export type FlowState = ({ kind: 'approve'; token: string } | { kind: 'resume'; resume: string }) & { tool: string }
+/** Seals flow state (the SDK's request-state codec). */
+export type Codec = { mint(payload: FlowState): Promise<string> }
+
+/**
+ * The flow state of a retried call. The SDK's seam has already checked its HMAC (a forged or expired state is
+ * refused before any handler runs, as invalid params); it must also be this tool's.
+ */
+function readState(value: unknown, tool: string): FlowState | undefined {
+  const state = value as Partial<FlowState> | undefined
+  if (!state || typeof state !== 'object' || state.tool !== tool) return undefined
+  if (state.kind === 'approve' && typeof state.token === 'string') return state as FlowState
+  if (state.kind === 'resume' && typeof state.resume === 'string') return state as FlowState
+  return undefined
+}
+
+/**
+ * The handler of every tool: map the arguments to the CLI call and run it; for a write called without a token by
+ * a client that can show a form, ask the person first; for a checkpoint, hand the person's step to the client;
+ * on the retry of either round, carry on from the sealed state.
+ */
+export function callHandler(
+  sdk: Sdk,
+  server: InstanceType<Sdk['McpServer']>,
+  codec: Codec,
+  launcher: Launcher,
+  catalogue: Catalogue,
+  approval: boolean,
+) {
+  return async (def: ToolDef, desc: CommandDescription, args: Record<string, unknown>, ctx: Ctx): Promise<unknown> => {
+    const signal = ctx.mcpReq.signal
+    const reserved = Object.keys(args).find((k) => RESERVED.has(k))
+    if (reserved) {
+      const error = new AgentError(
+        'E_USAGE',
+        `${reserved} is not an argument of the ${def.name} tool: MCP results are always the JSON envelope`,
+        {
+          details: { got: reserved, allowed: Object.keys((def.inputSchema.properties ?? {}) as object) },
+        },
+      )
+      return toolResult(errorEnvelopeOf(error, catalogue))
+    }
+    const caps = (ctx.mcpReq.envelope?.['io.modelcontextprotocol/clientCapabilities'] ??
+      server.server.getClientCapabilities()) as Caps
+    const modes = elicitModes(caps)
+    const run = async (argv: string[], ask = true) => {
+      const result = await runCall(launcher, argv, {
+        signal,
+        stream: desc.stream,
+        maxItems: Math.min(Number(args.max_items ?? DEFAULT_MAX_ITEMS) || DEFAULT_MAX_ITEMS, MAX_ITEMS_CAP),
+      })
+      const checkpoint = checkpointOf(result.envelope)
+      if (ask && checkpoint && ((checkpoint.url && modes.url) || modes.form)) {
+        const request =
+          checkpoint.url && modes.url
+            ? sdk.inputRequired.elicitUrl({ message: checkpoint.message, url: checkpoint.url })
+            : sdk.inputRequired.elicit({
+                message: `${checkpoint.message}. Accept once done.`,
+                requestedSchema: { type: 'object', properties: { done: { type: 'boolean', title: 'Done' } } },
+              })
+        return sdk.inputRequired({
+          inputRequests: { human: request },
+          requestState: await codec.mint({ kind: 'resume', resume: checkpoint.resume, tool: def.name }),
+        })
+      }
+      return toolResult(result.envelope, mcpHint(result.envelope, def.name))
+    }
+    let argv: string[]
+    try {
+      argv = toArgv(desc, args)
+    } catch (error) {
+      return toolResult(errorEnvelopeOf(toAgentError(error), catalogue))
+    }
+    const state = readState(ctx.mcpReq.requestState(), def.name)
+    if (state?.kind === 'approve') {
+      const view = sdk.inputResponse(ctx.mcpReq.inputResponses, 'approve')
+      // Only a person's explicit yes applies the change; anything else is the plain gate's refusal.
+      const yes = view.kind === 'elicit' && view.action === 'accept' && view.content?.approve === true
+      return run(yes ? toArgv(desc, { ...args, confirm: state.token }) : argv)
+    }
+    if (state?.kind === 'resume') {
+      const view = sdk.inputResponse(ctx.mcpReq.inputResponses, 'human')
+      const resume = resumeArgv(launcher.bin, state.resume)
+      if (view.kind === 'elicit' && view.action === 'accept' && resume) return run(resume)
+      // Declined or cancelled: the plain answer (a checkpoint and its resume), without asking again.
+      return run(argv, false)
+    }
+    if (approval && desc.type === 'write' && modes.form && args.dry_run === undefined && args.confirm === undefined) {
+      const dry = await runCall(launcher, toArgv(desc, { ...args, dry_run: true }), { signal })
+      const planned = dryRunOf(dry)
+      if (!planned) return toolResult(dry.envelope, mcpHint(dry.envelope, def.name))
+      return sdk.inputRequired({
+        inputRequests: {
+          approve: sdk.inputRequired.elicit({
+            message: approvalMessage(def.name, planned.preview),
+            requestedSchema: APPROVAL_SCHEMA as never,
+          }),
+        },
+        requestState: await codec.mint({ kind: 'approve', token: planned.token, tool: def.name }),
+      })
+    }
+    return run(argv)
+  }
+}

@@ -1,0 +1,5 @@
+/** agentcli/mcp: a tool's commands as MCP tools (`tool mcp`). Importing it loads the MCP SDK only when serving. */
+export { type ToolHints, toolAnnotations } from './annotations.js'
+export { toArgv } from './argv.js'
+export { type ServeOptions, serveMcp } from './server.js'
+export { argName, inputSchemaOf, outputSchemaOf, type ToolDef, toolDefs, toolName } from './tools.js'

@@ -1,0 +1,164 @@
+import { spawn } from 'node:child_process'
+import { envPrefix } from '../tool-settings.js'
+
+/** How the server starts one CLI call of its own tool. */
+export type Launcher = {
+  /** The executable and the arguments before the command (node and the tool's bin script). */
+  command: readonly string[]
+  /** The tool's bin name, to clear its `<BIN>_FORMAT`: an MCP call always answers in JSON. */
+  bin: string
+  /** Called with the PID of every call started (the server logs it on stderr). */
+  onSpawn?: (pid: number, argv: readonly string[]) => void
+}
+
+const live = new Set<import('node:child_process').ChildProcess>()
+
+/**
+ * Interrupt every call still running (the client went away, or the server was interrupted): each gets SIGINT, as
+ * a CLI call does when its terminal goes, and winds down on its own.
+ */
+export function interruptCalls(): number {
+  for (const child of live) child.kill('SIGINT')
+  return live.size
+}
+
+/** What one CLI call printed: the envelope, or for a stream the gathered envelope. */
+export type CallResult = { envelope: Record<string, unknown>; exitCode: number | null }
+
+type StreamLine = {
+  ok: boolean
+  type?: string
+  schema_version?: string
+  data?: unknown
+  error?: unknown
+  meta?: unknown
+}
+
+/**
+ * Run the tool's own bin once with `argv`, exactly as a shell would (stdin closed, the server's environment), and
+ * return the envelope it printed. `signal` aborting sends the child SIGINT, as Ctrl-C does on the CLI. For a
+ * stream command at most `maxItems` items are kept; the child is stopped once more arrive, and the envelope says
+ * it was truncated.
+ */
+export function runCall(
+  launcher: Launcher,
+  argv: readonly string[],
+  options: { signal?: AbortSignal; stream?: boolean; maxItems?: number } = {},
+): Promise<CallResult> {
+  const [exe, ...pre] = launcher.command
+  const env = { ...process.env }
+  delete env[`${envPrefix(launcher.bin)}FORMAT`]
+  const started = performance.now()
+  return new Promise((resolve) => {
+    const child = spawn(exe!, [...pre, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    if (child.pid !== undefined) launcher.onSpawn?.(child.pid, argv)
+    live.add(child)
+    const out: Buffer[] = []
+    const err: Buffer[] = []
+    const items: unknown[] = []
+    let pending = ''
+    let cut = false
+    let last: StreamLine | undefined
+    let schemaVersion = '1.0'
+    const onAbort = () => child.kill('SIGINT')
+    options.signal?.addEventListener('abort', onAbort, { once: true })
+    child.stderr.on('data', (c: Buffer) => {
+      if (err.length < 64) err.push(c)
+    })
+    child.stdout.on('data', (c: Buffer) => {
+      if (!options.stream) return void out.push(c)
+      pending += c.toString('utf8')
+      let nl = pending.indexOf('\n')
+      while (nl !== -1) {
+        const line = pending.slice(0, nl)
+        pending = pending.slice(nl + 1)
+        nl = pending.indexOf('\n')
+        const parsed = parseLine(line)
+        if (!parsed) continue
+        schemaVersion = parsed.schema_version ?? schemaVersion
+        if (parsed.type === 'item') {
+          if (items.length < (options.maxItems ?? Number.POSITIVE_INFINITY)) items.push(parsed.data)
+          else if (!cut) {
+            cut = true
+            child.kill('SIGTERM')
+          }
+        } else if (!cut) last = parsed
+      }
+    })
+    child.on('error', (error) => {
+      live.delete(child)
+      options.signal?.removeEventListener('abort', onAbort)
+      resolve({ envelope: internal(`could not start the tool: ${error.message}`, started), exitCode: null })
+    })
+    child.on('close', (code) => {
+      live.delete(child)
+      options.signal?.removeEventListener('abort', onAbort)
+      const stderr = Buffer.concat(err).toString('utf8').slice(-2000)
+      if (options.stream) {
+        resolve({
+          envelope: gathered(items, last, cut, schemaVersion, options.maxItems, started, stderr),
+          exitCode: code,
+        })
+        return
+      }
+      const text = Buffer.concat(out).toString('utf8')
+      const envelope = parseEnvelope(text)
+      resolve({
+        envelope: envelope ?? internal(`the tool printed no envelope (exit ${code}): ${stderr.trim()}`, started),
+        exitCode: code,
+      })
+    })
+  })
+}
+
+function parseLine(line: string): StreamLine | undefined {
+  try {
+    const value = JSON.parse(line) as unknown
+    return value && typeof value === 'object' ? (value as StreamLine) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function parseEnvelope(text: string): Record<string, unknown> | undefined {
+  try {
+    const value = JSON.parse(text) as unknown
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function internal(message: string, started: number): Record<string, unknown> {
+  return {
+    ok: false,
+    schema_version: '1.0',
+    error: { code: 'E_INTERNAL', message, details: {}, retryable: false },
+    meta: { duration_ms: Math.round(performance.now() - started) },
+  }
+}
+
+/** A stream's lines as one envelope: the items in `data.items`, the summary line's data in `data.summary`. */
+function gathered(
+  items: unknown[],
+  last: StreamLine | undefined,
+  cut: boolean,
+  schemaVersion: string,
+  maxItems: number | undefined,
+  started: number,
+  stderr: string,
+): Record<string, unknown> {
+  if (!cut && last?.ok === false)
+    return { ok: false, schema_version: schemaVersion, error: last.error, meta: last.meta }
+  if (!cut && last?.type !== 'summary')
+    return internal(`the stream ended without a summary line: ${stderr.trim()}`, started)
+  const meta: Record<string, unknown> = cut
+    ? {
+        duration_ms: Math.round(performance.now() - started),
+        truncated: true,
+        truncation_hint: `only the first ${maxItems} items are returned: narrow the call, or raise max_items`,
+      }
+    : { ...(last?.meta as Record<string, unknown>) }
+  const summary = cut ? { count: items.length } : ((last?.data as Record<string, unknown>) ?? {})
+  return { ok: true, schema_version: schemaVersion, data: { items, summary }, meta }
+}

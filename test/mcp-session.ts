@@ -1,0 +1,69 @@
+import { Client } from '@modelcontextprotocol/client'
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+import type { Sandbox } from 'agentcli/testing'
+import { TASKS_BIN } from './helpers.js'
+
+/** An open MCP session with a tool's real bin (`<bin> mcp`), driven by the official client SDK over stdio. */
+export type Session = {
+  client: Client
+  /** What the server wrote on stderr so far (its log: one line per call with the child's PID). */
+  stderr(): string
+  close(): Promise<void>
+}
+
+type Answer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }
+
+type Options = {
+  bin?: string
+  args?: string[]
+  /** Speak the stateless 2026-07-28 revision (pinned) instead of the 2025-11-25 handshake the client defaults to. */
+  modern?: boolean
+  /** Answer input-required rounds by hand (the test plays the client): no automatic fulfilment. */
+  manual?: boolean
+  env?: Record<string, string>
+  /** Declare elicitation and answer each request with this function (a person at the client). */
+  // biome-ignore lint/suspicious/noExplicitAny: the elicitation request params are loosely typed here
+  elicit?: (params: any) => Answer | Promise<Answer>
+}
+
+/** Start `<bin> mcp` in the sandbox and connect the official client to it. */
+export async function openSession(box: Sandbox, options: Options = {}): Promise<Session> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [options.bin ?? TASKS_BIN, 'mcp', ...(options.args ?? [])],
+    env: { ...box.env, ...options.env } as Record<string, string>,
+    stderr: 'pipe',
+  })
+  let log = ''
+  transport.stderr?.on('data', (c: Buffer) => {
+    log += c.toString('utf8')
+  })
+  const client = new Client(
+    { name: 'agentcli-test', version: '1.0.0' },
+    {
+      ...(options.elicit ? { capabilities: { elicitation: { form: {}, url: {} } } } : {}),
+      ...(options.modern ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}),
+      ...(options.manual ? { inputRequired: { autoFulfill: false } } : {}),
+    },
+  )
+  if (options.elicit) {
+    const answer = options.elicit
+    client.setRequestHandler('elicitation/create', async (request) => (await answer(request.params)) as never)
+  }
+  await client.connect(transport)
+  return { client, stderr: () => log, close: () => client.close() }
+}
+
+/** The structured content of a tool result (the envelope), typed loosely for assertions. */
+// biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary envelope members
+export function sc(result: unknown): any {
+  return (result as { structuredContent?: unknown }).structuredContent
+}
+
+/** An envelope without `meta.duration_ms`, the one member two runs of the same call may differ in. */
+// biome-ignore lint/suspicious/noExplicitAny: envelopes are compared structurally
+export function withoutDuration(envelope: any): any {
+  if (!envelope || typeof envelope !== 'object') return envelope
+  const { duration_ms: _, ...meta } = envelope.meta ?? {}
+  return { ...envelope, meta }
+}
