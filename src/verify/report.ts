@@ -1,7 +1,7 @@
 /** One conformance check. */
 export type Check = {
   id: string
-  group: 'envelope' | 'exit' | 'flags' | 'self' | 'write' | 'interactive' | 'fuzz'
+  group: 'envelope' | 'exit' | 'flags' | 'self' | 'write' | 'interactive' | 'fuzz' | 'populate' | 'lists' | 'stdio'
   status: 'pass' | 'fail' | 'skip'
   evidence: string
 }
