@@ -70,6 +70,15 @@ describe('agentcli verify populates before it checks', () => {
     expect(evidence).toContain('~/data/store/last-list.json')
   }, 60_000)
 
+  it('fails a write whose confirm refuses the token its own dry-run issued', async () => {
+    const checks = checksOf(await verify(['--', process.execPath, store('spent-token')]))
+    expect(failed(checks)).toEqual(['populate.write:create'])
+    expect(find(checks, 'populate.write:create').evidence).toContain('confirm with its own token → exit 6, E_CONFLICT')
+    // Nothing could be created: the report says the reads ran on empty state instead of passing them silently.
+    expect(find(checks, 'populate.state')).toMatchObject({ status: 'skip' })
+    expect(find(checks, 'lists.bounded:list')).toMatchObject({ status: 'skip' })
+  }, 60_000)
+
   it('runs --setup lines first, dry-run → confirm for `--confirm <confirm_token>`, and fails one that fails', async () => {
     const run = await verify([
       '--setup',

@@ -47,11 +47,17 @@ export function harvest(data: unknown, seen: Seen): void {
   }
 }
 
-/** The first example of a command that, once filled, runs it as JSON with no `--fields`/`--format` reshaping. */
+/**
+ * The first example of a command that, once filled, runs it as JSON with no `--fields`/`--format` reshaping and
+ * returns at once (no `--wait`, `--follow`).
+ */
 export function runnableExample(command: RefCommand, tool: string, seen: Seen): string[] | undefined {
   for (const example of command.examples) {
     const argv = exampleArgv(example, tool)
-    if (argv.some((w) => ['--fields', '--format', '--confirm', '--dry-run'].includes(w))) continue
+    if (
+      argv.some((w) => ['--fields', '--format', '--confirm', '--dry-run', '--wait', '--follow', '--watch'].includes(w))
+    )
+      continue
     if (argv.slice(0, command.path.split(' ').length).join(' ') !== command.path) continue
     const filled = fill(argv, seen)
     if (filled) return filled
