@@ -49,6 +49,29 @@ describe('agentcli verify', () => {
       expect.arrayContaining(['self.read_no_side_effects:list', 'self.read_no_side_effects:context']),
     )
     expect(reads.every((c: { status: string }) => c.status === 'pass')).toBe(true)
+    // Populated first: the checks that a fresh, empty home used to skip now run on real state.
+    const status = (id: string) => data.checks.find((c: { id: string }) => c.id === id)?.status
+    for (const id of [
+      'populate.write:create',
+      'populate.write:edit',
+      'populate.state',
+      'self.output_valid:get',
+      'self.read_no_side_effects:get',
+      'lists.bounded:list',
+      'write.no_token:edit',
+      'write.no_token:delete',
+      'write.dry_run:delete',
+      'write.tampered:delete',
+      'stdio.utf8',
+      'stdio.no_ansi',
+      'stdio.quiet_stderr',
+    ])
+      expect([id, status(id)]).toEqual([id, 'pass'])
+    // A delete is never confirmed while populating: it would take the state away.
+    expect(ids).not.toContain('populate.write:delete')
+    expect(data.checks.find((c: { id: string }) => c.id === 'self.output_valid:list').evidence).toMatch(
+      /^list \(2 items\)/,
+    )
   }, 120_000)
 
   it('fails a deliberately broken CLI on exactly its three defects', async () => {

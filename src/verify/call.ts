@@ -12,6 +12,8 @@ export type Call = {
   stderr: string
   timedOut: boolean
   ms: number
+  /** The streams whose bytes are not valid UTF-8 (decoded lossily into `stdout`/`stderr`). */
+  badUtf8?: Array<'stdout' | 'stderr'>
 }
 
 /** How the target is run: stdin closed, no TTY, a fresh HOME and XDG dirs, no network, a timeout. */
@@ -45,12 +47,34 @@ export function target(command: string[], timeoutMs: number, extraEnv: Record<st
   return { command, timeoutMs, home, env, calls: [], dispose: () => rmSync(home, { recursive: true, force: true }) }
 }
 
-/** Run the target once with `args`; every call is recorded for the catalogue and timeout checks. */
-export function call(t: Target, label: string, args: string[], env: Record<string, string> = {}): Promise<Call> {
+const strict = new TextDecoder('utf-8', { fatal: true })
+const isUtf8 = (b: Buffer) => {
+  try {
+    strict.decode(b)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Run the target once with `args`; every call is recorded for the catalogue and timeout checks. An `env` value of
+ * `undefined` removes that variable (to see what the target does without `NO_COLOR`).
+ */
+export function call(
+  t: Target,
+  label: string,
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<Call> {
   const [bin, ...pre] = t.command
   const started = Date.now()
+  const merged: Record<string, string> = { ...t.env }
+  for (const [k, v] of Object.entries(env))
+    if (v === undefined) delete merged[k]
+    else merged[k] = v
   return new Promise((resolve) => {
-    const child = spawn(bin!, [...pre, ...args], { env: { ...t.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(bin!, [...pre, ...args], { env: merged, stdio: ['ignore', 'pipe', 'pipe'] })
     const out: Buffer[] = []
     const err: Buffer[] = []
     child.stdout.on('data', (c: Buffer) => out.push(c))
@@ -62,14 +86,17 @@ export function call(t: Target, label: string, args: string[], env: Record<strin
     }, t.timeoutMs)
     const done = (code: number | null) => {
       clearTimeout(timer)
+      const [o, e] = [Buffer.concat(out), Buffer.concat(err)]
+      const bad = [...(isUtf8(o) ? [] : ['stdout' as const]), ...(isUtf8(e) ? [] : ['stderr' as const])]
       const result: Call = {
         label,
         args,
         code,
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
+        stdout: o.toString('utf8'),
+        stderr: e.toString('utf8'),
         timedOut,
         ms: Date.now() - started,
+        ...(bad.length ? { badUtf8: bad } : {}),
       }
       t.calls.push(result)
       resolve(result)

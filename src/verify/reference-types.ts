@@ -6,6 +6,7 @@ export type RefParam = {
   required: boolean
   options: string[] | null
   multiple?: boolean
+  default?: unknown
 }
 export type RefCommand = {
   path: string

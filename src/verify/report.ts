@@ -1,7 +1,18 @@
 /** One conformance check. */
 export type Check = {
   id: string
-  group: 'envelope' | 'exit' | 'flags' | 'self' | 'write' | 'interactive' | 'fuzz' | 'mcp'
+  group:
+    | 'envelope'
+    | 'exit'
+    | 'flags'
+    | 'self'
+    | 'write'
+    | 'interactive'
+    | 'fuzz'
+    | 'populate'
+    | 'lists'
+    | 'stdio'
+    | 'mcp'
   status: 'pass' | 'fail' | 'skip'
   evidence: string
 }

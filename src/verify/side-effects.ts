@@ -2,7 +2,10 @@ import { createHash } from 'node:crypto'
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { join } from 'node:path'
 
-/** Every entry under `root` but `skip` (the cache dir): a digest of each file, the target of each link. */
+/**
+ * Every entry under `root` but `skip` (the cache dir): a digest and the mtime of each file, the target of each link.
+ * The mtime catches a read that rewrites a file with the same bytes: it still wrote (and raced any writer).
+ */
 export function snapshot(root: string, skip: string): Map<string, string> {
   const out = new Map<string, string>()
   const walk = (dir: string) => {
@@ -20,7 +23,11 @@ export function snapshot(root: string, skip: string): Map<string, string> {
         out.set(`${path}/`, `dir ${stat.mode & 0o7777}`)
         walk(path)
       } else if (stat.isSymbolicLink()) out.set(path, `link ${readlinkSync(path)}`)
-      else out.set(path, `${stat.mode & 0o7777} ${createHash('sha256').update(readFileSync(path)).digest('hex')}`)
+      else
+        out.set(
+          path,
+          `${stat.mode & 0o7777} ${stat.mtimeMs} ${createHash('sha256').update(readFileSync(path)).digest('hex')}`,
+        )
     }
   }
   walk(root)

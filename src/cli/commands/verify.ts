@@ -1,21 +1,33 @@
+import { writeFileSync } from 'node:fs'
 import { AgentCommand } from '../../command.js'
 import { AgentError } from '../../errors/agent-error.js'
 import { Flags } from '../../flags.js'
 import { output } from '../../schema.js'
 import { target } from '../../verify/call.js'
 import { runChecks } from '../../verify/checks.js'
+import { junit, sarif } from '../../verify/ci-report.js'
 import { fuzz } from '../../verify/fuzz.js'
 import type { Ref } from '../../verify/reference-types.js'
 import { Report } from '../../verify/report.js'
 
+/** A CI report the caller asked for; a path that cannot be written is E_IO, not a crash. */
+function save(path: string, body: string): void {
+  try {
+    writeFileSync(path, body)
+  } catch (error) {
+    throw new AgentError('E_IO', `cannot write ${path}: ${(error as Error).message}`, { details: { path } })
+  }
+}
+
 export default class Verify extends AgentCommand {
   static override summary = 'Check any CLI against the agent contract, as a black box'
   static override description =
-    'Runs the target with stdin closed, no TTY, a fresh HOME and config dirs, no network and a timeout per call; discovers it through its `reference`; checks envelopes, exit codes, universal flags, self-description, the write gate and non-interactivity. Exit 0 only when no check fails; otherwise E_CONFORMANCE with the report. --fuzz N adds N seeded random invocations.'
+    'Runs the target with stdin closed, no TTY, a fresh HOME and config dirs, no network and a timeout per call; discovers it through its `reference`; populates it through its own writes (and --setup lines), then checks envelopes, exit codes, universal flags, stdio, self-description on real output, read purity, bounded lists, the write gate and non-interactivity; a target without `reference` still gets every check that does not need one. Exit 0 only when no check fails; otherwise E_CONFORMANCE with the report. --fuzz N adds N seeded random invocations.'
   static override examples = [
     '<%= config.bin %> verify -- node examples/tasks/bin/run.js',
     '<%= config.bin %> verify --fuzz 2000 --seed 7 -- tasks',
     '<%= config.bin %> verify --mcp -- tasks',
+    `<%= config.bin %> verify --setup 'create --title a --confirm <confirm_token>' --junit verify.xml -- tasks`,
   ]
   static override strict = false
   static override flags = {
@@ -31,8 +43,15 @@ export default class Verify extends AgentCommand {
         'Check the MCP surface (`<command> mcp`) against reference instead: one tool per command, schemas, annotations, codes, the write gate.',
     }),
     'timeout-ms': Flags.integer({ min: 100, max: 600_000, default: 15_000, description: 'Time limit of each call.' }),
+    setup: Flags.string({
+      multiple: true,
+      description:
+        'An invocation of the target (its words, as in an example) run before the checks to create state; repeatable. `--confirm <confirm_token>` in it means: dry-run it first and confirm with that token.',
+    }),
+    junit: Flags.string({ description: 'Also write the report as JUnit XML to this file (CI test reports).' }),
+    sarif: Flags.string({ description: 'Also write the failures as SARIF 2.1.0 to this file (code scanning).' }),
   }
-  static override errorCodes = ['E_CONFORMANCE'] as const
+  static override errorCodes = ['E_CONFORMANCE', 'E_IO'] as const
   static override output = output((z) =>
     z.object({
       target: z.string(),
@@ -74,7 +93,7 @@ export default class Verify extends AgentCommand {
     const t = target(command, flags['timeout-ms'])
     const report = new Report()
     try {
-      const ref = flags.mcp ? await mcpChecks(t, report) : await runChecks(t, report)
+      const ref = flags.mcp ? await mcpChecks(t, report) : await runChecks(t, report, { setups: flags.setup ?? [] })
       let fuzzed = null
       if (ref && flags.fuzz > 0) {
         const seed = flags.seed ?? Math.floor(Math.random() * 2 ** 31)
@@ -102,6 +121,8 @@ export default class Verify extends AgentCommand {
         summary: report.summary(),
         fuzz: fuzzed,
       }
+      if (flags.junit) save(flags.junit, junit(data))
+      if (flags.sarif) save(flags.sarif, sarif(data, this.config.version))
       if (data.summary.fail > 0) {
         if (this.globals.format === 'text')
           for (const c of report.checks.filter((x) => x.status === 'fail')) this.log(`FAIL ${c.id}: ${c.evidence}`)

@@ -1,0 +1,56 @@
+import { words } from './_private.js'
+import { call, json, type Target } from './call.js'
+import { itemCount, runnableExample, type Seen } from './examples.js'
+import type { Ref, RefCommand } from './reference-types.js'
+import type { Report } from './report.js'
+
+/** A list: a non-streaming read whose declared output has an `items` array. */
+export function isList(c: RefCommand): boolean {
+  const items = (c.output_schema.properties as Record<string, { type?: unknown }> | undefined)?.items
+  return c.type === 'read' && !c.stream && !c.async && items?.type === 'array'
+}
+
+/**
+ * Bounded lists (docs/contract.md, pagination): every list has a `--limit` with a default, its default run
+ * answers no more than that, and `--limit 1` on a store of two or more items answers exactly one.
+ */
+export async function boundedLists(t: Target, ref: Ref, report: Report, seen: Seen): Promise<void> {
+  for (const command of ref.commands.filter(isList)) {
+    const id = `lists.bounded:${command.path}`
+    const limit = command.params.find((p) => p.kind === 'flag' && p.name === 'limit')
+    const base = runnableExample(command, ref.tool, seen) ?? words(command.path)
+    if (!limit) {
+      report.add(id, 'lists', false, 'a list without a --limit flag: an agent cannot bound what it reads')
+      continue
+    }
+    const fallback = typeof limit.default === 'number' ? limit.default : Number(limit.default)
+    if (limit.default === undefined || limit.default === null || !Number.isInteger(fallback) || fallback < 1) {
+      report.add(id, 'lists', false, `--limit has no default (${JSON.stringify(limit.default ?? null)})`)
+      continue
+    }
+    const all = await call(t, `lists:${command.path}`, base)
+    const total = itemCount(json(all)?.data)
+    if (all.code !== 0 || total === undefined) {
+      report.add(id, 'lists', 'skip', `its run answered no list (exit ${all.code})`)
+      continue
+    }
+    if (total > fallback) {
+      report.add(id, 'lists', false, `default --limit ${fallback}, but it answered ${total} items`)
+      continue
+    }
+    if (total < 2) {
+      report.add(id, 'lists', 'skip', `needs 2 items to prove --limit is honoured, has ${total} (add --setup lines)`)
+      continue
+    }
+    const one = await call(t, `lists:${command.path} --limit 1`, [...base, '--limit', '1'])
+    const got = itemCount(json(one)?.data)
+    report.add(
+      id,
+      'lists',
+      one.code === 0 && got === 1,
+      got === 1
+        ? `default --limit ${fallback}; --limit 1 of ${total} answered 1`
+        : `--limit 1 of ${total} answered ${got ?? 'no list'} (exit ${one.code}): --limit is ignored`,
+    )
+  }
+}

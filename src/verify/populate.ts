@@ -1,0 +1,117 @@
+import { errorOf, stateReads, words } from './_private.js'
+import { call, json, type Target } from './call.js'
+import { exampleArgv, fill, harvest, itemCount, type Seen } from './examples.js'
+import type { Ref, RefCommand } from './reference-types.js'
+import type { Report } from './report.js'
+
+/** Writes that take state away, or replace the tool itself: never confirmed while populating. */
+const UNPOPULATING = new Set(['delete', 'remove', 'rm', 'destroy', 'purge', 'drop', 'clear', 'reset', 'uninstall'])
+const populating = (c: RefCommand) =>
+  c.type === 'write' && c.path !== 'update' && !UNPOPULATING.has(words(c.path).at(-1)!)
+
+/** The argv of a write's `--dry-run` example, without the flag, placeholders filled (undefined if it cannot be). */
+function dryRunOf(command: RefCommand, tool: string, seen: Seen): string[] | undefined {
+  const example = command.examples.find((e) => e.includes('--dry-run'))
+  if (!example) return undefined
+  return fill(
+    exampleArgv(example, tool).filter((w) => w !== '--dry-run'),
+    seen,
+  )
+}
+
+/**
+ * Each item gets a key of its own: an idempotency key replays the first item, and the example's own key is left
+ * unused so that the write gate's token-less call meets a fresh write, not a replay.
+ */
+function freshKey(argv: string[], n: number): string[] {
+  const at = argv.indexOf('--idempotency-key')
+  return at < 0 || at + 1 >= argv.length ? argv : argv.map((w, i) => (i === at + 1 ? `${w}-verify${n}` : w))
+}
+
+/** Dry-run, then confirm with the token it issued. The outcome, in words, and whether it landed. */
+async function dryRunConfirm(t: Target, label: string, argv: string[]): Promise<{ landed: boolean; why: string }> {
+  const dry = await call(t, `populate:${label} --dry-run`, [...argv, '--dry-run'])
+  const token = (json(dry)?.data as { confirm_token?: string } | undefined)?.confirm_token
+  if (!token)
+    return { landed: false, why: `dry-run gave no token (exit ${dry.code}, ${errorOf(dry)?.code ?? 'no code'})` }
+  const done = await call(t, `populate:${label} --confirm`, [...argv, '--confirm', token])
+  return done.code === 0
+    ? { landed: true, why: 'confirmed' }
+    : { landed: false, why: `confirm with its own token → exit ${done.code}, ${errorOf(done)?.code ?? 'no code'}` }
+}
+
+async function harvestReads(t: Target, ref: Ref, seen: Seen): Promise<number> {
+  let items = 0
+  for (const c of stateReads(ref.commands)) {
+    const out = await call(t, `populate:read ${c.path}`, words(c.path))
+    if (out.code !== 0) continue
+    const data = json(out)?.data
+    harvest(data, seen)
+    items += itemCount(data) ?? 0
+  }
+  return items
+}
+
+/** One `--setup` line: run as given; `--confirm <confirm_token>` means "dry-run it first and use its token". */
+async function setup(t: Target, ref: Ref, line: string, seen: Seen): Promise<{ ok: boolean; why: string }> {
+  const argv = fill(exampleArgv(line, ref.tool), seen.set('confirm_token', '<confirm_token>'))
+  seen.delete('confirm_token')
+  if (!argv) return { ok: false, why: 'a placeholder no earlier output filled' }
+  const at = argv.indexOf('--confirm')
+  if (at >= 0 && argv[at + 1] === '<confirm_token>') {
+    const r = await dryRunConfirm(
+      t,
+      `setup ${line}`,
+      argv.filter((_, i) => i !== at && i !== at + 1),
+    )
+    return { ok: r.landed, why: r.why }
+  }
+  const c = await call(t, `populate:setup ${line}`, argv)
+  return { ok: c.code === 0, why: `exit ${c.code}${errorOf(c)?.code ? `, ${errorOf(c)?.code}` : ''}` }
+}
+
+/**
+ * Give the checks state to look at: the author's `--setup` lines, then every write that adds state, twice (a
+ * second item proves `--limit`), from its own `--dry-run` example, dry-run → confirm. Placeholders (`<id>`) are
+ * filled from what the reads answer. Returns what was seen, for the read checks' own placeholders.
+ */
+export async function populate(t: Target, ref: Ref, report: Report, setups: string[]): Promise<Seen> {
+  const seen: Seen = new Map()
+  for (const [i, line] of setups.entries()) {
+    const r = await setup(t, ref, line, seen)
+    report.add(`populate.setup:${i + 1}`, 'populate', r.ok, `${line} → ${r.why}`)
+    if (r.ok) await harvestReads(t, ref, seen)
+  }
+  const pending = ref.commands.filter(populating)
+  for (let round = 0; round < 2 && pending.length > 0; round++) {
+    if (round > 0) await harvestReads(t, ref, seen)
+    for (const command of [...pending]) {
+      const argv = dryRunOf(command, ref.tool, seen)
+      if (!argv && round === 0) continue
+      pending.splice(pending.indexOf(command), 1)
+      const id = `populate.write:${command.path}`
+      if (!argv) {
+        report.add(id, 'populate', 'skip', 'no --dry-run example, or a placeholder no output filled')
+        continue
+      }
+      const first = await dryRunConfirm(t, command.path, freshKey(argv, 1))
+      if (!first.landed) {
+        const needsState = /exit (3|4|7|8|9),/.test(first.why) || first.why.startsWith('dry-run')
+        report.add(id, 'populate', needsState ? 'skip' : false, `${argv.join(' ')}: ${first.why}`)
+        continue
+      }
+      const second = await dryRunConfirm(t, command.path, freshKey(argv, 2))
+      report.add(id, 'populate', true, `${argv.join(' ')}: confirmed${second.landed ? ' twice' : ''}`)
+    }
+  }
+  const items = await harvestReads(t, ref, seen)
+  report.add(
+    'populate.state',
+    'populate',
+    items > 0 ? true : 'skip',
+    items > 0
+      ? `the reads now list ${items} item(s)`
+      : 'no list has items: read checks ran on empty state (add --setup lines that create some)',
+  )
+  return seen
+}

@@ -1,0 +1,148 @@
+import { errorOf, NEEDS_STATE, needsInput, words } from './_private.js'
+import { call, json, type Target } from './call.js'
+import { itemCount, runnableExample, type Seen } from './examples.js'
+import type { Ref, RefCommand } from './reference-types.js'
+import type { Report } from './report.js'
+import { changes, snapshot } from './side-effects.js'
+
+type Validate = ((data: unknown) => boolean) & { errors?: unknown }
+
+/** Ajv with formats, loaded only by the verifier. */
+async function validator() {
+  const [{ Ajv2020 }, formats] = await Promise.all([import('ajv/dist/2020.js'), import('ajv-formats')])
+  const ajv = new Ajv2020({ strict: false, allErrors: true })
+  ;(formats.default as unknown as (a: unknown) => void)(ajv)
+  return ajv
+}
+
+/** How a read is run: plainly, or (when it needs input) from its first example the seen state can fill. */
+function readArgv(command: RefCommand, ref: Ref, seen: Seen): string[] | undefined {
+  return needsInput(command) ? runnableExample(command, ref.tool, seen) : words(command.path)
+}
+
+/** One read, on the populated state: it changes nothing outside the cache dir, and its output is what it declares. */
+async function checkRead(t: Target, command: RefCommand, argv: string[], validate: Validate, report: Report) {
+  // A read changes nothing outside the cache dir (docs/contract.md, the read rule).
+  const before = snapshot(t.home, t.env.XDG_CACHE_HOME!)
+  const out = await call(t, command.path, argv)
+  const changed = changes(before, snapshot(t.home, t.env.XDG_CACHE_HOME!)).map((p) => p.replace(t.home, '~'))
+  report.add(
+    `self.read_no_side_effects:${command.path}`,
+    'self',
+    changed.length === 0,
+    changed.length
+      ? `${argv.join(' ')} (a read) changed outside the cache dir: ${changed.join(', ').slice(0, 300)}`
+      : `${argv.join(' ')}: nothing changed`,
+  )
+  const id = `self.output_valid:${command.path}`
+  if (command.stream) {
+    const lines = out.stdout.trimEnd().split('\n').filter(Boolean)
+    const parsed = lines.map((l) => {
+      try {
+        return JSON.parse(l) as { type?: string; data?: unknown }
+      } catch {
+        return undefined
+      }
+    })
+    const bad = parsed.findIndex((l) => !l || (l.type === 'item' && !validate(l.data)))
+    const items = parsed.filter((l) => l?.type === 'item').length
+    report.add(
+      id,
+      'self',
+      out.code === 0 && bad === -1 && parsed.at(-1)?.type === 'summary',
+      bad === -1 ? `${lines.length} NDJSON lines, ${items} item(s)` : `line ${bad + 1} is not a valid item`,
+    )
+    return
+  }
+  const doc = json(out)
+  if (NEEDS_STATE.has(out.code ?? -1) && doc) {
+    report.add(id, 'self', 'skip', `needs state verify could not create (exit ${out.code}, ${errorOf(out)?.code})`)
+    return
+  }
+  if (!doc) {
+    report.add(id, 'self', 'skip', 'stdout is not one JSON document (see the envelope check)')
+    return
+  }
+  const valid = out.code === 0 && validate(doc.data)
+  const count = itemCount(doc.data)
+  const shape = count === undefined ? '' : ` (${count} item${count === 1 ? '' : 's'}${count ? '' : ': empty'})`
+  report.add(
+    id,
+    'self',
+    valid,
+    out.code === 0
+      ? `${argv.join(' ')}${shape}: ${JSON.stringify(validate.errors ?? 'valid').slice(0, 300)}`
+      : `exit ${out.code}`,
+  )
+}
+
+/**
+ * Self-description: schemas compile, examples exist, and every read that can be run (plainly, or from an example
+ * filled with ids seen in populated state) keeps the read rule and answers what its `output_schema` declares.
+ */
+export async function selfChecks(t: Target, ref: Ref, report: Report, seen: Seen): Promise<void> {
+  const ajv = await validator()
+  for (const command of ref.commands) {
+    let validate: Validate = () => true
+    try {
+      validate = ajv.compile(command.output_schema)
+      report.add(`self.output_schema:${command.path}`, 'self', true, 'valid JSON Schema 2020-12')
+    } catch (error) {
+      report.add(`self.output_schema:${command.path}`, 'self', false, (error as Error).message)
+    }
+    report.add(
+      `self.examples:${command.path}`,
+      'self',
+      command.examples.length > 0,
+      `${command.examples.length} example(s)`,
+    )
+    if (command.type !== 'read' || command.async) continue
+    const argv = readArgv(command, ref, seen)
+    if (!argv) {
+      report.add(
+        `self.output_valid:${command.path}`,
+        'self',
+        'skip',
+        'needs input that no example fills from the populated state',
+      )
+      continue
+    }
+    await checkRead(t, command, argv, validate, report)
+  }
+}
+
+/** Release readiness, doctor's agreement with it, and an empty changelog since the current version. */
+export async function readinessChecks(t: Target, ref: Ref, report: Report): Promise<void> {
+  const rr = ref.release_readiness
+  const statuses = ['verified', 'missing', 'not_applicable', 'unknown']
+  const rrOk =
+    ['stable', 'beta', 'unpublishable'].includes(rr.level) &&
+    [rr.fcc_status, rr.mock_upstream_status, rr.live_smoke_status].every((s) => statuses.includes(s))
+  report.add('self.release_readiness', 'self', rrOk, `level ${rr.level}`)
+  if (ref.commands.some((c) => c.path === 'doctor')) {
+    const doctor = json(await call(t, 'doctor', ['doctor']))?.data as
+      | { checks?: Array<{ check: string; status: string }> }
+      | undefined
+    const status = doctor?.checks?.find((c) => c.check === 'release_readiness')?.status
+    const want = { stable: 'pass', beta: 'warn', unpublishable: 'fail' }[rr.level]
+    report.add(
+      'self.doctor_readiness',
+      'self',
+      status === want,
+      `doctor says ${status}, reference level ${rr.level} wants ${want}`,
+    )
+  } else report.add('self.doctor_readiness', 'self', false, 'no doctor command')
+  if (ref.commands.some((c) => c.path === 'changelog')) {
+    const entries = (
+      json(await call(t, 'changelog --since current', ['changelog', '--since', ref.version]))?.data as
+        | { entries?: unknown[] }
+        | undefined
+    )?.entries
+    report.add(
+      'self.changelog_since_current',
+      'self',
+      Array.isArray(entries) && entries.length === 0,
+      `changelog --since ${ref.version}: ${entries?.length ?? 'no'} entries`,
+    )
+  } else report.add('self.changelog_since_current', 'self', false, 'no changelog command')
+}

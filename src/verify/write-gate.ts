@@ -1,0 +1,80 @@
+import { errorOf, NEEDS_STATE, stateReads, strip, words } from './_private.js'
+import { call, json, type Target } from './call.js'
+import { exampleArgv, fill, type Seen } from './examples.js'
+import type { Ref, RefCommand } from './reference-types.js'
+import type { Report } from './report.js'
+
+/** The argv of a write command's `--dry-run` example, without the tool name and the flag, placeholders filled. */
+export function dryRunArgv(command: RefCommand, tool: string, seen: Seen = new Map()): string[] | undefined {
+  const example = command.examples.find((e) => e.includes('--dry-run'))
+  if (!example) return undefined
+  return fill(
+    exampleArgv(example, tool).filter((w) => w !== '--dry-run'),
+    seen,
+  )
+}
+
+async function readState(t: Target, ref: Ref): Promise<string> {
+  const outs = await Promise.all(stateReads(ref.commands).map((c) => call(t, `state:${c.path}`, words(c.path))))
+  // Only successful reads describe state; a refusal (a login that needs a person) may differ on every call.
+  return outs.map((o) => (o.code === 0 ? strip(json(o)) : `exit ${o.code}`)).join('\n')
+}
+
+/** No write without a token: exit 5 and nothing visible changed; a dry-run token; a tampered token refused. */
+export async function writeGate(t: Target, ref: Ref, report: Report, seen: Seen): Promise<void> {
+  for (const command of ref.commands.filter((c) => c.type === 'write')) {
+    const argv = dryRunArgv(command, ref.tool, seen)
+    if (!argv) {
+      report.add(
+        `write.no_token:${command.path}`,
+        'write',
+        false,
+        'no runnable example with --dry-run (or a placeholder no output filled)',
+      )
+      continue
+    }
+    const before = await readState(t, ref)
+    const refused = await call(t, `write:${command.path}`, argv)
+    const after = await readState(t, ref)
+    if (NEEDS_STATE.has(refused.code ?? -1)) {
+      report.add(
+        `write.no_token:${command.path}`,
+        'write',
+        'skip',
+        `its example needs state verify could not create (exit ${refused.code}, ${errorOf(refused)?.code})`,
+      )
+      continue
+    }
+    report.add(
+      `write.no_token:${command.path}`,
+      'write',
+      refused.code === 5 && errorOf(refused)?.code === 'E_CONFIRMATION_REQUIRED' && before === after,
+      `exit ${refused.code}; read state ${before === after ? 'unchanged' : 'CHANGED'}`,
+    )
+    const dry = await call(t, `write:${command.path} --dry-run`, [...argv, '--dry-run'])
+    const data = json(dry)?.data as { confirm_token?: string; expires_at?: string } | undefined
+    const expires = Date.parse(data?.expires_at ?? '')
+    const dryOk =
+      dry.code === 0 &&
+      /^ct_/.test(data?.confirm_token ?? '') &&
+      /Z$/.test(data?.expires_at ?? '') &&
+      expires > Date.now()
+    report.add(
+      `write.dry_run:${command.path}`,
+      'write',
+      dryOk,
+      `token ${data?.confirm_token?.slice(0, 8) ?? 'none'}…, expires_at ${data?.expires_at ?? 'none'}`,
+    )
+    if (!data?.confirm_token) continue
+    const token = data.confirm_token
+    const at = Math.floor(token.length / 2)
+    const tampered = token.slice(0, at) + (token[at] === 'A' ? 'B' : 'A') + token.slice(at + 1)
+    const refusedTamper = await call(t, `write:${command.path} --confirm tampered`, [...argv, '--confirm', tampered])
+    report.add(
+      `write.tampered:${command.path}`,
+      'write',
+      refusedTamper.code === 6,
+      `tampered token → exit ${refusedTamper.code}`,
+    )
+  }
+}
