@@ -513,7 +513,8 @@ describe('redaction happens at the choke points only', () => {
       .filter(([path, text]) => path !== 'src/output/stdout.ts' && /\bwriteStdout\(/.test(text))
       .map(([path]) => path)
     // A new output path belongs in the renderer, where every envelope passes `redactedJson`/`redactForOutput`.
-    expect(writers.sort()).toEqual(['src/output/ndjson.ts', 'src/output/render.ts'])
+    // `tool mcp` owns stdout as its JSON-RPC transport; what it relays are envelopes its child runs rendered.
+    expect(writers.sort()).toEqual(['src/mcp/server.ts', 'src/output/ndjson.ts', 'src/output/render.ts'])
   })
 
   it('the redactor is called by the choke points and the framework state writers, nowhere else', () => {
