@@ -158,7 +158,7 @@ export default class Probe extends AgentCommand {
     })
     const built = build(dir)
     expect(built.status, String(built.stderr)).toBe(0)
-    expect(String(built.stderr)).toMatch(/24 commands, changelog \d+, bundle \d+ KiB/)
+    expect(String(built.stderr)).toMatch(/25 commands, changelog \d+, bundle \d+ KiB/)
     const list = runCopy(dir, ['list'])
     expect(list.status, list.stderr).toBe(0)
     expect(list.stderr).not.toContain('probe module evaluated')
