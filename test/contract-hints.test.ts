@@ -22,7 +22,10 @@ function pathWithTasks(): string {
 
 /** Run a printed hint as a shell would, with the same PATH and sandbox the tool ran with. */
 function runHint(command: string, path: string): { code: number | null; json: { ok: boolean; data?: unknown } } {
-  const r = spawnSync('sh', ['-c', `${command} --compact`], { encoding: 'utf8', env: { ...box().env, PATH: path } })
+  const r = spawnSync('/bin/sh', ['-c', `${command} --compact`], {
+    encoding: 'utf8',
+    env: { ...box().env, PATH: path },
+  })
   return { code: r.status, json: JSON.parse(r.stdout) }
 }
 
@@ -35,6 +38,13 @@ describe('next-step hints run exactly as printed', () => {
     const dry = runHint(hint, BARE_PATH)
     expect(dry.code).toBe(0)
     expect(dry.json).toMatchObject({ ok: true, data: { confirm_token: expect.stringMatching(/^ct_/) } })
+  })
+
+  it("when PATH's node is another Node (or none), the hint names this Node by its absolute path, and runs", async () => {
+    const run = await tasks(box(), ['create', '--title', 'x'], { env: { PATH: '/nonexistent' } })
+    const hint = env(run).error.details.dry_run_command as string
+    expect(hint).toBe(`${process.execPath} ${TASKS_BIN} create --title x --dry-run`)
+    expect(runHint(hint, '/nonexistent').code).toBe(0)
   })
 
   it('on PATH, the hint is the bin name, and runs', async () => {
