@@ -1,5 +1,19 @@
 import { CommandHelp, Help } from '@oclif/core'
 import { COMMAND_KINDS, kindOf } from './command-kind.js'
+import { flagDeprecation, type OclifDeprecation } from './deprecation.js'
+
+type Described = {
+  flags?: Record<string, { deprecated?: OclifDeprecation | false }>
+}
+
+function deprecationLines(c: Described): string[] {
+  const lines: string[] = []
+  for (const [name, def] of Object.entries(c.flags ?? {})) {
+    const d = flagDeprecation(name, def)
+    if (d) lines.push(`--${name}: ${d.message}`)
+  }
+  return lines
+}
 
 /** oclif's command help with a KIND section after the usage: what a call changes, as `reference` says it. */
 class AgentCommandHelp extends CommandHelp {
@@ -7,7 +21,11 @@ class AgentCommandHelp extends CommandHelp {
     const [usage, ...rest] = super.sections()
     const kind = kindOf(this.command as { kind?: unknown })
     const section = { header: 'KIND', generate: () => `${kind}: ${COMMAND_KINDS[kind]}` }
-    return usage ? [usage, section, ...rest] : [section, ...rest]
+    const out = usage ? [usage, section, ...rest] : [section, ...rest]
+    // oclif states a deprecated command at the top of its help; its deprecated flags are listed here.
+    const lines = deprecationLines(this.command as never)
+    if (lines.length > 0) out.push({ header: 'DEPRECATED', generate: () => lines.join('\n') })
+    return out
   }
 }
 

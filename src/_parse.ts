@@ -94,7 +94,8 @@ export function mapParseError(error: unknown, declared: { flags: Record<string, 
   if (error instanceof Errors.CLIError && 'flags' in error && Array.isArray(error.flags)) {
     // `--api-key=sk-…`: the name is what was wrong; the value is never echoed (message, got, suggestions).
     const got = [...new Set((error.flags as string[]).map(flagName))]
-    const suggestions = Object.fromEntries(got.map((flag) => [flag, suggest(flag, flagNames)]))
+    // One shape everywhere (as for commands): the names meant, closest first, for every unknown flag together.
+    const suggestions = [...new Set(got.flatMap((flag) => suggest(flag, flagNames)))]
     const first = suggest(got[0] ?? '', flagNames)
     const hint = first.length > 0 ? ` Did you mean ${first.join(' or ')}?` : ''
     return usageError(`Unknown flag${got.length === 1 ? '' : 's'}: ${got.join(', ')}.${hint}`, {

@@ -2,15 +2,18 @@ import { Command, type Interfaces } from '@oclif/core'
 import { effectiveOutput } from './_output-schema.js'
 import { mapParseError, prepareInput } from './_parse.js'
 import { getRunState } from './_state.js'
+import { addWaitFlags } from './_wait-flags.js'
 import type { Checkpoint, HumanRequest } from './checkpoints.js'
 import type { CommandKind } from './command-kind.js'
 import type { Credentials, StorageMode } from './credentials/credentials.js'
 import type { CredentialRecord } from './credentials/types.js'
+import { usageNotices } from './deprecation.js'
 import { AgentError, usageError } from './errors/agent-error.js'
 import { type Catalogue, defineErrorCodes, type ErrorCode } from './errors/catalogue.js'
 import { GLOBAL_FLAGS, type Globals, scanGlobals } from './globals.js'
 import type { HttpClient } from './http/client.js'
 import type { JobContext, JobPlan, SubmittedJob } from './jobs/runtime.js'
+import type { SettledResult } from './jobs/settle.js'
 import type { JobRecord } from './jobs/types.js'
 import { listQuery, type Paginated, type PaginateOptions, paginate, truncationMeta } from './list.js'
 import {
@@ -26,6 +29,7 @@ import type { Meta, Notice } from './output/envelope.js'
 import { type FieldSelection, projectData, selectFields } from './output/fields.js'
 import { createProgress, type Progress, type ProgressOptions, SILENT_PROGRESS } from './output/progress.js'
 import { utcTimes } from './output/times.js'
+import type { Question } from './prompt.js'
 import { loadZod, type OutputOf, type OutputSchema } from './schema.js'
 import { FRAMEWORK_SETTINGS, toolEnv } from './settings.js'
 import { readToolSettings } from './tool-settings.js'
@@ -105,7 +109,13 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
   /** The template every command follows; tool authors implement {@link execute} instead. */
   override async run(): Promise<Outcome> {
     const ctor = this.constructor as typeof AgentCommand
-    await this.parse(ctor as unknown as AnyInput)
+    const parsed = await this.parse(ctor as unknown as AnyInput)
+    // A deprecated command or flag the caller used is said in meta.notices (oclif's own warning is stderr only).
+    const given = parsed.raw.flatMap((r) => (r.type === 'flag' ? [r.flag] : []))
+    const state = getRunState()
+    for (const n of usageNotices(ctor, { ...ctor.baseFlags, ...ctor.flags } as never, given))
+      if (state) state.notices.push(n)
+      else this.notice(n)
     const globals = this.globals
     if (globals.format === 'raw' && !ctor.raw) {
       throw usageError(`${this.id ?? 'this command'} has no raw output; use --format json or --format text`, {
@@ -115,7 +125,14 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
     }
     if (globals.fields !== undefined)
       this.fieldSelection = selectFields(globals.fields, effectiveOutput(ctor, await loadZod()))
-    const result = await this.execute()
+    let result: unknown = await this.execute()
+    // `--wait`: the job's final envelope instead of its submission (checked against the job's result schema).
+    let waited = false
+    if (ctor.async && parsed.flags.wait === true && isSubmission(result)) {
+      const settled = await this.awaitJob(result, parsed.flags['wait-timeout'] as number)
+      if (settled.kind === 'items') return this.streamOf(settled.items)
+      ;[result, waited] = [settled.data, true]
+    }
     if (isOutcome(result)) return result
     if (ctor.stream) {
       if (!isAsyncIterable(result))
@@ -123,7 +140,8 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
       const items = process.env.AGENTCLI_VALIDATE_OUTPUT === '1' ? this.checked(ctor, result) : result
       return streamOutcome({ items, schemaVersion: ctor.schemaVersion, fields: this.fieldSelection?.paths })
     }
-    if (process.env.AGENTCLI_VALIDATE_OUTPUT === '1') await this.validateOutput(ctor, result)
+    if (process.env.AGENTCLI_VALIDATE_OUTPUT === '1')
+      await this.validateOutput(waited ? ({ output: ctor.output } as typeof AgentCommand) : ctor, result)
     const data = this.fieldSelection ? projectData(result, this.fieldSelection) : result
     return dataOutcome(data, ctor.schemaVersion, this.metaExtras)
   }
@@ -188,6 +206,15 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
     return createProgress(options, { quiet: this.globals.quiet })
   }
 
+  /**
+   * Ask a person a question on the terminal. Off a terminal or under `--no-input` it never waits: it is `E_USAGE`
+   * naming `question.flag`, the flag that answers it (every question must have one).
+   */
+  protected async ask(question: Question): Promise<string> {
+    const { ask } = await import('./prompt.js')
+    return ask(question, this.globals.noInput)
+  }
+
   /** Add a key to `meta` (e.g. `replayed`). */
   protected setMeta(key: string, value: unknown): void {
     this.metaExtras[key] = value
@@ -228,6 +255,20 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
       argv: this.argv,
       schemaVersion: ctor.schemaVersion,
       ...(options.plan ? { plan: options.plan } : {}),
+    })
+  }
+
+  private async awaitJob(submitted: SubmittedJob, timeoutSeconds: number): Promise<SettledResult> {
+    const { resolveJobStore } = await import('./jobs/runtime.js')
+    const { awaitSubmitted } = await import('./jobs/settle.js')
+    return awaitSubmitted({
+      store: resolveJobStore(this.config),
+      catalogue: this.catalogue,
+      jobId: submitted.job_id,
+      poll: submitted.poll,
+      bin: this.config.bin,
+      timeoutMs: timeoutSeconds * 1000,
+      signal: this.signal,
     })
   }
 
@@ -400,6 +441,13 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
       })
     }
   }
+}
+
+addWaitFlags(AgentCommand, GLOBAL_FLAGS)
+
+function isSubmission(value: unknown): value is SubmittedJob {
+  const v = value as SubmittedJob
+  return typeof v === 'object' && v !== null && typeof v.job_id === 'string' && typeof v.poll === 'string'
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {

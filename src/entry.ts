@@ -9,7 +9,8 @@ import { AgentError, usageError } from './errors/agent-error.js'
 import { type Catalogue, CatalogueDefinitionError, CORE_CATALOGUE, defineErrorCodes } from './errors/catalogue.js'
 import { toAgentError } from './errors/normalize.js'
 import { suggest } from './errors/suggest.js'
-import { type Globals, normalizeArgv, scanGlobals } from './globals.js'
+import { type Globals, normalizeArgv, onlyGlobals, scanGlobals } from './globals.js'
+import { invocation } from './invocation.js'
 import { readUpdateNotice } from './notices.js'
 import { dataOutcome, isOutcome, type Outcome } from './outcome.js'
 import { addSensitiveKeys, registerSecret } from './output/redact.js'
@@ -143,6 +144,11 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
     if (argv[0] === '--version' && !globals.error) return await finish({ outcome: versionOutcome(config, globals) })
     // `tool help <command>` is `tool <command> --help` (unless the tool has its own `help` command).
     if (argv[0] === 'help' && !config.findCommand('help')) argv = [...argv.slice(1), '--help']
+    // A bare call off a terminal is an agent finding its way: one envelope pointing at `reference`, not help text.
+    if (onlyGlobals(rawArgv) && !globals.error && !process.stdout.isTTY) {
+      const { buildOverview } = await import('./describe/overview.js')
+      return await finish({ outcome: dataOutcome(await buildOverview(config), '1.0') })
+    }
     const helpAsked = argv.length === 0 || helpRequested(argv)
     const commandWords = argv.filter((a) => !a.startsWith('-'))
     let route: Route | undefined
@@ -251,7 +257,7 @@ function resolveCommand(config: Config, argv: readonly string[]): Route {
   if (words.length === 0) {
     throw usageError('No command given', {
       allowed: names.sort(),
-      hint: `run \`${config.bin} reference\` to list commands`,
+      hint: `run \`${invocation(config.bin)} reference\` to list commands`,
     })
   }
   for (let n = words.length; n > 0; n--) {

@@ -12,6 +12,8 @@ export type Globals = {
   compact: boolean
   quiet: boolean
   fields: string | undefined
+  /** `--no-input`: nothing may prompt; a prompt is an error instead (also implied when stdin is not a TTY). */
+  noInput: boolean
   /** A problem with the universal flags themselves, raised before any command runs. */
   error: AgentError | undefined
 }
@@ -38,14 +40,29 @@ export const GLOBAL_FLAGS = {
     helpGroup: HELP_GROUP,
     description: 'Silence progress and notes on stderr; errors still print.',
   }),
+  'no-input': Flags.boolean({
+    helpGroup: HELP_GROUP,
+    description:
+      'Never prompt: a question becomes an E_USAGE error naming the flag that answers it. Implied when stdin is not a terminal.',
+  }),
 }
 
 const VALUE_FLAGS = new Set(['--format', '--fields'])
-const SWITCH_FLAGS = new Set(['--json', '--compact', '--quiet'])
+const SWITCH_FLAGS = new Set(['--json', '--compact', '--quiet', '--no-input'])
 
 function isGlobal(token: string): boolean {
   const name = token.split('=')[0]!
   return VALUE_FLAGS.has(name) || SWITCH_FLAGS.has(token)
+}
+
+/** Whether argv holds nothing but universal flags (`tool`, `tool --compact`): a call that names no command. */
+export function onlyGlobals(argv: readonly string[]): boolean {
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!
+    if (!isGlobal(token)) return false
+    if (VALUE_FLAGS.has(token)) i++
+  }
+  return true
 }
 
 /**
@@ -76,6 +93,7 @@ export function scanGlobals(argv: readonly string[], envFormat?: { name: string;
   let json = false
   let compact = false
   let quiet = false
+  let noInput = false
   let fields: string | undefined
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!
@@ -91,6 +109,7 @@ export function scanGlobals(argv: readonly string[], envFormat?: { name: string;
     } else if (token === '--json') json = true
     else if (token === '--compact') compact = true
     else if (token === '--quiet') quiet = true
+    else if (token === '--no-input') noInput = true
   }
   let error: AgentError | undefined
   let format: Format = 'json'
@@ -129,5 +148,5 @@ export function scanGlobals(argv: readonly string[], envFormat?: { name: string;
   }
   // Errors about the format flags themselves are reported in JSON: which format was meant is unknown.
   if (error) format = 'json'
-  return { format, compact, quiet, fields, error }
+  return { format, compact, quiet, fields, noInput, error }
 }

@@ -14,9 +14,16 @@ export { COMMAND_KINDS } from './command-kind.js'
 export type { IdempotencyLedger } from './confirm/idempotency.js'
 export type { TokenLedger } from './confirm/ledger.js'
 export { type BatchItem, batchSchema, type Change } from './confirm/preview.js'
+export { type ItemsPreview, PREVIEW_ITEMS, previewItems } from './confirm/preview-items.js'
 export type { SecretSource } from './confirm/secret.js'
 export type { CredentialStatus, StorageMode } from './credentials/credentials.js'
 export type { CredentialRecord, CredentialSource, SecretStore } from './credentials/types.js'
+export {
+  type DeprecatedField,
+  type Deprecation,
+  deprecatedField,
+  type FieldDeprecationOptions,
+} from './deprecation.js'
 export { type RunOptions, run } from './entry.js'
 export {
   AgentError,
@@ -40,6 +47,7 @@ export {
 export { Flags } from './flags.js'
 export { FORMATS, type Format } from './globals.js'
 export type { HttpClient, HttpOptions, RequestOptions } from './http/client.js'
+export { invocation, runnable, shellQuote } from './invocation.js'
 export type { JobContext, JobPlan, JobRecord, JobStatus, JobStore, SubmittedJob } from './jobs/index.js'
 export {
   type Page,
@@ -53,6 +61,7 @@ export {
 export type { Envelope, ErrorBody, ErrorEnvelope, Meta, Notice, SuccessEnvelope } from './output/envelope.js'
 export type { Progress, ProgressOptions } from './output/progress.js'
 export { REDACTED, redactForOutput, registerSecret } from './output/redact.js'
+export type { Question } from './prompt.js'
 export { type OutputOf, type OutputSchema, output, type ZodNamespace } from './schema.js'
 export {
   AGENTCLI_SETTINGS,

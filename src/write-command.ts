@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import type { Interfaces } from '@oclif/core'
 import { defaultPrincipal } from './_principal.js'
 import { setAudit } from './_state.js'
+import { addWaitFlags, WAIT_FLAGS } from './_wait-flags.js'
 import { AgentCommand, type CommandResult } from './command.js'
 import type { AuditDraft } from './confirm/audit.js'
 import { type BatchData, batchOutcome, type LandedItem, withoutLanded } from './confirm/batch.js'
@@ -15,6 +16,7 @@ import { AgentError, isAgentError, usageError } from './errors/agent-error.js'
 import { changeCount, clearBeforeChange, isBeforeChange } from './errors/before-change.js'
 import { Flags } from './flags.js'
 import { GLOBAL_FLAGS } from './globals.js'
+import { invocation, shellQuote } from './invocation.js'
 import type { JobContext, JobPlan } from './jobs/runtime.js'
 import type { JobRecord } from './jobs/types.js'
 import type { OutputSchema } from './schema.js'
@@ -65,11 +67,8 @@ export function idempotencyFlags(): { 'idempotency-key': Interfaces.OptionFlag<s
   }
 }
 
-const PRESENTATION = new Set([...Object.keys(GLOBAL_FLAGS), 'dry-run', 'confirm'])
-
-function shellQuote(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`
-}
+// How the answer is delivered (`--wait`), not what is written: a token never binds it.
+const PRESENTATION = new Set([...Object.keys(GLOBAL_FLAGS), ...Object.keys(WAIT_FLAGS), 'dry-run', 'confirm'])
 
 /** The clock of every confirm-token decision (issue, expiry, ledger pruning). No setting moves it. */
 function clock(): number {
@@ -262,9 +261,10 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
       }
     }
 
-    const words = [this.config.bin, ...this.id!.split(':'), ...this.argv.filter((a) => a !== '--confirm')].map(
-      shellQuote,
-    )
+    const words = [
+      invocation(this.config.bin),
+      ...[...this.id!.split(':'), ...this.argv.filter((a) => a !== '--confirm')].map(shellQuote),
+    ]
     throw new AgentError(
       'E_CONFIRMATION_REQUIRED',
       `${this.id!.replaceAll(':', ' ')} changes state: run it with --dry-run first, then --confirm <token>`,
@@ -373,7 +373,8 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
     note = 'nothing was changed',
     cause?: unknown,
   ): AgentError {
-    const named = drift.length > 0 ? `: ${drift.map((d) => d.id).join(', ')}` : ''
+    // Each target with the version it had at the dry-run and has now, so the caller sees what moved.
+    const named = drift.length > 0 ? `: ${drift.map(driftText).join(', ')}` : ''
     return new AgentError('E_CONFLICT', `the targets moved since the dry-run${named}; ${note}`, {
       details: { reason, token_id: tokenId, drift, fix: 'run the command again with --dry-run for a new token' },
       cause,
@@ -408,17 +409,6 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
   }
 }
 
-/** The dry-run that resumes this batch: the same invocation without its token. */
-function resumeCommand(bin: string, id: string, argv: readonly string[]): string {
-  const kept: string[] = []
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!
-    if (a === '--confirm') i++
-    else if (!a.startsWith('--confirm=') && a !== '--dry-run') kept.push(a)
-  }
-  return `${[bin, ...id.split(':'), ...kept].map(shellQuote).join(' ')} --dry-run`
-}
-
 /** Never write a token or a secret-looking flag value into the audit log. */
 function redactArgv(argv: readonly string[]): string[] {
   const out: string[] = []
@@ -431,4 +421,26 @@ function redactArgv(argv: readonly string[]): string[] {
     else out.push(a)
   }
   return out
+}
+
+addWaitFlags(WriteCommand, { ...GLOBAL_FLAGS, ...WRITE_FLAGS })
+
+function driftText(d: { id: string; version_then?: unknown; version_now?: unknown; gone?: boolean }): string {
+  const short = (v: unknown) => {
+    const text = String(v)
+    return text.length > 16 ? `${text.slice(0, 12)}…` : text
+  }
+  if (!('version_then' in d)) return d.id
+  return `${d.id} (version ${short(d.version_then)} then, ${d.gone ? 'gone' : `${short(d.version_now)}`} now)`
+}
+
+/** The dry-run that resumes this batch: the same invocation without its token. */
+function resumeCommand(bin: string, id: string, argv: readonly string[]): string {
+  const kept: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    if (a === '--confirm') i++
+    else if (!a.startsWith('--confirm=') && a !== '--dry-run') kept.push(a)
+  }
+  return `${[bin, ...id.split(':'), ...kept].map(shellQuote).join(' ')} --dry-run`
 }

@@ -19,7 +19,7 @@ const CASES: Case[] = [
   { name: 'unknown field', args: ['list', '--fields', 'id,nope'], code: 'E_VALIDATION', exit: 2 },
   { name: '--format yaml', args: ['list', '--format', 'yaml'], code: 'E_VALIDATION', exit: 2 },
   { name: '--format raw on a non-raw command', args: ['list', '--format', 'raw'], code: 'E_USAGE', exit: 2 },
-  { name: 'no command, flags only', args: ['--quiet'], code: 'E_USAGE', exit: 2 },
+  { name: 'no command, flags only', args: ['--limit', '3'], code: 'E_USAGE', exit: 2 },
 ]
 
 describe('every outcome is one envelope', () => {
@@ -118,7 +118,7 @@ describe('the error catalogue', () => {
 
   it('unknown flags suggest the closest', async () => {
     const run = await tasks(box(), ['list', '--limt', '3'])
-    expect(env(run).error.details.suggestions).toEqual({ '--limt': ['--limit'] })
+    expect(env(run).error.details.suggestions).toEqual(['--limit'])
   })
 
   it('a topic without a command is E_USAGE listing its commands, never exit 0', async () => {

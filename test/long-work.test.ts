@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Sandbox } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
-import { env, fixture, seed, storeBytes, TASKS_BIN, tasks, useSandbox } from './helpers.js'
+import { env, FIXTURE_BIN, fixture, seed, storeBytes, TASKS_BIN, tasks, useSandbox } from './helpers.js'
 import { schemaValidator } from './schema.js'
 
 const box = useSandbox()
@@ -122,8 +122,9 @@ describe('async jobs', () => {
     expect(job).toEqual({
       job_id: expect.stringMatching(/^job_/),
       status: 'pending',
-      poll: `fixture job status --id ${job.job_id}`,
-      result: `fixture job result --id ${job.job_id}`,
+      // The fixture is not on PATH: hints start the way it was started (`node <script>`), runnable as printed.
+      poll: expect.stringMatching(new RegExp(`^\\S*node ${FIXTURE_BIN} job status --id ${job.job_id}$`)),
+      result: expect.stringMatching(new RegExp(`^\\S*node ${FIXTURE_BIN} job result --id ${job.job_id}$`)),
     })
     const done = await until(
       () => status(box(), job.job_id),

@@ -179,7 +179,8 @@ describe('progress through the real bin', () => {
     expect(env(waited).error).toMatchObject({
       code: 'E_TIMEOUT',
       retryable: true,
-      details: { job_id: job.job_id, poll: `fixture job status --id ${job.job_id}` },
+      // The fixture is not on PATH: the poll command starts the way the tool was started, runnable as printed.
+      details: { job_id: job.job_id, poll: expect.stringMatching(/ job status --id /) },
     })
     const text = await fixture(box(), [
       'job',
@@ -192,7 +193,10 @@ describe('progress through the real bin', () => {
       '--format',
       'text',
     ])
-    expect(text.stderr).toContain(`next: fixture job status --id ${job.job_id}`)
+    expect(env(waited).error.details.poll).toMatch(
+      new RegExp(`^\\S*node ${FIXTURE_BIN} job status --id ${job.job_id}$`),
+    )
+    expect(text.stderr).toContain(`next: ${env(waited).error.details.poll}`)
     expect(env(await fixture(box(), ['job', 'status', '--id', job.job_id])).data.status).toMatch(/pending|running/)
     await fixture(box(), ['job', 'cancel', '--id', job.job_id])
   })

@@ -193,8 +193,8 @@ describe('an unknown flag written as --name=value never echoes the value', () =>
     expectClean(runs, CANARY)
     const first = env(runs[0]!).error
     expect(first).toMatchObject({ code: 'E_USAGE', message: 'Unknown flag: --api-key.', details: { got: '--api-key' } })
-    expect(Object.keys(first.details.suggestions)).toEqual(['--api-key'])
-    expect(env(runs[2]!).error.details.suggestions['--passwd']).toEqual([])
+    expect(first.details.suggestions).toEqual([])
+    expect(env(runs[2]!).error.details.suggestions).toEqual([])
     expect(runs[5]!.stdout.trim().split('\n')).toHaveLength(1)
     expect(auditText(box())).not.toContain(CANARY)
   })

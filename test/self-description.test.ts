@@ -23,6 +23,7 @@ describe('reference', () => {
       'fields',
       'compact',
       'quiet',
+      'no-input',
     ])
     const paths = ref.commands.map((c: { path: string }) => c.path)
     expect(paths).toEqual([...paths].sort())
@@ -64,6 +65,7 @@ describe('reference', () => {
     await data(['login', 'approve', login.user_code])
     const runs: Record<string, () => Promise<unknown[]>> = {
       get: async () => [await data(['get', '1'])],
+      show: async () => [await data(['show', '1'])],
       create: async () => [await data(['create', '--title', 'x', '--dry-run'])],
       edit: async () => [await data(['edit', '1', '--status', 'done', '--dry-run'])],
       delete: async () => [await data(['delete', '1', '--dry-run'])],

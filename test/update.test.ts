@@ -153,7 +153,8 @@ describe('update --check', () => {
       channel: 'stable',
       checksums_available: true,
       signature_available: true,
-      recommended_command: 'tasks update --dry-run',
+      // The `tasks` on PATH is another install: the hint starts this one the way it was started.
+      recommended_command: expect.stringMatching(new RegExp(`node ${install.bin} update --dry-run$`)),
       changes: { package: true, skills: true },
     })
     expect(snapshot(install.root)).toEqual(before)
@@ -164,7 +165,7 @@ describe('update --check', () => {
         current_version: '0.1.0',
         latest_version: '0.2.0',
         install_method: 'standalone',
-        recommended_command: 'tasks update --dry-run',
+        recommended_command: expect.stringMatching(new RegExp(`node ${install.bin} update --dry-run$`)),
         severity: 'info',
       }),
     ])
@@ -515,7 +516,7 @@ describe('doctor', () => {
     const online = await tool(box(), ['doctor'])
     expect(env(online).data.checks.find((c: { check: string }) => c.check === 'update')).toMatchObject({
       status: 'warn',
-      fix: 'tasks update --dry-run',
+      fix: expect.stringMatching(new RegExp(`node ${install.bin} update --dry-run$`)),
     })
     const offline = await tool(box(), ['doctor'], { TASKS_UPDATE_API_URL: 'http://127.0.0.1:9/' })
     expect(offline.code).toBe(0)

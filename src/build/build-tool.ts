@@ -22,7 +22,13 @@ export type BuildReport = {
   skill: 'written' | 'fresh' | 'stale' | 'skipped'
 }
 
-type PackageJson = { name?: string; version: string; bin?: string | Record<string, string>; oclif?: { bin?: string } }
+/** The package.json fields the build reads. */
+export type PackageJson = {
+  name?: string
+  version: string
+  bin?: string | Record<string, string>
+  oclif?: { bin?: string }
+}
 
 /**
  * Write the manifest with each command's `reference` description baked in (so `reference` loads neither zod nor
@@ -42,6 +48,7 @@ export async function buildTool(
   for (const id of Object.keys(manifest.commands)) {
     const cmd = await plugin.findCommand(id, { must: true })
     manifest.commands[id]!.agent = describeCommand(cmd, BIN_TEMPLATE, z)
+    addInheritedFlags(manifest.commands[id]!, cmd as unknown as LiveFlags)
   }
   writeFileSync(join(root, 'oclif.manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`)
   // Before the skill: the skill is read from the tool as it will run, which is from its bundle.
@@ -67,7 +74,29 @@ export async function buildTool(
   }
 }
 
-function binPath(root: string, pjson: PackageJson): string | undefined {
+type LiveFlags = {
+  baseFlags?: Record<string, Record<string, unknown>>
+  flags?: Record<string, Record<string, unknown>>
+}
+
+/**
+ * oclif caches a command's flags from its class's prototype chain, where a flag the framework adds by kind (the
+ * `--wait` of an async command) is not visible: copy what the parser will accept, so `--help` lists it too.
+ */
+function addInheritedFlags(cached: Record<string, unknown>, cmd: LiveFlags): void {
+  const flags = (cached.flags ?? {}) as Record<string, unknown>
+  for (const [name, def] of Object.entries({ ...(cmd.baseFlags ?? {}), ...(cmd.flags ?? {}) })) {
+    if (name in flags) continue
+    const entry: Record<string, unknown> = { name, hasDynamicHelp: false, multiple: false }
+    for (const key of ['type', 'description', 'summary', 'helpGroup', 'default', 'char', 'options', 'allowNo'])
+      if (def[key] !== undefined && typeof def[key] !== 'function') entry[key] = def[key]
+    flags[name] = entry
+  }
+  cached.flags = flags
+}
+
+/** The tool's bin script, from its package.json. */
+export function binPath(root: string, pjson: PackageJson): string | undefined {
   if (typeof pjson.bin === 'string') return join(root, pjson.bin)
   const first = pjson.bin ? Object.values(pjson.bin)[0] : undefined
   return first ? join(root, first) : undefined

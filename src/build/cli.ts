@@ -1,11 +1,16 @@
-import { buildTool, type SkillMode } from './build-tool.js'
+import { readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { binPath, buildTool, type PackageJson, readReference, type SkillMode } from './build-tool.js'
+import { compatBreaks, parseReference } from './compat.js'
 
-const USAGE = 'usage: agentcli-build [--skill write|check] [--no-changelog] <package-dir>...'
+const USAGE =
+  'usage: agentcli-build [--skill write|check] [--no-changelog] [--check-compat <previous reference.json>] <package-dir>...'
 
 /** `agentcli-build`: the build step of a tool (manifest, embedded changelog, SKILL.md). Exits 1 on any failure. */
 export async function main(argv: string[]): Promise<number> {
   let skill: SkillMode = 'skip'
   let changelog = true
+  let previous: string | undefined
   const dirs: string[] = []
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!
@@ -16,6 +21,12 @@ export async function main(argv: string[]): Promise<number> {
         return 2
       }
       skill = mode
+    } else if (a === '--check-compat') {
+      previous = argv[++i]
+      if (!previous) {
+        process.stderr.write(`${USAGE}\n`)
+        return 2
+      }
     } else if (a === '--no-changelog') {
       changelog = false
     } else if (a.startsWith('-')) {
@@ -37,10 +48,27 @@ export async function main(argv: string[]): Promise<number> {
         process.stderr.write(`agentcli-build: ${dir}: SKILL.md is stale; run agentcli-build --skill write ${dir}\n`)
         failed = true
       }
+      if (previous && !(await checkCompat(dir, previous))) failed = true
     } catch (error) {
       process.stderr.write(`agentcli-build: ${dir}: ${error instanceof Error ? error.message : String(error)}\n`)
       failed = true
     }
   }
   return failed ? 1 : 0
+}
+
+/** Compare the freshly built tool's `reference` with a released one; report each break; true when there is none. */
+async function checkCompat(dir: string, previousPath: string): Promise<boolean> {
+  const root = resolve(dir)
+  const bin = binPath(root, JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as PackageJson)
+  if (!bin) throw new Error('--check-compat needs the tool\'s "bin" in package.json')
+  const breaks = compatBreaks(parseReference(readFileSync(previousPath, 'utf8')), readReference(bin))
+  for (const b of breaks)
+    process.stderr.write(`agentcli-build: ${dir}: breaking: ${b.kind} ${b.subject}: ${b.change}\n`)
+  if (breaks.length > 0)
+    process.stderr.write(
+      `agentcli-build: ${dir}: ${breaks.length} breaking change(s) against ${previousPath}; keep what was released (add, deprecate, then remove at the announced version) or bump schema_version's major\n`,
+    )
+  else process.stderr.write(`agentcli-build: ${dir}: compatible with ${previousPath}\n`)
+  return breaks.length === 0
 }

@@ -2,6 +2,13 @@ import type { Command } from '@oclif/core'
 import type { ZodType } from 'zod'
 import { effectiveOutput } from '../_output-schema.js'
 import { type CommandKind, kindOf } from '../command-kind.js'
+import {
+  commandDeprecation,
+  type DeprecatedField,
+  type Deprecation,
+  deprecatedFields,
+  type OclifDeprecation,
+} from '../deprecation.js'
 import type { ErrorCode } from '../errors/catalogue.js'
 import { acceptedFields } from '../output/fields.js'
 import type { OutputSchema, ZodNamespace } from '../schema.js'
@@ -37,6 +44,10 @@ export type CommandDescription = {
    * upstream (`open_world`).
    */
   hints?: { destructive: boolean; idempotent: boolean; open_world: boolean }
+  /** Present only on a deprecated command (`static state = 'deprecated'` with `deprecationOptions`). */
+  deprecated?: Deprecation
+  /** Present only when the output schema marks fields deprecated (`deprecatedField()`). */
+  deprecated_fields?: DeprecatedField[]
 }
 
 /** Codes any command can raise, whatever it declares (`E_CONFIG`: a bad setting, an unsupported Node). */
@@ -54,7 +65,14 @@ export const UNIVERSAL_ERRORS: readonly ErrorCode[] = [
 export const WRITE_ERRORS: readonly ErrorCode[] = ['E_CONFIRMATION_REQUIRED', 'E_CONFLICT', 'E_IO', 'E_TIMEOUT']
 
 /** The universal flags: described once at the top of `reference`, not per command. */
-export const UNIVERSAL_FLAG_NAMES: ReadonlySet<string> = new Set(['format', 'json', 'fields', 'compact', 'quiet'])
+export const UNIVERSAL_FLAG_NAMES: ReadonlySet<string> = new Set([
+  'format',
+  'json',
+  'fields',
+  'compact',
+  'quiet',
+  'no-input',
+])
 
 type Statics = {
   id: string
@@ -74,6 +92,8 @@ type Statics = {
   destructive?: boolean
   idempotent?: boolean
   openWorld?: boolean
+  state?: string
+  deprecationOptions?: OclifDeprecation
 }
 
 function outputOf(c: Statics, z: ZodNamespace): ZodType | undefined {
@@ -112,6 +132,9 @@ export function describeCommand(cmd: Command.Class | Statics, bin: string, z: Zo
   const errors = [...new Set([...UNIVERSAL_ERRORS, ...(kind === 'write' ? WRITE_ERRORS : []), ...declared])].sort()
   const path = c.id.replaceAll(':', ' ')
   const examples = (c.examples ?? []).map((e) => renderExample(e, bin))
+  const outputSchema = schemaOf(c, z)
+  const deprecated = commandDeprecation(c)
+  const deprecatedOut = deprecatedFields(outputSchema)
   return {
     path,
     type: kind,
@@ -122,7 +145,7 @@ export function describeCommand(cmd: Command.Class | Statics, bin: string, z: Zo
       (c.args ?? {}) as never,
       UNIVERSAL_FLAG_NAMES,
     ),
-    output_schema: schemaOf(c, z),
+    output_schema: outputSchema,
     result_schema: c.async && c.output ? toJsonSchema(z, c.output(z)) : null,
     schema_version: c.schemaVersion ?? '1.0',
     errors,
@@ -138,5 +161,7 @@ export function describeCommand(cmd: Command.Class | Statics, bin: string, z: Zo
       idempotent: Boolean(c.idempotent),
       open_world: Boolean(c.openWorld),
     },
+    ...(deprecated ? { deprecated } : {}),
+    ...(deprecatedOut.length > 0 ? { deprecated_fields: deprecatedOut } : {}),
   }
 }

@@ -1,4 +1,6 @@
 import { byCodePoint } from '../compare.js'
+import { type Deprecation, flagDeprecation, type OclifDeprecation } from '../deprecation.js'
+
 /** How a flag or argument is described in `reference` (spec 002 §11). */
 export type Param = {
   name: string
@@ -13,6 +15,8 @@ export type Param = {
   char: string | null
   minimum?: number
   maximum?: number
+  /** Present only on a deprecated flag: what replaces it and when it goes. */
+  deprecated?: Deprecation
 }
 
 type FlagLike = {
@@ -29,6 +33,7 @@ type FlagLike = {
   valueType?: string
   min?: number
   max?: number
+  deprecated?: OclifDeprecation | false
 }
 
 function valueType(def: FlagLike): Param['type'] {
@@ -59,6 +64,8 @@ export function describeParam(name: string, kind: Param['kind'], def: FlagLike):
   }
   if (typeof def.min === 'number') param.minimum = def.min
   if (typeof def.max === 'number') param.maximum = def.max
+  const deprecated = kind === 'flag' ? flagDeprecation(name, def) : undefined
+  if (deprecated) param.deprecated = deprecated
   return param
 }
 

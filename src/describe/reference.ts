@@ -7,6 +7,7 @@ import { GLOBAL_FLAGS } from '../globals.js'
 import { loadZod } from '../schema.js'
 import { readToolSettings } from '../tool-settings.js'
 import { BIN_TEMPLATE, type CommandDescription, describeCommand } from './command.js'
+import { CONTRACT_VERSION } from './contract-version.js'
 import { describeParam, type Param } from './params.js'
 import { type ReleaseReadiness, releaseReadiness } from './readiness.js'
 
@@ -18,6 +19,8 @@ export type Reference = {
   tool: string
   version: string
   schema_version: string
+  /** The agentcli contract major this tool speaks (seed 001 §3): a client pins a compatibility floor on it. */
+  contract_version: number
   description: string
   risk_tier: string
   release_readiness: ReleaseReadiness
@@ -55,6 +58,7 @@ export async function buildReference(config: Config, catalogue: Catalogue): Prom
     tool: config.bin,
     version: config.version,
     schema_version: CONTRACT_SCHEMA_VERSION,
+    contract_version: CONTRACT_VERSION,
     description: String(config.pjson.description ?? ''),
     risk_tier: typeof settings.risk_tier === 'string' ? settings.risk_tier : 'unknown',
     release_readiness: releaseReadiness(settings),

@@ -22,7 +22,8 @@ function flagLine(p: Reference['commands'][number]['params'][number]): string {
     p.default !== null && p.default !== false ? `default ${JSON.stringify(p.default)}` : null,
   ]
   const extra = bits.filter(Boolean).join(', ')
-  return `  - \`${name}\` (${type}${extra ? `; ${extra}` : ''})${p.description ? `: ${p.description}` : ''}`
+  const deprecated = p.deprecated ? ` **Deprecated:** ${p.deprecated.message}.` : ''
+  return `  - \`${name}\` (${type}${extra ? `; ${extra}` : ''})${p.description ? `: ${p.description}` : ''}${deprecated}`
 }
 
 /**
@@ -65,6 +66,13 @@ export function renderSkill(ref: Reference): string {
     '- A batch write reports every item. If some failed, re-run the same batch (`--dry-run`, then `--confirm`) with',
     '  the same `--idempotency-key`: landed items come back `already_applied: true` and are never applied twice.',
     `- \`${ref.tool} context\` shows versions, paths and whether credentials are configured; \`${ref.tool} doctor\` checks the install.`,
+    '- Nothing prompts: pass `--no-input` (implied off a terminal) and a question is `E_USAGE` naming the flag to pass.',
+    "- An async command returns `{job_id, poll}` at once; add `--wait` (and `--wait-timeout <s>`) to get the job's final",
+    '  envelope instead. `E_TIMEOUT` carries `details.job_id` and `details.poll`: run the poll command exactly as given.',
+    '- Next-step commands in errors (`dry_run_command`, `resume`, `poll`) are runnable exactly as printed.',
+    '- `meta.notices[]` entries of type `deprecated` name a command or flag you used that goes away: switch to its',
+    '  `replaced_by`. `reference` marks deprecated commands, flags and output fields the same way.',
+    `- \`${ref.tool} reference\` has \`contract_version\`: the agentcli contract major. Pin a floor on it.`,
     `- After an update, read \`${ref.tool} changelog --since <previous version>\` before relying on new behaviour.`,
     '',
     '## Commands',
@@ -78,7 +86,10 @@ export function renderSkill(ref: Reference): string {
   )
   for (const c of ref.commands) {
     lines.push(`### \`${ref.tool} ${c.path}\` (${c.type}${c.stream ? ', stream' : ''}${c.async ? ', async' : ''})`, '')
+    if (c.deprecated) lines.push(`**Deprecated:** ${c.deprecated.message}. Do not use it in new calls.`, '')
     lines.push(c.description || c.summary, '')
+    for (const f of c.deprecated_fields ?? []) lines.push(`- Output field \`${f.path}\` is deprecated: ${f.message}.`)
+    if (c.deprecated_fields?.length) lines.push('')
     if (c.params.length > 0) lines.push(...c.params.map(flagLine), '')
     lines.push(`Example: \`${c.examples[0]}\``, '')
   }

@@ -11,5 +11,6 @@ export {
   type SubmittedJob,
   submitJob,
 } from './runtime.js'
+export { awaitSubmitted, type SettledResult, settledResult } from './settle.js'
 export { canMove, isFinished, JOB_STATUSES, type JobRecord, type JobStatus, type JobStore } from './types.js'
 export { type WaitOptions, waitForJob } from './wait.js'

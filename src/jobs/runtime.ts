@@ -3,6 +3,7 @@ import type { Config } from '@oclif/core'
 import { AgentError } from '../errors/agent-error.js'
 import type { Catalogue } from '../errors/catalogue.js'
 import { toAgentError } from '../errors/normalize.js'
+import { invocation } from '../invocation.js'
 import { errorBody } from '../output/envelope.js'
 import { redactAtRest } from '../output/redact.js'
 import { fileJobStore, newJobId } from './file-store.js'
@@ -86,7 +87,7 @@ export async function submitJob(options: {
     env: process.env,
   })
   child.unref()
-  const words = config.bin
+  const words = invocation(config.bin)
   return {
     job_id: id,
     status: 'pending',

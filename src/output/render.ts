@@ -2,6 +2,7 @@ import type { AgentError } from '../errors/agent-error.js'
 import type { Catalogue } from '../errors/catalogue.js'
 import { toAgentError } from '../errors/normalize.js'
 import type { Globals } from '../globals.js'
+import { runnable } from '../invocation.js'
 import type { Outcome, RawOutcome } from '../outcome.js'
 import { buildMeta, type Envelope, errorBody, errorEnvelope, type Notice, successEnvelope } from './envelope.js'
 import { renderStream, whenAborted } from './ndjson.js'
@@ -9,7 +10,7 @@ import { settleProgress } from './progress.js'
 import { RawScrubber, redactedJson, redactForOutput } from './redact.js'
 import { writeStdout } from './stdout.js'
 import { renderText, terminalText } from './text.js'
-import { errorText } from './text-error.js'
+import { errorText, NEXT_COMMANDS } from './text-error.js'
 import { utcTimes } from './times.js'
 
 /** Everything the renderer needs besides the outcome. */
@@ -98,7 +99,7 @@ export async function renderError(
 ): Promise<number> {
   settleProgress()
   const { body: plain, exit } = errorBody(error, ctx.catalogue)
-  const raw = { ...plain, details: utcTimes(plain.details) }
+  const raw = { ...plain, details: runnableHints(utcTimes(plain.details)) }
   if (ctx.globals.format === 'text') {
     process.stderr.write(errorText(redactForOutput(raw)))
     return exit
@@ -113,4 +114,11 @@ export async function renderError(
   }
   await writeStdout(serialize(errorEnvelope(raw, schemaVersion, meta), ctx.globals.compact))
   return exit
+}
+
+/** Next-step commands written for a tool on PATH, rewritten to start the way this process was started. */
+function runnableHints(details: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...details }
+  for (const key of NEXT_COMMANDS) if (typeof out[key] === 'string') out[key] = runnable(out[key] as string)
+  return out
 }

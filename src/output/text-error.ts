@@ -1,7 +1,7 @@
 /** A failure for a person: what went wrong, and the command to run next when the error names one. */
 
-// Details that hold a command to run, most specific first. `fix` is prose more often than a command.
-const NEXT_COMMANDS = ['dry_run_command', 'resume', 'poll', 'reauth', 'retry_command'] as const
+/** Details that hold a command to run, most specific first (`fix` is prose more often than a command). */
+export const NEXT_COMMANDS = ['dry_run_command', 'resume', 'poll', 'reauth', 'retry_command'] as const
 
 /** The command a person should run next, from an error's details; undefined when it names none. */
 export function nextCommand(details: Record<string, unknown>): string | undefined {

@@ -1,6 +1,7 @@
 import type { Config } from '@oclif/core'
 import semver from 'semver'
 import { AgentError } from '../errors/agent-error.js'
+import { invocation } from '../invocation.js'
 import { clearUpdateNotice, writeUpdateNotice } from '../notices.js'
 import { findChecksumAssets } from './checksums.js'
 import { detectInstall, type InstallMethod } from './install.js'
@@ -25,7 +26,7 @@ export type CheckResult = {
 
 function recommended(config: Config, install: InstallMethod, settings: UpdateSettings, version: string): string {
   if (install.method === 'unknown') return `npm install -g ${settings.package}@${version}`
-  return `${config.bin} update --dry-run`
+  return `${invocation(config.bin)} update --dry-run`
 }
 
 /** Discover the target release and what an update would change; refresh the notice cache. */

@@ -16,6 +16,7 @@ import LoginApprove from './commands/login/approve.js'
 import LoginResume from './commands/login/resume.js'
 import Login from './commands/login.js'
 import Logout from './commands/logout.js'
+import Show from './commands/show.js'
 import Sync from './commands/sync.js'
 import Whoami from './commands/whoami.js'
 
@@ -33,6 +34,7 @@ export const COMMANDS: Readonly<Record<string, Command.Class>> = {
   'login:approve': LoginApprove,
   'login:resume': LoginResume,
   logout: Logout,
+  show: Show,
   sync: Sync,
   whoami: Whoami,
 }

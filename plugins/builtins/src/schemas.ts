@@ -1,6 +1,9 @@
-import type { ZodNamespace } from 'agentcli'
+import { deprecatedField, type ZodNamespace } from 'agentcli'
 
 const evidence = (z: ZodNamespace) => z.enum(['verified', 'missing', 'not_applicable', 'unknown'])
+
+const deprecation = (z: ZodNamespace) =>
+  z.object({ message: z.string(), replaced_by: z.string().nullable(), removed_in: z.string().nullable() })
 
 const param = (z: ZodNamespace) =>
   z.object({
@@ -16,6 +19,7 @@ const param = (z: ZodNamespace) =>
     char: z.string().nullable(),
     minimum: z.number().optional(),
     maximum: z.number().optional(),
+    deprecated: deprecation(z).optional(),
   })
 
 /** Output of `reference`. */
@@ -24,6 +28,7 @@ export const referenceSchema = (z: ZodNamespace) =>
     tool: z.string(),
     version: z.string(),
     schema_version: z.string(),
+    contract_version: z.number().int(),
     description: z.string(),
     risk_tier: z.string(),
     release_readiness: z.object({
@@ -59,6 +64,8 @@ export const referenceSchema = (z: ZodNamespace) =>
           .object({ cursor_param: z.literal('--cursor'), repeat_filters: z.literal(true), order: z.literal('keyset') })
           .nullable(),
         hints: z.object({ destructive: z.boolean(), idempotent: z.boolean(), open_world: z.boolean() }).optional(),
+        deprecated: deprecation(z).optional(),
+        deprecated_fields: z.array(deprecation(z).extend({ path: z.string() })).optional(),
       }),
     ),
     exit_codes: z.record(z.string(), z.string()),
@@ -73,7 +80,9 @@ export const contextSchema = (z: ZodNamespace) =>
   z.object({
     tool: z.string(),
     version: z.string(),
-    environment: z.string(),
+    contract_version: z.number().int(),
+    env: z.string(),
+    environment: deprecatedField(z.string(), { replacedBy: 'env', removedIn: '2.0' }),
     account: z.string().nullable(),
     paths: z.object({ config_dir: z.string(), data_dir: z.string(), cache_dir: z.string() }),
     config: z.record(z.string(), z.unknown()),

@@ -13,7 +13,8 @@ export default class Create extends WriteCommand<{ title: string }, typeof taskO
     '<%= config.bin %> create --title "Write the docs" --idempotency-key k1 --confirm <confirm_token>',
   ]
   static override flags = {
-    title: Flags.string({ required: true, description: 'Title of the new task.' }),
+    title: Flags.string({ description: 'Title of the new task (asked for on a terminal when left out).' }),
+    name: Flags.string({ description: 'Old name of --title.', deprecated: { to: '--title', version: '1.0.0' } }),
     ...idempotencyFlags(),
   }
   static override errorCodes = ['E_IO'] as const
@@ -23,10 +24,12 @@ export default class Create extends WriteCommand<{ title: string }, typeof taskO
 
   async plan(): Promise<Plan<{ title: string }>> {
     const { flags } = await this.parse(Create)
-    const title = flags.title.trim()
+    // Off a terminal (every agent) or under --no-input this is E_USAGE naming --title: never a prompt that hangs.
+    const given = flags.title ?? flags.name ?? (await this.ask({ message: 'Title of the new task?', flag: '--title' }))
+    const title = given.trim()
     if (!title)
       throw new AgentError('E_VALIDATION', '--title must not be empty', {
-        details: { param: '--title', got: flags.title, allowed: 'a non-empty string' },
+        details: { param: '--title', got: given, allowed: 'a non-empty string' },
       })
     return {
       changes: [{ action: 'create', resource: 'task', id: null, before: null, after: { title, status: 'open' } }],

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
-import { AgentError, Flags, output, type Plan, WriteCommand, type WriteJobContext } from 'agentcli'
+import { AgentError, Flags, output, type Plan, previewItems, WriteCommand, type WriteJobContext } from 'agentcli'
 import { STATUSES, type Status, TaskStore } from '../store.js'
 
 /** The file as read by `plan()`: in the worker, the framework applies it only if its digest is the confirmed one. */
@@ -35,13 +35,26 @@ export default class Import extends WriteCommand<Source> {
       throw new AgentError('E_IO', `cannot read ${path}: ${code}`, { details: { path } })
     }
     const digest = createHash('sha256').update(bytes).digest('hex')
-    const lines = bytes
-      .toString('utf8')
-      .split('\n')
-      .filter((l) => l.trim()).length
+    const text = bytes.toString('utf8').split('\n')
+    const lines = text.filter((l) => l.trim()).length
+    // What will be created, as the job will parse it (bounded), and which lines would fail the job.
+    const parsed = previewItems(tasksIn(text))
+    const invalid = previewItems(invalidLines(text))
     return {
       changes: [
-        { action: 'import', resource: 'task', id: null, before: null, after: { file: path, lines, sha256: digest } },
+        {
+          action: 'import',
+          resource: 'task',
+          id: null,
+          before: null,
+          after: {
+            file: path,
+            lines,
+            sha256: digest,
+            tasks: parsed,
+            ...(invalid.count > 0 ? { invalid_lines: invalid } : {}),
+          },
+        },
       ],
       targets: [{ id: `file:${path}`, version: digest }],
       state: { path, digest, lines, bytes },
@@ -82,6 +95,28 @@ export default class Import extends WriteCommand<Source> {
       })
     })
     return { imported: ids.length, ids }
+  }
+}
+
+/** The tasks the valid lines describe, in file order. */
+function* tasksIn(lines: readonly string[]): Iterable<{ title: string; status: Status }> {
+  for (const [i, line] of lines.entries()) {
+    if (!line.trim()) continue
+    try {
+      yield parseLine(line.replace(/\r$/, ''), i + 1)
+    } catch {}
+  }
+}
+
+/** The lines that would fail the job: their number and why. */
+function* invalidLines(lines: readonly string[]): Iterable<{ line: number; reason: string }> {
+  for (const [i, line] of lines.entries()) {
+    if (!line.trim()) continue
+    try {
+      parseLine(line.replace(/\r$/, ''), i + 1)
+    } catch (error) {
+      yield { line: i + 1, reason: String((error as AgentError).details.reason) }
+    }
   }
 }
 

@@ -1,4 +1,5 @@
 import { AgentCommand, output, readToolConfig, toolEnv } from 'agentcli'
+import { CONTRACT_VERSION } from 'agentcli/describe'
 import { contextSchema } from '../schemas.js'
 
 export default class Context extends AgentCommand {
@@ -11,10 +12,14 @@ export default class Context extends AgentCommand {
 
   async execute() {
     const credentials = await (await this.credentialStore()).status()
+    const env = toolEnv(this.config.bin).get('PROFILE') ?? 'default'
     return {
       tool: this.config.bin,
       version: this.config.version,
-      environment: toolEnv(this.config.bin).get('PROFILE') ?? 'default',
+      contract_version: CONTRACT_VERSION,
+      env,
+      // The key before the spec's name was adopted; kept for clients that read it until schema 2.0.
+      environment: env,
       account: credentials.account,
       paths: { config_dir: this.config.configDir, data_dir: this.config.dataDir, cache_dir: this.config.cacheDir },
       config: readToolConfig(this.config.configDir),

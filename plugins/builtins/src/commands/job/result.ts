@@ -1,5 +1,5 @@
-import { AgentCommand, AgentError, type ErrorCode, Flags, output } from 'agentcli'
-import { resolveJobStore } from 'agentcli/jobs'
+import { AgentCommand, Flags, output } from 'agentcli'
+import { resolveJobStore, settledResult } from 'agentcli/jobs'
 import { readJob } from '../../jobs.js'
 
 export default class JobResult extends AgentCommand {
@@ -14,28 +14,8 @@ export default class JobResult extends AgentCommand {
   async execute() {
     const { flags } = await this.parse(JobResult)
     const record = await readJob(this.config, this.catalogue, flags.id)
-    const poll = `${this.config.bin} job status --id ${record.job_id}`
-    if (record.status === 'failed' && record.error) {
-      throw new AgentError(record.error.code as ErrorCode, record.error.message, {
-        details: { ...record.error.details, job_id: record.job_id },
-      })
-    }
-    if (record.status === 'cancelled') {
-      throw new AgentError('E_CONFLICT', `job ${record.job_id} was cancelled; it has no result`, {
-        details: { reason: 'job_cancelled', status: 'cancelled' },
-      })
-    }
-    if (record.status !== 'succeeded') {
-      throw new AgentError(
-        'E_CONFLICT',
-        `job ${record.job_id} is ${record.status}; poll \`${poll}\` until it succeeds`,
-        {
-          details: { reason: 'job_not_finished', status: record.status, progress: record.progress, poll },
-        },
-      )
-    }
-    const store = resolveJobStore(this.config)
-    if (record.result_kind === 'items') return this.streamOf(store.readItems(record.job_id))
-    return store.readResult(record.job_id)
+    // The same answer `--wait` gives on the submitting command (agentcli/jobs settledResult).
+    const settled = await settledResult(resolveJobStore(this.config), record, this.config.bin)
+    return settled.kind === 'items' ? this.streamOf(settled.items) : settled.data
   }
 }
