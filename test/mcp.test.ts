@@ -35,10 +35,12 @@ describe('tool mcp: the listing', () => {
       const { tools } = await s.client.listTools()
       const byName = (n: string) => tools.find((t) => t.name === n) as unknown as Tool
       const create = byName('create')
+      // `name` is create's deprecated alias of `title`: still accepted, so still an argument
       expect(Object.keys(create.inputSchema.properties!).sort()).toEqual(
-        ['confirm', 'dry_run', 'fields', 'idempotency_key', 'title'].sort(),
+        ['confirm', 'dry_run', 'fields', 'idempotency_key', 'name', 'title'].sort(),
       )
-      expect(create.inputSchema.required).toEqual(['title'])
+      // create asks for its title on a terminal, so nothing is required up front
+      expect(create.inputSchema.required ?? []).toEqual([])
       const list = byName('list').inputSchema.properties!
       expect(list.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 20 })
       expect(list.status).toMatchObject({ type: 'string', enum: ['open', 'done'] })

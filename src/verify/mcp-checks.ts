@@ -23,6 +23,23 @@ export function sampleArgs(c: RefCommand): Record<string, unknown> {
   return args
 }
 
+/** The write flow's own flags: a gate probe leaves them out, so the call carries no token and no preview. */
+const FLOW_PARAMS = new Set(['confirm', 'dry-run', 'idempotency-key', 'fields'])
+
+/**
+ * Arguments for probing a write's gate: the required ones, plus every other string a person would type (a title
+ * the command would otherwise ask for), so the call reaches the gate instead of stopping at missing input.
+ */
+function gateArgs(c: RefCommand): Record<string, unknown> {
+  const args = sampleArgs(c)
+  for (const p of c.params as Array<RefParam & { default?: unknown; deprecated?: unknown }>) {
+    if (p.required || p.type !== 'string' || p.multiple || FLOW_PARAMS.has(p.name)) continue
+    if ((p.default !== undefined && p.default !== null) || p.deprecated !== undefined) continue
+    args[argName(p.name)] = p.options?.[0] ?? 'agentcli-verify'
+  }
+  return args
+}
+
 function verdictOf(envelope: unknown): Verdict {
   const e = envelope as { ok?: unknown; error?: { code?: unknown } } | undefined
   return {
@@ -153,7 +170,7 @@ async function surfaceChecks(t: Target, report: Report, ref: Ref): Promise<void>
       const props = ((tool.inputSchema as { properties?: Record<string, unknown> } | undefined)?.properties ??
         {}) as Record<string, unknown>
       if (!props.dry_run || !props.confirm) gateDiffs.push(`${tool.name}: no dry_run/confirm arguments`)
-      const args = sampleArgs(c)
+      const args = gateArgs(c)
       const cli = await cliVerdict(t, c, toArgv(c as unknown as CommandDescription, args))
       const mcp = mcpVerdict(await probe.callTool(tool.name, args))
       if (mcp.ok !== false) gateDiffs.push(`${tool.name}: called without a token it answered ${show(mcp)}`)
