@@ -17,23 +17,57 @@ export type NoticeCache = {
   severity: 'info' | 'warning'
 }
 
+const isText = (value: unknown): value is string => typeof value === 'string' && value.length > 0
+
+/** Whether a parsed cache file has the shape {@link writeUpdateNotice} writes; anything else is corrupt. */
+export function isNoticeCache(value: unknown): value is NoticeCache {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  const c = value as Record<string, unknown>
+  return (
+    isText(c.latest_version) &&
+    semver.valid(c.latest_version) !== null &&
+    isText(c.checked_at) &&
+    isText(c.install_method) &&
+    isText(c.recommended_command) &&
+    (c.release_url === null || typeof c.release_url === 'string') &&
+    (c.severity === 'info' || c.severity === 'warning')
+  )
+}
+
+/** A cache is advisory: a corrupt one is dropped (best effort), so the next `update --check` writes a fresh one. */
+function discard(path: string): void {
+  try {
+    rmSync(path, { force: true, recursive: true })
+  } catch {
+    // An undeletable cache is still only ignored.
+  }
+}
+
 /**
  * The `update_available` notice, from the local cache only (spec 002 §14: `context` and `--help` never touch the
- * network). A missing or unreadable cache means no notice, never an error.
+ * network). A missing, unreadable or corrupt cache (not JSON, `null`, a wrong shape) means no notice, never an
+ * error; a corrupt one is removed.
  */
 export function readUpdateNotice(cacheDir: string, currentVersion: string): Notice | undefined {
-  let cache: NoticeCache
+  const path = join(cacheDir, NOTICE_CACHE_FILE)
+  let text: string
   try {
-    cache = JSON.parse(readFileSync(join(cacheDir, NOTICE_CACHE_FILE), 'utf8')) as NoticeCache
-  } catch {
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EISDIR') discard(path)
     return undefined
   }
-  if (
-    !semver.valid(cache.latest_version) ||
-    !semver.valid(currentVersion) ||
-    !semver.gt(cache.latest_version, currentVersion)
-  )
+  let cache: unknown
+  try {
+    cache = JSON.parse(text)
+  } catch {
+    cache = undefined
+  }
+  if (!isNoticeCache(cache)) {
+    discard(path)
     return undefined
+  }
+  if (!semver.valid(currentVersion) || !semver.gt(cache.latest_version, currentVersion)) return undefined
   return {
     type: 'update_available',
     current_version: currentVersion,
@@ -42,17 +76,26 @@ export function readUpdateNotice(cacheDir: string, currentVersion: string): Noti
     recommended_command: cache.recommended_command,
     release_url: cache.release_url,
     checked_at: cache.checked_at,
-    severity: cache.severity === 'warning' ? 'warning' : 'info',
+    severity: cache.severity,
     message: `${cache.latest_version} is available (running ${currentVersion}): ${cache.recommended_command}`,
   }
 }
 
-/** Record what `update --check` learned; every later command reads it for `meta.notices`. */
+/**
+ * Record what `update --check` learned; every later command reads it for `meta.notices`. Whatever sits at the
+ * path (a corrupt file, a directory) is replaced; a cache that cannot be written is skipped, never an error.
+ */
 export async function writeUpdateNotice(cacheDir: string, cache: NoticeCache): Promise<void> {
-  await writeJsonAtomic(join(cacheDir, NOTICE_CACHE_FILE), cache, { mode: 0o644, dirMode: 0o755 })
+  const path = join(cacheDir, NOTICE_CACHE_FILE)
+  try {
+    await writeJsonAtomic(path, cache, { mode: 0o644, dirMode: 0o755 })
+  } catch {
+    discard(path)
+    await writeJsonAtomic(path, cache, { mode: 0o644, dirMode: 0o755 }).catch(() => undefined)
+  }
 }
 
-/** Forget the notice (after an update). */
+/** Forget the notice (after an update); a cache that cannot be removed is left to be ignored. */
 export function clearUpdateNotice(cacheDir: string): void {
-  rmSync(join(cacheDir, NOTICE_CACHE_FILE), { force: true })
+  discard(join(cacheDir, NOTICE_CACHE_FILE))
 }

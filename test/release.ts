@@ -22,10 +22,17 @@ function copyTool(target: string): void {
   for (const part of PARTS) cpSync(join(ROOT, 'examples/tasks', part), join(target, part), { recursive: true })
 }
 
-/** A standalone install of the example tool at 0.1.0, inside the repository so its imports resolve. */
-export function makeInstall(): { root: string; bin: string; cleanup(): void } {
+/**
+ * A standalone install of the example tool at 0.1.0, inside the repository so its imports resolve. `update`
+ * is merged into the installed package.json's `agentcli.update` (trust settings come only from there).
+ */
+export function makeInstall(update: Record<string, unknown> = {}): { root: string; bin: string; cleanup(): void } {
   const root = mkdtempSync(join(ROOT, 'test/fixtures/.tmp-install-'))
   copyTool(join(root, 'versions', '0.1.0'))
+  const pjsonPath = join(root, 'versions', '0.1.0', 'package.json')
+  const pjson = JSON.parse(readFileSync(pjsonPath, 'utf8'))
+  pjson.agentcli.update = { ...pjson.agentcli.update, ...update }
+  writeFileSync(pjsonPath, JSON.stringify(pjson, null, 2))
   symlinkSync('versions/0.1.0', join(root, 'current'))
   mkdirSync(join(root, 'bin'))
   writeFileSync(join(root, 'bin', 'tasks'), '#!/bin/sh\nexec node "$(dirname "$0")/../current/bin/run.js" "$@"\n', {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { expectedIdentity, publicGoodTrustedRoot, verifyBundle } from '../src/update/signature.js'
+import { publicGoodTrustedRoot } from '../src/update/public-good.js'
+import { expectedIdentity, verifyBundle } from '../src/update/signature.js'
 import { createAuthority } from './sigstore.js'
 import { startUpstream, type Upstream } from './upstream.js'
 

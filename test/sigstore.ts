@@ -2,7 +2,7 @@ import { createHash, generateKeyPairSync } from 'node:crypto'
 import { bundleToJSON } from '@sigstore/bundle'
 import { initializeCA, initializeCTLog, initializeTLog, rekorHandler } from '@sigstore/mock'
 import { HashAlgorithm, PublicKeyDetails, TrustedRoot } from '@sigstore/protobuf-specs'
-import { MessageSignatureBundleBuilder, RekorWitness } from '@sigstore/sign'
+import { DSSEBundleBuilder, MessageSignatureBundleBuilder, RekorWitness } from '@sigstore/sign'
 import { HttpResponse, http } from 'msw'
 
 const ISSUER = 'https://token.actions.githubusercontent.com'
@@ -56,7 +56,13 @@ export async function createAuthority(rekorBaseUrl: string) {
       headers: { 'content-type': 'application/json' },
     })
   })
-  async function sign(data: Buffer, subject: string, issuer = ISSUER): Promise<unknown> {
+  /** A bundle over `data` for `subject`; `dsse` signs `data` as an in-toto statement (an attestation) instead. */
+  async function sign(
+    data: Buffer,
+    subject: string,
+    issuer = ISSUER,
+    kind: 'message' | 'dsse' = 'message',
+  ): Promise<unknown> {
     const signer = {
       async sign(payload: Buffer) {
         const eph = generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
@@ -78,6 +84,15 @@ export async function createAuthority(rekorBaseUrl: string) {
           key: { $case: 'x509Certificate' as const, certificate: pem },
         }
       },
+    }
+    if (kind === 'dsse') {
+      const dsse = new DSSEBundleBuilder({
+        signer,
+        witnesses: [
+          new RekorWitness({ rekorBaseURL: rekorBaseUrl, entryType: 'intoto' as never, fetchOnConflict: false }),
+        ],
+      })
+      return bundleToJSON(await dsse.create({ data, type: 'application/vnd.in-toto+json' }))
     }
     const builder = new MessageSignatureBundleBuilder({
       signer,

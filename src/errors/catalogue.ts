@@ -49,7 +49,12 @@ export const CORE_ERRORS = {
     description:
       'A precondition failed or a confirm token is no longer valid; `details.reason` says which. Re-read state, then retry.',
   },
-  E_NETWORK: { exit: 7, retryable: true, description: 'The network failed (DNS, refused, reset). Back off and retry.' },
+  E_NETWORK: {
+    exit: 7,
+    retryable: true,
+    description:
+      'The network failed (DNS, refused, reset). Back off and retry; when `details.reason` is `name_resolution`, fix connectivity or the host (`details.host`, `details.hint`) first.',
+  },
   E_RATE_LIMITED: {
     exit: 7,
     retryable: true,

@@ -1,4 +1,6 @@
 import { type AgentError, isAgentError } from '../errors/agent-error.js'
+import { parseBody } from './body.js'
+import { hopHeaders, nextHop, resolveUrl } from './origin.js'
 import { errorForFailure, errorForResponse, retryAfterSeconds } from './status.js'
 
 /** Options of {@link httpClient}. */
@@ -33,6 +35,10 @@ export type HttpResponse<T> = { status: number; data: T; headers: Headers }
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'])
 const RETRYABLE = new Set(['E_NETWORK', 'E_RATE_LIMITED', 'E_SERVER', 'E_TIMEOUT'])
+/** Failures a retry a moment later cannot fix: a name that does not resolve, a redirect loop, a garbled body. */
+const NOT_RETRIED = new Set(['name_resolution', 'too_many_redirects', 'bad_redirect', 'malformed_body'])
+
+type Exchange = { response: Response; text: string; url: URL; credentialed: boolean }
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
@@ -49,23 +55,45 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 
 /**
  * A small client for a tool's upstream API, on `fetch`: failures map to the catalogue in one place
- * (`./status.ts`), retryable failures of idempotent requests are retried with backoff, each request has a
- * timeout, a 401 triggers one refresh and one retry, and no header value ever reaches an error.
+ * (`./status.ts`), retryable failures of idempotent requests are retried with backoff, each attempt (every
+ * redirect hop and the whole body) has a timeout, a 401 triggers one refresh and one retry, and no header value
+ * ever reaches an error. The credential goes only to the origin of `baseUrl` (`./origin.ts`): a path, a `next`
+ * link or a redirect that names another origin is requested without it.
  */
 export function httpClient(options: HttpOptions) {
   const timeoutMs = options.timeoutMs ?? 10_000
   const retries = options.retries ?? 2
   const maxWait = options.maxRetryAfterSeconds ?? 10
+  const origin = resolveUrl(options.baseUrl, '').origin
 
-  async function once(method: string, url: URL, init: RequestInit, token: string | undefined): Promise<Response> {
+  /** One attempt: every redirect hop and the body, under one timeout. */
+  async function once(method: string, url: URL, init: RequestInit, token: string | undefined): Promise<Exchange> {
     const timeout = AbortSignal.timeout(timeoutMs)
     const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout
-    const headers = new Headers(init.headers)
-    if (token) headers.set('authorization', `Bearer ${token}`)
+    let hop = { url, method, body: init.body }
+    const base = new Headers(init.headers)
     try {
-      return await fetch(url, { ...init, headers, signal })
+      for (let hops = 0; ; hops++) {
+        const headers = hopHeaders(hop.url, origin, base, token)
+        const response = await fetch(hop.url, {
+          method: hop.method,
+          headers,
+          signal,
+          redirect: 'manual',
+          ...(hop.body === undefined ? {} : { body: hop.body }),
+        })
+        const next = nextHop(response.status, response.headers.get('location'), hop.url, hop.method, hops)
+        if (!next) {
+          const text = await response.text()
+          return { response, text, url: hop.url, credentialed: Boolean(token) && hop.url.origin === origin }
+        }
+        await response.body?.cancel()
+        if (next.dropBody) base.delete('content-type')
+        hop = { url: next.url, method: next.method, body: next.dropBody ? undefined : hop.body }
+      }
     } catch (error) {
-      throw errorForFailure(method, url, error, timeout.aborted, Boolean(options.signal?.aborted))
+      if (isAgentError(error)) throw error
+      throw errorForFailure(hop.method, hop.url, error, timeout.aborted, Boolean(options.signal?.aborted))
     }
   }
 
@@ -74,10 +102,7 @@ export function httpClient(options: HttpOptions) {
     path: string,
     opts: RequestOptions = {},
   ): Promise<HttpResponse<T>> {
-    const url = new URL(
-      path.replace(/^\//, ''),
-      options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`,
-    )
+    const url = resolveUrl(options.baseUrl, path)
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v))
     const headers: Record<string, string> = {
       accept: 'application/json',
@@ -90,23 +115,26 @@ export function httpClient(options: HttpOptions) {
       body = JSON.stringify(opts.body)
     }
     const init: RequestInit = { method, headers, ...(body === undefined ? {} : { body }) }
+    // Always set: the default above, or the caller's.
+    const accept = String(new Headers(headers).get('accept'))
     const idempotent = opts.idempotent ?? IDEMPOTENT.has(method)
-    let token = await options.token?.()
+    // The token is only asked for when this request goes to the configured origin.
+    let token = url.origin === origin ? await options.token?.() : undefined
     let refreshed = false
     for (let attempt = 0; ; attempt++) {
       let error: AgentError
       try {
-        const response = await once(method, url, init, token)
-        const text = await response.text()
+        const { response, text, url: final, credentialed } = await once(method, url, init, token)
         if (response.ok) {
           const type = response.headers.get('content-type') ?? ''
           return {
             status: response.status,
-            data: (type.includes('json') && text ? JSON.parse(text) : text) as T,
+            data: parseBody(method, final, response.status, type, accept, text) as T,
             headers: response.headers,
           }
         }
-        if (response.status === 401 && options.refresh && !refreshed) {
+        // A 401 from another origin says nothing about our credential: no refresh.
+        if (response.status === 401 && credentialed && options.refresh && !refreshed) {
           refreshed = true
           token = await options.refresh()
           attempt--
@@ -114,7 +142,7 @@ export function httpClient(options: HttpOptions) {
         }
         error = errorForResponse(
           method,
-          url,
+          final,
           response.status,
           text,
           retryAfterSeconds(response.headers.get('retry-after')),
@@ -124,7 +152,13 @@ export function httpClient(options: HttpOptions) {
         error = thrown
       }
       const wait = error.details.retry_after_seconds as number | undefined
-      if (!idempotent || !RETRYABLE.has(error.code) || attempt >= retries || (wait !== undefined && wait > maxWait))
+      if (
+        !idempotent ||
+        !RETRYABLE.has(error.code) ||
+        NOT_RETRIED.has(error.details.reason as string) ||
+        attempt >= retries ||
+        (wait !== undefined && wait > maxWait)
+      )
         throw error
       await sleep(wait !== undefined ? wait * 1000 : 200 * 2 ** attempt + Math.random() * 100, options.signal)
     }

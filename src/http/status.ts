@@ -45,16 +45,10 @@ export function errorForResponse(
   return new AgentError(code, `${method} ${url.pathname} failed: HTTP ${status}`, { details })
 }
 
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EPIPE',
-  'UND_ERR_SOCKET',
-])
+/** getaddrinfo's failures: the host name did not resolve (no such name, or no answer from DNS). */
+const NAME_RESOLUTION_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL', 'EAI_NODATA'])
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'UND_ERR_SOCKET'])
 const TIMEOUT_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',
@@ -62,7 +56,12 @@ const TIMEOUT_CODES = new Set([
   'ETIMEDOUT',
 ])
 
-/** The error for a request that got no response: by the error's code, DNS/refused/reset are network, stalls are timeouts. */
+/**
+ * The error for a request that got no (complete) response, by the error's code: refused/reset are network,
+ * stalls (also of a body) are timeouts. A name that does not resolve is `E_NETWORK` with
+ * `details.reason: "name_resolution"`, the host and a hint: retryable stays the catalogue's (the network may come
+ * back), but the hint tells an agent to fix connectivity or the configured host before it tries again.
+ */
 export function errorForFailure(
   method: string,
   url: URL,
@@ -77,6 +76,16 @@ export function errorForFailure(
   const code = cause?.code ?? (error as NodeJS.ErrnoException)?.code
   if (timedOut || (code && TIMEOUT_CODES.has(code)))
     return new AgentError('E_TIMEOUT', `${method} ${url.pathname} timed out`, { details: where })
+  if (code && NAME_RESOLUTION_CODES.has(code))
+    return new AgentError('E_NETWORK', `${method} ${url.pathname}: cannot resolve the host ${url.hostname} (${code})`, {
+      details: {
+        ...where,
+        reason: 'name_resolution',
+        host: url.hostname,
+        errno: code,
+        hint: `the name ${url.hostname} does not resolve: this machine is offline, its DNS is failing, or the configured host is wrong; check connectivity (e.g. \`getent hosts ${url.hostname}\`) and the URL before retrying`,
+      },
+    })
   if (code && NETWORK_CODES.has(code))
     return new AgentError('E_NETWORK', `${method} ${url.host}: ${code}`, { details: { ...where, reason: code } })
   return new AgentError('E_NETWORK', `${method} ${url.host} failed`, {

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Config } from '@oclif/core'
@@ -13,9 +13,10 @@ import { expectedDigest, findChecksumAssets, findTarball } from './checksums.js'
 import { integrityError, type UpdateStage } from './errors.js'
 import { cleanup, downloadTo, extractRelease, type InstallMethod, switchVersion } from './install.js'
 import { releaseSource, type UpdateSettings, updateSettings } from './settings.js'
-import { expectedIdentity, publicGoodTrustedRoot, verifyBundle } from './signature.js'
+import { releaseIdentity, verifyBundle } from './signature.js'
 import { syncSkill } from './skills.js'
 import type { ReleaseSource } from './source.js'
+import { loadTrustedRoot } from './trust-root.js'
 
 /** What the confirm step needs, fixed at dry-run time and bound into the token. */
 export type UpdatePlanState = {
@@ -154,10 +155,16 @@ function staged(error: unknown, stage: UpdateStage, from: string, replaced: bool
   return agent
 }
 
-function trustedRoot(settings: UpdateSettings): Promise<unknown> {
-  return settings.trusted_root
-    ? readFile(settings.trusted_root, 'utf8').then((t) => JSON.parse(t))
-    : Promise.resolve(publicGoodTrustedRoot())
+/** The Sigstore trusted root: the tool's pinned one, else refreshed through TUF (see `./trust-root.ts`). */
+async function trustedRoot(config: Config, settings: UpdateSettings): Promise<unknown> {
+  const { root } = await loadTrustedRoot({
+    pinned: settings.trusted_root,
+    mirror: settings.tuf_mirror,
+    tufRoot: settings.tuf_root,
+    cacheDir: config.cacheDir,
+    timeoutMs: 10_000,
+  })
+  return root
 }
 
 /**
@@ -214,11 +221,9 @@ export async function applyUpdate(config: Config, plan: UpdatePlanState, signal:
     await verifyBundle({
       bundle: plan.bundle,
       artifact: Buffer.from(plan.checksums.text),
-      identity: {
-        subject: expectedIdentity(settings.repository, settings.workflow, plan.tag),
-        issuer: settings.issuer,
-      },
-      trustedRoot: await trustedRoot(settings),
+      // From the version being installed, never from the tag the release source labels it with.
+      identity: releaseIdentity({ ...settings, repository: settings.repository }, plan.to),
+      trustedRoot: await trustedRoot(config, settings),
     })
     stage = 'verify_checksum'
     if (digest !== plan.tarball.sha256)

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto'
-import { createRequire } from 'node:module'
 import type { AgentError } from '../errors/agent-error.js'
 import { integrityError } from './errors.js'
 
@@ -16,13 +15,19 @@ export function expectedIdentity(repository: string, workflow: string, tag: stri
   return `https://github.com/${repository}/${workflow.replace(/^\//, '')}@refs/tags/${tag}`
 }
 
-/** The public-good Sigstore trusted root that ships inside @sigstore/tuf, read offline. */
-export function publicGoodTrustedRoot(): unknown {
-  const require = createRequire(import.meta.url)
-  const seeds = require('@sigstore/tuf/seeds.json') as Record<string, { targets: Record<string, string> }>
-  const encoded = seeds['https://tuf-repo-cdn.sigstore.dev']?.targets['trusted_root.json']
-  if (!encoded) throw new Error('@sigstore/tuf ships no trusted_root.json')
-  return JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'))
+/**
+ * The identity a release of `version` must carry. The tag is built from the version being installed (and the
+ * tool's declared `tag_prefix`), never read from the release source: a mirror or a directory that labels 1.2.3
+ * with the tag `v1.2.30` is still held to the `v1.2.3` identity, so a signed 1.2.30 cannot pose as 1.2.3.
+ */
+export function releaseIdentity(
+  declared: { repository: string; workflow: string; issuer: string; tag_prefix: string },
+  version: string,
+): SigningIdentity {
+  return {
+    subject: expectedIdentity(declared.repository, declared.workflow, `${declared.tag_prefix}${version}`),
+    issuer: declared.issuer,
+  }
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
@@ -44,20 +49,21 @@ export async function verifyBundle(options: {
     import('@sigstore/protobuf-specs'),
     import('@sigstore/verify'),
   ])
-  const raw = options.bundle as Record<string, unknown> | null
-  if (!raw || typeof raw !== 'object' || 'base64Signature' in raw) {
-    throw integrityError('bundle_invalid', 'the signature bundle is a legacy cosign bundle or not a Sigstore bundle', {
-      legacy: Boolean(raw && 'base64Signature' in raw),
+  const raw = options.bundle
+  // A bundle that is not a JSON object (text, a number, null, an array) is refused before the parser sees it.
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw integrityError('bundle_invalid', 'the signature bundle is not a JSON object', { legacy: false })
+  if ('base64Signature' in raw)
+    throw integrityError('bundle_invalid', 'the signature bundle is a legacy cosign bundle, not a Sigstore bundle', {
+      legacy: true,
     })
-  }
   let bundle: ReturnType<typeof bundleFromJSON>
   try {
     bundle = bundleFromJSON(raw)
   } catch (error) {
-    throw integrityError(
-      'bundle_invalid',
-      `the signature bundle is malformed: ${error instanceof ValidationError ? error.message : String(error)}`,
-    )
+    // ValidationError names the bad fields; anything else the parser throws is as malformed, and fails closed.
+    const why = error instanceof ValidationError ? `${error.message} (${error.fields.join(', ')})` : String(error)
+    throw integrityError('bundle_invalid', `the signature bundle is malformed: ${why}`)
   }
   if (bundle.content.$case === 'dsseEnvelope')
     checkAttestationSubject(bundle.content.dsseEnvelope.payload, options.artifact)
@@ -65,7 +71,7 @@ export async function verifyBundle(options: {
   try {
     trust = verify.toTrustMaterial(TrustedRoot.fromJSON(options.trustedRoot))
   } catch (error) {
-    throw integrityError('root_untrusted', `the trusted root cannot be read: ${(error as Error).message}`)
+    throw integrityError('root_untrusted', `the trusted root cannot be read: ${String(error)}`)
   }
   let signer: ReturnType<InstanceType<typeof verify.Verifier>['verify']>
   try {
@@ -76,17 +82,25 @@ export async function verifyBundle(options: {
   } catch (error) {
     throw mapVerifyError(error, verify)
   }
-  const subject = signer.identity?.subjectAlternativeName
-  const issuer = signer.identity?.extensions?.issuer
-  if (subject !== options.identity.subject)
-    throw integrityError('identity_mismatch', `signed by ${subject}, expected ${options.identity.subject}`, {
-      expected: options.identity.subject,
+  return exactSigner(signer.identity, options.identity)
+}
+
+/**
+ * Belt and braces after the library's policy check: the signer's SAN and issuer must equal the expected ones
+ * as strings. The anchored pattern already implies it with @sigstore/verify 4; this holds the guarantee if a
+ * later version changes how it matches.
+ */
+export function exactSigner(
+  signer: { subjectAlternativeName?: string; extensions?: { issuer?: string } } | undefined,
+  expected: SigningIdentity,
+): { subject: string; issuer: string } {
+  const subject = signer?.subjectAlternativeName
+  const issuer = signer?.extensions?.issuer
+  if (subject !== expected.subject || issuer !== expected.issuer)
+    throw integrityError('identity_mismatch', `signed by ${JSON.stringify(subject)}, expected ${expected.subject}`, {
+      expected: expected.subject,
       got: subject ?? null,
-    })
-  if (issuer !== options.identity.issuer)
-    throw integrityError('issuer_mismatch', `issuer ${issuer}, expected ${options.identity.issuer}`, {
-      expected: options.identity.issuer,
-      got: issuer ?? null,
+      issuer: issuer ?? null,
     })
   return { subject, issuer }
 }
@@ -108,9 +122,10 @@ function checkAttestationSubject(payload: Buffer, artifact: Buffer): void {
 type VerifyModule = typeof import('@sigstore/verify')
 
 function mapVerifyError(error: unknown, verify: VerifyModule): AgentError {
-  const message = error instanceof Error ? error.message : String(error)
+  const message = String(error)
   if (error instanceof verify.PolicyError) {
-    if (/issuer/i.test(message))
+    // The two policy failures share a code; the library's own message prefix tells them apart.
+    if (error.message.startsWith('invalid certificate extension'))
       return integrityError('issuer_mismatch', `the certificate's issuer is not the expected one: ${message}`)
     return integrityError('identity_mismatch', `the certificate's identity is not the expected one: ${message}`)
   }

@@ -39,6 +39,24 @@ function discoverError(error: unknown, where: string): AgentError {
   return base
 }
 
+/** A release list whose shape is not what the source promises: the source's fault, said as such. */
+function malformed(where: string, why: string): AgentError {
+  return new AgentError('E_SERVER', `${where} answered a release list that is malformed (${why})`, {
+    details: { stage: 'discover', reason: 'malformed_body', source: where },
+  })
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null
+const isReleaseList = (v: unknown, name: string) =>
+  Array.isArray(v) &&
+  v.every(
+    (r) =>
+      isObject(r) &&
+      typeof r[name] === 'string' &&
+      Array.isArray(r.assets) &&
+      r.assets.every((a) => isObject(a) && typeof a.name === 'string'),
+  )
+
 /** GitHub Releases of `repository` (`api` defaults to api.github.com; set it for GitHub Enterprise). */
 export function githubSource(
   repository: string,
@@ -58,6 +76,8 @@ export function githubSource(
     async list() {
       try {
         const { data } = await client.get<GithubRelease[]>(`repos/${repository}/releases`, { query: { per_page: 50 } })
+        if (!isReleaseList(data, 'tag_name'))
+          throw malformed(`GitHub releases of ${repository}`, 'expected an array of releases')
         return data
           .filter((r) => !r.draft && semver.valid(r.tag_name.replace(/^v/, '')))
           .map((r) => ({
@@ -99,15 +119,19 @@ function fromManifest(manifest: Manifest, resolve: (name: string, url?: string) 
 }
 
 /** A mirror: `<base>/releases.json` listing releases, assets relative to the base (for enterprises). */
-export function mirrorSource(base: string, signal?: AbortSignal): ReleaseSource {
+export function mirrorSource(base: string, signal?: AbortSignal, timeoutMs = 10_000): ReleaseSource {
   const root = base.endsWith('/') ? base : `${base}/`
   return {
     describe: `mirror:${root}`,
     async list() {
       try {
-        const { data } = await httpClient({ baseUrl: root, retries: 1, ...(signal ? { signal } : {}) }).get<Manifest>(
-          'releases.json',
-        )
+        const { data } = await httpClient({
+          baseUrl: root,
+          retries: 1,
+          timeoutMs,
+          ...(signal ? { signal } : {}),
+        }).get<Manifest>('releases.json')
+        if (!isReleaseList(data, 'version')) throw malformed(`the mirror ${root}`, 'expected an array of releases')
         return fromManifest(data, (name, url) => new URL(url ?? name, root).toString())
       } catch (error) {
         throw discoverError(error, `the mirror ${root}`)
@@ -123,9 +147,9 @@ export function directorySource(dir: string): ReleaseSource {
     describe: `dir:${dir}`,
     async list() {
       try {
-        return fromManifest(JSON.parse(await readFile(join(dir, 'releases.json'), 'utf8')) as Manifest, (name, url) =>
-          url && isAbsolute(url) ? url : join(dir, url ?? name),
-        )
+        const manifest = JSON.parse(await readFile(join(dir, 'releases.json'), 'utf8')) as Manifest
+        if (!isReleaseList(manifest, 'version')) throw new Error('not an array of releases')
+        return fromManifest(manifest, (name, url) => (url && isAbsolute(url) ? url : join(dir, url ?? name)))
       } catch (error) {
         throw discoverError(
           new AgentError('E_IO', `cannot read ${join(dir, 'releases.json')}`, {

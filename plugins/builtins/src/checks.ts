@@ -175,7 +175,10 @@ async function credentialsCheck(config: Config, credentials: Credentials): Promi
   return { check: 'credentials', status: 'pass', message: `${report.account} (${status.source}): ${when}`, fix: null }
 }
 
-/** Is a newer release out? A short timeout; an absent network never fails doctor (spec 002 §14). */
+/**
+ * Is a newer release out? A short timeout; an absent network never fails doctor (spec 002 §14), but a check
+ * that could not run is `warn`, never `pass`: the message says why, the fix what to do.
+ */
 async function updateCheck(config: Config): Promise<Check> {
   const { checkUpdate, updateSettings } = await import('agentcli/update')
   const settings = updateSettings(config)
@@ -197,11 +200,13 @@ async function updateCheck(config: Config): Promise<Check> {
       fix: result.recommended_command ?? `${config.bin} update --dry-run`,
     }
   } catch (error) {
+    const details = (error as { details?: { hint?: unknown; fix?: unknown } }).details
+    const told = details?.hint ?? details?.fix
     return {
       check: 'update',
-      status: 'pass',
+      status: 'warn',
       message: `could not check for updates: ${(error as Error).message}`,
-      fix: null,
+      fix: typeof told === 'string' ? told : `check the network, then run \`${config.bin} update --check\``,
     }
   }
 }
