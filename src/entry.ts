@@ -63,7 +63,7 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
       const audit = getAudit()
       // Loaded only when a write ran: read commands never pay for the audit module.
       if (audit)
-        (await import('./confirm/audit.js')).appendAudit(audit, {
+        await (await import('./confirm/audit.js')).appendAudit(audit, {
           result_code: resultCode,
           exit_code: code,
           duration_ms: Math.round(performance.now() - startedAt),

@@ -16,10 +16,12 @@ export type AuditDraft = {
   /** `replay`: a completed idempotency key answered with its recorded result; nothing was executed. */
   mode: 'dry_run' | 'confirm' | 'refused' | 'replay'
   token_id: string | null
+  /** A fleet's shared audit log (a table / a stream); the local file too when `alsoFile`, or when it fails. */
+  shared?: { append(record: AuditRecord): Promise<void>; alsoFile: boolean }
 }
 
 /** One line of `audit.jsonl` (spec 002 §10). */
-export type AuditRecord = Omit<AuditDraft, 'path'> & {
+export type AuditRecord = Omit<AuditDraft, 'path' | 'shared'> & {
   time: string
   result_code: string
   exit_code: number
@@ -35,12 +37,25 @@ export function auditPath(dataDir: string): string {
  * Append one record. One `write` with O_APPEND per line keeps concurrent appends whole; everything is redacted,
  * and a failure to audit is reported on stderr rather than turning a completed write into an error.
  */
-export function appendAudit(
+export async function appendAudit(
   draft: AuditDraft,
   outcome: { result_code: string; exit_code: number; duration_ms: number },
-): void {
-  const { path, ...rest } = draft
+): Promise<void> {
+  const { path, shared, ...rest } = draft
   const record: AuditRecord = redact({ time: new Date().toISOString(), ...rest, ...outcome })
+  let toFile = !shared || shared.alsoFile
+  if (shared) {
+    try {
+      await shared.append(record)
+    } catch (error) {
+      // The record is never lost: the local file keeps it when the shared log cannot.
+      process.stderr.write(
+        `warning: cannot append to the shared audit log (${(error as Error).message}); kept in ${path}\n`,
+      )
+      toFile = true
+    }
+  }
+  if (!toFile) return
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
     appendFileSync(path, `${JSON.stringify(record)}\n`, { mode: 0o600, flag: 'a' })

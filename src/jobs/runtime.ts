@@ -1,8 +1,11 @@
 import { spawn } from 'node:child_process'
+import { hostname } from 'node:os'
 import type { Config } from '@oclif/core'
 import { AgentError } from '../errors/agent-error.js'
 import type { Catalogue } from '../errors/catalogue.js'
 import { toAgentError } from '../errors/normalize.js'
+import { isFleetStore, lazyFleetJobStore } from '../fleet/job-store.js'
+import { stateLocation } from '../fleet/location.js'
 import { errorBody } from '../output/envelope.js'
 import { redact } from '../output/redact.js'
 import { fileJobStore, newJobId } from './file-store.js'
@@ -26,9 +29,12 @@ export type JobPlan = { token_id: string; targets: Array<{ id: string; version: 
 /** What submitting returns (spec 002 §15.2). */
 export type SubmittedJob = { job_id: string; status: 'pending'; poll: string; result: string }
 
-/** The store every command and the worker use; the one place to plug in another backend. */
+/**
+ * The store every command and the worker use; the one place to plug in another backend: with a state URL
+ * (`<BIN>_STATE_URL`), the fleet's engine and its queue, else the files of this machine.
+ */
 export function resolveJobStore(config: Config): JobStore {
-  return fileJobStore(config.dataDir)
+  return stateLocation(config).kind === 'file' ? fileJobStore(config.dataDir) : lazyFleetJobStore(config)
 }
 
 /** A pending job that never got a worker after this long is failed as retryable. */
@@ -79,6 +85,18 @@ export async function submitJob(options: {
     ...(options.plan ? { plan: options.plan } : {}),
   }
   await store.create(record)
+  if (isFleetStore(store)) {
+    // Any worker of the fleet takes it from the queue. Not queued means it never runs: say so on the record.
+    await store.dispatch(record).catch(async (error: unknown) => {
+      await store
+        .update(id, (r) =>
+          r.status === 'pending' ? { ...r, status: 'failed', finished_at: new Date().toISOString() } : undefined,
+        )
+        .catch(() => undefined)
+      throw error
+    })
+    return submitted(config, id)
+  }
   const bin = process.argv[1]!
   const child = spawn(process.execPath, [...process.execArgv, bin, 'job', 'worker', '--id', id, '--quiet'], {
     detached: true,
@@ -86,6 +104,10 @@ export async function submitJob(options: {
     env: process.env,
   })
   child.unref()
+  return submitted(config, id)
+}
+
+function submitted(config: Config, id: string): SubmittedJob {
   const words = config.bin
   return {
     job_id: id,
@@ -109,13 +131,19 @@ function failed(record: JobRecord, error: AgentError, catalogue: Catalogue): Job
  * `running` forever. Called on every read of a job.
  */
 export async function reconcile(store: JobStore, record: JobRecord, catalogue: Catalogue): Promise<JobRecord> {
-  const dead =
-    (record.status === 'running' && (record.worker_pid === null || !isAlive(record.worker_pid, record.worker_start))) ||
-    (record.status === 'pending' && Date.now() - Date.parse(record.submitted_at) > START_TIMEOUT_MS)
+  // A fleet's worker may run on another machine: its lease, renewed while it lives, is the liveness. A queued
+  // job waits for a free worker however long that takes.
+  const dead = isFleetStore(store)
+    ? record.status === 'running' && !(record.lease_until && Date.parse(record.lease_until) > Date.now())
+    : (record.status === 'running' &&
+        (record.worker_pid === null || !isAlive(record.worker_pid, record.worker_start))) ||
+      (record.status === 'pending' && Date.now() - Date.parse(record.submitted_at) > START_TIMEOUT_MS)
   if (!dead) return record
   const error = new AgentError(
     'E_INTERRUPTED',
-    record.status === 'pending' ? 'the job never started' : `the worker (pid ${record.worker_pid}) died`,
+    record.status === 'pending'
+      ? 'the job never started'
+      : `the worker (pid ${record.worker_pid}${record.worker_host ? ` on ${record.worker_host}` : ''}) died`,
   )
   return store.update(record.job_id, (r) =>
     r.status === record.status && r.worker_pid === record.worker_pid ? failed(r, error, catalogue) : undefined,
@@ -130,6 +158,8 @@ export async function cancelJob(store: JobStore, id: string): Promise<JobRecord>
     if (r.status === 'running') return { ...r, cancel_requested: true }
     return undefined
   })
+  // A fleet's worker reads the request with its lease renewal and stops the job itself.
+  if (isFleetStore(store)) return record
   if (record.status === 'running' && record.worker_pid !== null && isAlive(record.worker_pid, record.worker_start)) {
     try {
       process.kill(record.worker_pid, 'SIGTERM')
@@ -152,7 +182,10 @@ export async function runJob(options: {
   signal: AbortSignal
   catalogue: Catalogue
 }): Promise<JobRecord> {
-  const { store, id, signal, catalogue } = options
+  const { store, id, catalogue } = options
+  const leaseMs = isFleetStore(store) ? store.leaseMs : undefined
+  const leaseUntil = () => (leaseMs ? new Date(Date.now() + leaseMs).toISOString() : null)
+  const claim = `${hostname()}:${process.pid}:${Date.now()}`
   const claimed = await store.update(id, (r) =>
     r.status === 'pending' && canMove(r.status, 'running')
       ? {
@@ -161,10 +194,25 @@ export async function runJob(options: {
           started_at: new Date().toISOString(),
           worker_pid: process.pid,
           worker_start: processIdentity(process.pid),
+          ...(leaseMs ? { worker_host: claim, lease_until: leaseUntil() } : {}),
         }
       : undefined,
   )
-  if (claimed.status !== 'running' || claimed.worker_pid !== process.pid) return claimed
+  // Only the claim this call wrote lets it run: a queue that delivers a job twice runs it once.
+  if (claimed.status !== 'running' || claimed.worker_pid !== process.pid || (leaseMs && claimed.worker_host !== claim))
+    return claimed
+  const local = new AbortController()
+  const signal = AbortSignal.any([options.signal, local.signal])
+  const renew = leaseMs ? setInterval(() => void heartbeat(), Math.min(1000, leaseMs / 3)) : undefined
+  const heartbeat = async () => {
+    const now = await store
+      .update(id, (r) =>
+        r.status === 'running' && r.worker_host === claim ? { ...r, lease_until: leaseUntil() } : undefined,
+      )
+      .catch(() => undefined)
+    if (now?.cancel_requested && !local.signal.aborted)
+      local.abort(new AgentError('E_INTERRUPTED', 'the job was cancelled'))
+  }
   let lastWrite = 0
   let emitted = false
   const ctx: JobContext = {
@@ -187,30 +235,38 @@ export async function runJob(options: {
     },
   }
   try {
-    const data = await options.worker.runWork(ctx, claimed)
-    if (signal.aborted) throw signal.reason
-    await store.writeResult(id, redact(data ?? null))
-    return await store.update(id, (r) =>
-      r.status === 'running'
-        ? {
-            ...r,
-            status: 'succeeded',
-            progress: 1,
-            eta_seconds: 0,
-            finished_at: new Date().toISOString(),
-            result_kind: emitted ? 'items' : 'data',
-          }
-        : undefined,
-    )
-  } catch (error) {
-    return store.update(id, (r) => {
-      if (r.status !== 'running') return undefined
-      if (r.cancel_requested) return { ...r, status: 'cancelled', finished_at: new Date().toISOString() }
-      return failed(
-        r,
-        signal.aborted ? new AgentError('E_INTERRUPTED', 'the worker was stopped') : toAgentError(error),
-        catalogue,
+    return await finish()
+  } finally {
+    if (renew) clearInterval(renew)
+  }
+
+  async function finish(): Promise<JobRecord> {
+    try {
+      const data = await options.worker.runWork(ctx, claimed)
+      if (signal.aborted) throw signal.reason
+      await store.writeResult(id, redact(data ?? null))
+      return await store.update(id, (r) =>
+        r.status === 'running'
+          ? {
+              ...r,
+              status: 'succeeded',
+              progress: 1,
+              eta_seconds: 0,
+              finished_at: new Date().toISOString(),
+              result_kind: emitted ? 'items' : 'data',
+            }
+          : undefined,
       )
-    })
+    } catch (error) {
+      return store.update(id, (r) => {
+        if (r.status !== 'running') return undefined
+        if (r.cancel_requested) return { ...r, status: 'cancelled', finished_at: new Date().toISOString() }
+        return failed(
+          r,
+          signal.aborted ? new AgentError('E_INTERRUPTED', 'the worker was stopped') : toAgentError(error),
+          catalogue,
+        )
+      })
+    }
   }
 }
