@@ -8,13 +8,14 @@ import { type FleetBackend, type FleetJobStore, namespaceOf, SCHEMA_VERSION } fr
 
 const QUEUE = 'agentcli-jobs'
 
+/** Replayed results are kept as `json`, not `jsonb`: a replay answers with the very bytes, keys in order. */
 function ddl(s: string): string {
   return `
     CREATE SCHEMA IF NOT EXISTS ${s};
     CREATE TABLE IF NOT EXISTS ${s}.meta (key text PRIMARY KEY, value text NOT NULL);
     CREATE TABLE IF NOT EXISTS ${s}.used_tokens (fingerprint text PRIMARY KEY, keep_until timestamptz NOT NULL);
-    CREATE TABLE IF NOT EXISTS ${s}.idempotency (id text PRIMARY KEY, record jsonb NOT NULL);
-    CREATE TABLE IF NOT EXISTS ${s}.jobs (job_id text PRIMARY KEY, record jsonb NOT NULL, result jsonb);
+    CREATE TABLE IF NOT EXISTS ${s}.idempotency (id text PRIMARY KEY, record json NOT NULL);
+    CREATE TABLE IF NOT EXISTS ${s}.jobs (job_id text PRIMARY KEY, record jsonb NOT NULL, result json);
     CREATE TABLE IF NOT EXISTS ${s}.job_items (job_id text NOT NULL, seq bigserial, item jsonb NOT NULL,
       PRIMARY KEY (job_id, seq));
     CREATE TABLE IF NOT EXISTS ${s}.checkpoints (id text PRIMARY KEY, checkpoint jsonb NOT NULL);
