@@ -185,7 +185,8 @@ function authentic(secret: Buffer, token: string): Payload | undefined {
  */
 export function tokenKeyId(token: string): string | null | undefined {
   if (!token.startsWith(PREFIX)) return undefined
-  const bytes = canonical64(token.slice(PREFIX.length).split('.')[0] ?? '')
+  // split() always yields a first part, empty for "ct_2.".
+  const bytes = canonical64(token.slice(PREFIX.length).split('.')[0]!)
   if (!bytes) return undefined
   try {
     const kid = (JSON.parse(bytes.toString('utf8')) as { kid?: unknown } | null)?.kid
