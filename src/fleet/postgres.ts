@@ -81,17 +81,20 @@ export async function openPostgres(url: string, bin: string, where: string): Pro
   const bossOf = (supervise: boolean) => {
     boss ??= (async () => {
       const { PgBoss } = await import('pg-boss')
+      // LISTEN/NOTIFY wakes an idle worker the moment a job is sent (measured: ≈ 500 ms → a few ms); polling
+      // stays on underneath, so a lost notification only delays a job.
       const b = new PgBoss({
         connectionString: ns.driverUrl,
         schema: `${ns.name}_queue`,
         supervise,
         schedule: false,
         max: 2,
+        useListenNotify: supervise,
       })
       b.on('error', () => undefined)
       await b.start()
       // The queue only delivers; the job record's claim is what keeps a redelivered job from running twice.
-      await b.createQueue(QUEUE, { retryLimit: 2, expireInSeconds: 86_400, heartbeatSeconds: 10 })
+      await b.createQueue(QUEUE, { retryLimit: 2, expireInSeconds: 86_400, heartbeatSeconds: 10, notify: true })
       return b
     })()
     boss.catch(() => {
