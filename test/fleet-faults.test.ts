@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -9,7 +9,7 @@ import { sharedIdempotencyLedger, sharedTokenLedger } from '../src/fleet/ledgers
 import { openPostgres } from '../src/fleet/postgres.js'
 import { openRedis } from '../src/fleet/redis.js'
 import type { FleetBackend } from '../src/fleet/types.js'
-import { ENGINES, type Engine, envelope, machines, newKey, onMachine, seedTask, useFleet } from './fleet.js'
+import { ENGINES, type Engine, envelope, fixtureOn, machines, newKey, onMachine, seedTask, useFleet } from './fleet.js'
 import { ROOT } from './helpers.js'
 
 const fleet = useFleet()
@@ -81,6 +81,40 @@ describe.each(ENGINES)('a %s store that fails', (engine) => {
       env: { TASKS_STATE_URL: fleet.url(engine) },
     })
     expect(retried.code, retried.stdout).toBe(0)
+  }, 60_000)
+
+  it('down after the change landed (proxy killed by PID mid-apply): in doubt, exit 7, never success; a retry changes nothing', async () => {
+    const secret = newKey()
+    const link = await proxy(engine)
+    const [a, c] = machines(2, fleet.url(engine), secret, 'fixture')
+    const [b] = machines(1, urlThrough(engine, link.port), secret, 'fixture')
+    const marker = join(b!.box.root, 'marker')
+    const go = join(b!.box.root, 'go')
+    const args = ['slow-note', '--marker', marker, '--go', go, '--idempotency-key', `after-${engine}`]
+    const token = envelope(await fixtureOn(a!, [...args, '--dry-run'])).data.confirm_token
+    const confirming = fixtureOn(b!, [...args, '--confirm', token])
+    const deadline = Date.now() + 15_000
+    while (!existsSync(marker)) {
+      if (Date.now() > deadline) throw new Error('apply() never ran')
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    await link.stop()
+    writeFileSync(go, '')
+    const run = await confirming
+    expect(run.code, run.stdout).toBe(7)
+    expect(envelope(run).ok).toBe(false)
+    expect(envelope(run).error).toMatchObject({
+      code: 'E_NETWORK',
+      details: { in_doubt: true, applied: true, reason: 'state_store_after_apply' },
+    })
+    expect(readFileSync(marker, 'utf8')).toBe('changed\n')
+    // The token is used, and the key stays in doubt: neither can make the change a second time.
+    const replay = await fixtureOn(c!, [...args, '--confirm', token])
+    expect(envelope(replay).error.details.reason).toBe('already_used')
+    const again = envelope(await fixtureOn(c!, [...args, '--dry-run'])).data.confirm_token
+    const retry = await fixtureOn(c!, [...args, '--confirm', again])
+    expect(retry.code).toBe(6)
+    expect(envelope(retry).error.details.reason).toBe('idempotency_in_doubt')
   }, 60_000)
 
   it('down between the consume and the apply is a refusal before any change; down after the apply is in doubt', async () => {

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import { hostname } from 'node:os'
 import type { Config } from '@oclif/core'
 import { AgentError } from '../errors/agent-error.js'
+import { clearBeforeChange } from '../errors/before-change.js'
 import type { Catalogue } from '../errors/catalogue.js'
 import { toAgentError } from '../errors/normalize.js'
 import { isFleetStore, lazyFleetJobStore } from '../fleet/job-store.js'
@@ -88,12 +89,34 @@ export async function submitJob(options: {
   if (isFleetStore(store)) {
     // Any worker of the fleet takes it from the queue. Not queued means it never runs: say so on the record.
     await store.dispatch(record).catch(async (error: unknown) => {
-      await store
+      // The send may have reached the queue before the failure: only a record no worker can claim any more
+      // makes "nothing changed" true. If even that cannot be written, the job may still run: in doubt.
+      const closed = await store
         .update(id, (r) =>
-          r.status === 'pending' ? { ...r, status: 'failed', finished_at: new Date().toISOString() } : undefined,
+          r.status === 'pending'
+            ? {
+                ...r,
+                status: 'failed',
+                finished_at: new Date().toISOString(),
+                error: { code: 'E_NETWORK', message: 'the job could not be queued', details: {}, retryable: true },
+              }
+            : undefined,
         )
-        .catch(() => undefined)
-      throw error
+        .then(
+          (r) => r.status === 'failed',
+          () => false,
+        )
+      if (closed) throw error
+      clearBeforeChange(error)
+      throw new AgentError('E_NETWORK', `job ${id} may have been queued: the state store failed while queueing it`, {
+        details: {
+          reason: 'state_store_after_apply',
+          in_doubt: true,
+          job_id: id,
+          poll: `${config.bin} job status --id ${id}`,
+        },
+        cause: error,
+      })
     })
     return submitted(config, id)
   }
