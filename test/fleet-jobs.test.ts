@@ -100,11 +100,18 @@ describe.each(ENGINES)('jobs of a fleet on %s', (engine) => {
     )
     expect(failed.status).toBe('failed')
     expect(failed.error).toMatchObject({ code: 'E_INTERRUPTED', retryable: true })
-    // Another worker may be handed the same queue entry again: the job's record keeps it from running twice.
+    // The queue may hand the job out again (its redelivery policy): do exactly that, to another worker. The
+    // job's record keeps it from running twice.
     const second = await startWorker(d!, FIXTURE_BIN)
-    await new Promise((r) => setTimeout(r, 2500))
+    await redeliver(engine, id)
+    await until(
+      'the second worker to take the redelivered entry',
+      async () => second.stderr(),
+      (err: string) => err.includes(`job ${id}: failed`),
+      15_000,
+    )
     const after = envelope(await fixtureOn(c!, ['job', 'status', '--id', id])).data
-    expect(after).toMatchObject({ status: 'failed', started_at: running.started_at })
+    expect(after).toMatchObject({ status: 'failed', started_at: running.started_at, progress: running.progress })
     const result = await fixtureOn(c!, ['job', 'result', '--id', id])
     expect(result.code).toBe(130)
     expect(envelope(result).error.retryable).toBe(true)
@@ -136,3 +143,23 @@ describe.each(ENGINES)('jobs of a fleet on %s', (engine) => {
     expect(stopped.error).toMatchObject({ code: 'E_INTERRUPTED', retryable: true })
   }, 90_000)
 })
+
+/** Put a second queue entry for a job, as the engine's own retry or stalled-job recovery would. */
+async function redeliver(engine: (typeof ENGINES)[number], id: string): Promise<void> {
+  if (engine === 'postgres') {
+    const { PgBoss } = await import('pg-boss')
+    const boss = new PgBoss({ connectionString: fleet.url(engine).split('?')[0]!, schema: `${fleet.name}_queue` })
+    boss.on('error', () => undefined)
+    await boss.start()
+    await boss.send('agentcli-jobs', { job_id: id })
+    await boss.stop({ graceful: false, close: true })
+    return
+  }
+  const { Queue } = await import('bullmq')
+  const { Redis } = await import('ioredis')
+  const connection = new Redis({ host: '127.0.0.1', port: 6379 })
+  const queue = new Queue('agentcli-jobs', { connection, prefix: `${fleet.name}:bull` })
+  await queue.add('run', { job_id: id }, { jobId: `${id}-again` })
+  await queue.close()
+  connection.disconnect()
+}
