@@ -165,7 +165,14 @@ export async function openRedis(url: string, bin: string, where: string): Promis
     },
     async work(run, signal) {
       const { Worker } = await import('bullmq')
-      const connection = client.duplicate({ maxRetriesPerRequest: null, enableOfflineQueue: true })
+      // A long-lived worker outlives store outages: keep reconnecting (a short-lived command gives up fast).
+      const patient = (times: number) => Math.min(200 * times, 5000)
+      client.options.retryStrategy = patient
+      const connection = client.duplicate({
+        maxRetriesPerRequest: null,
+        enableOfflineQueue: true,
+        retryStrategy: patient,
+      })
       // A worker that dies mid-job leaves its queue entry stalled; BullMQ hands it out once more, and the job
       // record's claim turns that second delivery into a no-op (the reader reports the job failed, retryable).
       const worker = new Worker<{ job_id: string }>(QUEUE, async (job) => run(job.data.job_id), {

@@ -162,12 +162,23 @@ export async function reconcile(store: JobStore, record: JobRecord, catalogue: C
         (record.worker_pid === null || !isAlive(record.worker_pid, record.worker_start))) ||
       (record.status === 'pending' && Date.now() - Date.parse(record.submitted_at) > START_TIMEOUT_MS)
   if (!dead) return record
-  const error = new AgentError(
-    'E_INTERRUPTED',
+  const error =
     record.status === 'pending'
-      ? 'the job never started'
-      : `the worker (pid ${record.worker_pid}${record.worker_host ? ` on ${record.worker_host}` : ''}) died`,
-  )
+      ? new AgentError('E_INTERRUPTED', 'the job never started')
+      : isFleetStore(store)
+        ? // A lease can also lapse because the worker lost the store while the work went on: say what is known.
+          new AgentError(
+            'E_INTERRUPTED',
+            `the worker ${record.worker_host ?? ''} stopped renewing its claim (it died, or lost the state store)`,
+            {
+              details: {
+                reason: 'worker_lost',
+                in_doubt: record.plan !== undefined,
+                fix: 'for a write job, check what it changed before submitting it again',
+              },
+            },
+          )
+        : new AgentError('E_INTERRUPTED', `the worker (pid ${record.worker_pid}) died`)
   return store.update(record.job_id, (r) =>
     r.status === record.status && r.worker_pid === record.worker_pid ? failed(r, error, catalogue) : undefined,
   )
