@@ -94,7 +94,14 @@ export async function openPostgres(url: string, bin: string, where: string): Pro
       b.on('error', () => undefined)
       await b.start()
       // The queue only delivers; the job record's claim is what keeps a redelivered job from running twice.
-      await b.createQueue(QUEUE, { retryLimit: 2, expireInSeconds: 86_400, heartbeatSeconds: 10, notify: true })
+      await b.createQueue(QUEUE, {
+        retryLimit: 2,
+        retryDelay: 1,
+        retryBackoff: true,
+        expireInSeconds: 86_400,
+        heartbeatSeconds: 10,
+        notify: true,
+      })
       return b
     })()
     boss.catch(() => {

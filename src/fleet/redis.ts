@@ -112,7 +112,18 @@ export async function openRedis(url: string, bin: string, where: string): Promis
       const q = await r('starting the queue', queueOf)
       // One queue entry per job id; a redelivered entry finds the job already claimed and does nothing.
       await r('queueing the job', () =>
-        q.add('run', { job_id: record.job_id }, { jobId: record.job_id, removeOnComplete: 1000, removeOnFail: 1000 }),
+        q.add(
+          'run',
+          { job_id: record.job_id },
+          {
+            jobId: record.job_id,
+            // A delivery that failed before the job was claimed (a stopping worker, a store error) is tried again.
+            attempts: 3,
+            backoff: { type: 'exponential', delay: 1000 },
+            removeOnComplete: 1000,
+            removeOnFail: 1000,
+          },
+        ),
       )
     },
   }

@@ -35,7 +35,8 @@ export async function serveJobs(options: {
   let ran = 0
   options.log(`worker ${process.pid} serving jobs from ${backend.store.where}`)
   await backend.work(async (id) => {
-    if (signal.aborted) return
+    // Stopping: leave the entry to the queue's retry, for another worker (returning would complete it unrun).
+    if (signal.aborted) throw new Error(`worker ${process.pid} is stopping; job ${id} is left to another worker`)
     const record = await backend.jobs.get(id)
     if (!record) return options.log(`job ${id}: no record, skipped`)
     let worker: Worker
