@@ -111,7 +111,7 @@ describe.each(ENGINES)('jobs of a fleet on %s', (engine) => {
       15_000,
     )
     const after = envelope(await fixtureOn(c!, ['job', 'status', '--id', id])).data
-    expect(after).toMatchObject({ status: 'failed', started_at: running.started_at, progress: running.progress })
+    expect(after).toMatchObject({ status: 'failed', started_at: running.started_at, progress: failed.progress })
     const result = await fixtureOn(c!, ['job', 'result', '--id', id])
     expect(result.code).toBe(130)
     expect(envelope(result).error.retryable).toBe(true)
