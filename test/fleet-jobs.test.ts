@@ -120,7 +120,7 @@ describe.each(ENGINES)('jobs of a fleet on %s', (engine) => {
   }, 90_000)
 
   it('cancel from C stops a job running on B; SIGTERM on B fails its job in hand as retryable', async () => {
-    const [a, b, c] = machines(3, fleet.url(engine, '&lease_seconds=3'), newKey(), 'fixture')
+    const [a, b, c] = machines(3, fleet.url(engine, '&lease_seconds=8'), newKey(), 'fixture')
     const worker = await startWorker(b!, FIXTURE_BIN)
     const one = envelope(await fixtureOn(a!, ['sleepy', '--ms', '30000'])).data.job_id as string
     await until(
