@@ -25,6 +25,18 @@ describe.each(ENGINES)('a fleet on %s', (engine) => {
     expect(ids.some((r) => r.mode === 'refused' && r.result_code === 'E_CONFLICT')).toBe(true)
   }, 60_000)
 
+  it('a local-state call is audited to the shared log too, with its kind and mode', async () => {
+    const [a] = machines(1, fleet.url(engine), newKey())
+    const id = `job_${'0'.repeat(19)}${engine === 'postgres' ? '1' : '2'}`
+    const cancel = await onMachine(a!, ['job', 'cancel', '--id', id])
+    expect(cancel.code, cancel.stdout).toBe(3)
+    expect(envelope(cancel).error.code).toBe('E_NOT_FOUND')
+    const rows = (await sharedAudit(engine)) as Array<Row & { command: string; kind?: string; args: string[] }>
+    expect(rows.filter((r) => r.command === 'job cancel' && r.args.includes(id))).toEqual([
+      expect.objectContaining({ kind: 'local', mode: 'direct', result_code: 'E_NOT_FOUND', exit_code: 3 }),
+    ])
+  }, 60_000)
+
   it('16 machines racing one token: exactly one wins, every trial', async () => {
     for (let trial = 0; trial < 3; trial++) {
       const fleetOf = machines(16, fleet.url(engine), newKey())
