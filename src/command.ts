@@ -10,6 +10,7 @@ import type { CredentialRecord } from './credentials/types.js'
 import { usageNotices } from './deprecation.js'
 import { AgentError, usageError } from './errors/agent-error.js'
 import { type Catalogue, defineErrorCodes, type ErrorCode } from './errors/catalogue.js'
+import type { FleetBackend } from './fleet/types.js'
 import { GLOBAL_FLAGS, type Globals, scanGlobals } from './globals.js'
 import type { HttpClient } from './http/client.js'
 import type { JobContext, JobPlan, SubmittedJob } from './jobs/runtime.js'
@@ -284,6 +285,9 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
 
   /** Stop for a person: persist a checkpoint and throw `E_HUMAN_REQUIRED` (exit 9) with `details.resume`. */
   protected async requireHuman<S>(request: HumanRequest<S>): Promise<never> {
+    const fleet = await this.fleetBackend()
+    if (fleet)
+      throw await (await import('./fleet/checkpoints.js')).requireHumanShared(fleet.checkpoints, this.id!, request)
     const { requireHuman } = await import('./checkpoints.js')
     throw await requireHuman(this.config.dataDir, this.id!, request)
   }
@@ -294,6 +298,8 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
    * (`completeCheckpoint`), the claim is handed back when the command ends.
    */
   protected async resumeCheckpoint<S>(id: string, command: string): Promise<Checkpoint<S>> {
+    const fleet = await this.fleetBackend()
+    if (fleet) return (await import('./fleet/checkpoints.js')).loadShared<S>(fleet.checkpoints, command, id)
     const { claimCheckpoint } = await import('./checkpoints.js')
     const claimed = await claimCheckpoint<S>(this.config.dataDir, command, id)
     this.checkpointClaims.push(claimed.release)
@@ -304,6 +310,21 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
   override async finally(error: Error | undefined): Promise<unknown> {
     for (const release of this.checkpointClaims.splice(0)) await release().catch(() => {})
     return super.finally(error)
+  }
+
+  /** Complete the checkpoint a resume continued from: a resume works once (on a fleet, once across machines). */
+  protected async completeCheckpoint(id: string): Promise<void> {
+    const fleet = await this.fleetBackend()
+    if (fleet) return (await import('./fleet/checkpoints.js')).completeShared(fleet.checkpoints, id)
+    const { completeCheckpoint } = await import('./checkpoints.js')
+    return completeCheckpoint(this.config.dataDir, id)
+  }
+
+  /** The fleet's state store when a state URL is set (`<BIN>_STATE_URL`), else undefined: no driver loads. */
+  protected async fleetBackend(): Promise<FleetBackend | undefined> {
+    const { stateLocation } = await import('./fleet/location.js')
+    if (stateLocation(this.config).kind === 'file') return undefined
+    return (await import('./fleet/backend.js')).openBackend(this.config)
   }
 
   /** Return items to print as NDJSON from a command that streams only sometimes (e.g. a large job result). */

@@ -73,7 +73,7 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
       const audit = getAudit()
       // Loaded only when a non-read command ran: read commands never pay for the audit module.
       if (audit)
-        (await import('./confirm/audit.js')).appendAudit(audit, {
+        await (await import('./confirm/audit.js')).appendAudit(audit, {
           result_code: resultCode,
           exit_code: code,
           duration_ms: Math.round(performance.now() - startedAt),
@@ -164,8 +164,13 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
       stream = (route.command as { stream?: unknown }).stream === true
       // Every call of a non-read command is audited, from here on: a refusal at parse is an attempt too.
       const kind = kindOf(route.command)
-      if (kind !== 'read' && !helpAsked)
-        setAudit(callAudit({ dataDir: config.dataDir, id: route.id, kind, argv: route.rest }))
+      if (kind !== 'read' && !helpAsked) {
+        const draft = callAudit({ dataDir: config.dataDir, id: route.id, kind, argv: route.rest })
+        // On a fleet the store's audit log gets every non-read call too, not only the writes.
+        const shared = (await import('./fleet/audit-sink.js')).sharedAuditSink(config)
+        if (shared) draft.shared = shared
+        setAudit(draft)
+      }
     }
     if (globals.error) throw globals.error
     if (helpAsked) {

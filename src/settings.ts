@@ -9,6 +9,8 @@ export type SettingRule =
   | { type: 'url' }
   | { type: 'path' }
   | { type: 'text'; pattern: RegExp; allowed: string }
+  /** A value only its reader can judge (it needs more than the value, e.g. a file's mode): checked there. */
+  | { type: 'reader'; allowed: string }
 
 /** A documented setting: its rule, its default, and what it does (docs/contract.md lists them). */
 export type SettingSpec = SettingRule & { default?: string | number; description: string }
@@ -16,7 +18,8 @@ export type SettingSpec = SettingRule & { default?: string | number; description
 /**
  * The framework's own environment settings, `<BIN>_<NAME>`. Each is checked the moment a run starts, so a bad
  * value is one `E_CONFIG` envelope with `allowed`/`got`, never a retry loop or a crash deep inside a command.
- * (`<BIN>_FORMAT` is checked by the universal-flag scan; `<BIN>_TOKEN`/`_ACCOUNT`/`_CONFIRM_SECRET` by their readers.)
+ * (`<BIN>_FORMAT` is checked by the universal-flag scan; `<BIN>_TOKEN`/`_ACCOUNT`/`_CONFIRM_SECRET` by their readers,
+ * as are the `reader` settings here: their rule needs more than the value.)
  */
 export const FRAMEWORK_SETTINGS = {
   PROFILE: {
@@ -62,6 +65,17 @@ export const FRAMEWORK_SETTINGS = {
   CONFIG_DIR: { type: 'path', description: "The tool's config dir (oclif's)." },
   DATA_DIR: { type: 'path', description: "The tool's data dir (oclif's)." },
   CACHE_DIR: { type: 'path', description: "The tool's cache dir (oclif's)." },
+  STATE_URL: {
+    type: 'reader',
+    allowed: 'a postgres://, postgresql://, redis:// or rediss:// URL',
+    description:
+      "The fleet's shared state store (docs/fleet.md); overrides `agentcli.state.url`. Unset: machine-local files.",
+  },
+  CONFIRM_SECRET_FILE: {
+    type: 'reader',
+    allowed: 'the path of a key-ring file other users can neither read nor write',
+    description: 'A file holding the confirm key ring (docs/fleet.md); not together with `<BIN>_CONFIRM_SECRET`.',
+  },
 } as const satisfies Record<string, SettingSpec>
 
 /** Settings of every agentcli tool, by their full names (no tool prefix): switches for development and tests. */
@@ -98,6 +112,7 @@ export function checkSetting<S extends SettingRule>(rule: S, raw: unknown, sourc
     return n as ValueOf<S>
   }
   if (typeof raw !== 'string') return fail(describeRule(rule))
+  if (rule.type === 'reader') return raw as ValueOf<S>
   if (rule.type === 'enum') {
     if (!rule.options.includes(raw)) fail([...rule.options])
   } else if (rule.type === 'path') {

@@ -9,12 +9,14 @@ import { type BatchData, batchOutcome, type LandedItem, withoutLanded } from './
 import type { IdempotencyLedger } from './confirm/idempotency.js'
 import type { TokenLedger } from './confirm/ledger.js'
 import type { BatchItem, Change } from './confirm/preview.js'
-import type { SecretSource } from './confirm/secret.js'
+import type { KeyRing, SecretSource } from './confirm/secret.js'
 import type { Target } from './confirm/targets.js'
 import type { Binding, RejectReason } from './confirm/token.js'
 import { AgentError, isAgentError, usageError } from './errors/agent-error.js'
 import { changeCount, clearBeforeChange, isBeforeChange } from './errors/before-change.js'
 import { Flags } from './flags.js'
+import { sharedAuditSink } from './fleet/audit-sink.js'
+import type { SharedPrimitives } from './fleet/ledgers.js'
 import { GLOBAL_FLAGS } from './globals.js'
 import { invocation, shellQuote } from './invocation.js'
 import type { JobContext, JobPlan } from './jobs/runtime.js'
@@ -121,17 +123,31 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
     return `${this.config.bin}\0${this.config.pjson.name}`
   }
 
-  /** Where the confirm secret comes from: `<BIN>_CONFIRM_SECRET` (hex) if set, else the config dir's file. */
+  /**
+   * Where the confirm secret comes from: the injected key ring (`<BIN>_CONFIRM_SECRET`, or a file named by
+   * `<BIN>_CONFIRM_SECRET_FILE`; see docs/fleet.md) if set, else the config dir's file.
+   */
   protected async secretSource(): Promise<SecretSource> {
-    const { envSecretSource, fileSecretSource } = await import('./confirm/secret.js')
     const env = toolEnv(this.config.bin)
-    const name = `${env.prefix}CONFIRM_SECRET`
-    const injected = env.raw('CONFIRM_SECRET')
-    return injected ? envSecretSource(name, injected) : fileSecretSource(this.config.configDir, (m) => this.warn(m))
+    const { injectedSecretSource } = await import('./fleet/key-ring.js')
+    const injected = injectedSecretSource(env.prefix)
+    if (injected) return injected
+    const { fileSecretSource } = await import('./confirm/secret.js')
+    return fileSecretSource(this.config.configDir, (m) => this.warn(m))
   }
 
-  /** The consumed-token ledger. */
+  /** The keys of {@link WriteCommand.secretSource}: a source without a ring is one key with no id. */
+  private async keyRing(): Promise<KeyRing> {
+    const source = await this.secretSource()
+    if (source.ring) return source.ring()
+    const key = await source.get()
+    return { current: { id: null, key }, keys: new Map([[null, key]]) }
+  }
+
+  /** The consumed-token ledger: the fleet's store when a state URL is set, else this machine's files. */
   protected async tokenLedger(): Promise<TokenLedger> {
+    const fleet = await this.fleetPrimitives()
+    if (fleet) return (await import('./fleet/ledgers.js')).sharedTokenLedger(fleet)
     const { fileTokenLedger } = await import('./confirm/ledger.js')
     const ctor = this.constructor as typeof WriteCommand
     return fileTokenLedger(
@@ -140,10 +156,17 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
     )
   }
 
-  /** The idempotency ledger. */
+  /** The idempotency ledger: the fleet's store when a state URL is set, else this machine's files. */
   protected async idempotencyLedger(): Promise<IdempotencyLedger> {
+    const fleet = await this.fleetPrimitives()
+    if (fleet) return (await import('./fleet/ledgers.js')).sharedIdempotencyLedger(fleet)
     const { fileIdempotencyLedger } = await import('./confirm/idempotency.js')
     return fileIdempotencyLedger(this.config.dataDir)
+  }
+
+  /** The shared store's primitives, or undefined for machine-local files (no driver is loaded then). */
+  private async fleetPrimitives(): Promise<SharedPrimitives | undefined> {
+    return (await this.fleetBackend())?.primitives
   }
 
   /**
@@ -235,14 +258,15 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
     if (plan.changes.length === 0 && (plan.rejected?.length ?? 0) > 0) return this.batchResult(this.rejectedItems(plan))
 
     if (dryRun) {
-      const secret = await (await this.secretSource()).get()
+      const { current } = await this.keyRing()
       const { mintToken } = await import('./confirm/token.js')
       const { token: minted, claims } = mintToken(
-        secret,
+        current.key,
         binding,
         plan.targets ?? [],
         clock(),
         ctor.confirmTtlSeconds * 1000,
+        current.id,
       )
       audit.token_id = claims.id
       const rejected = (plan.rejected ?? []).map((r) => ({
@@ -285,8 +309,12 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
     audit: AuditDraft,
     idem: { key: string; scope: string } | undefined,
   ): Promise<unknown> {
-    const secret = await (await this.secretSource()).get()
-    const { verifyToken, verifyTargets } = await import('./confirm/token.js')
+    const ring = await this.keyRing()
+    const { tokenKeyId, verifyToken, verifyTargets } = await import('./confirm/token.js')
+    // The token names its key; a key no longer in the ring verifies nothing (its tokens have expired).
+    const kid = tokenKeyId(token)
+    const secret = kid === undefined ? ring.current.key : ring.keys.get(kid)
+    if (!secret) throw this.refuse(audit, 'unknown_key')
     const verdict = verifyToken(secret, token, binding, clock())
     if (verdict.claims) audit.token_id = verdict.claims.id
     if (!verdict.ok) throw this.refuse(audit, verdict.reason)
@@ -393,6 +421,8 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
       mode,
       token_id: null,
     }
+    const shared = sharedAuditSink(this.config)
+    if (shared) draft.shared = shared
     setAudit(draft)
     return draft
   }

@@ -568,7 +568,7 @@ describe('fileIdempotencyLedger', () => {
 })
 
 describe('appendAudit', () => {
-  it('appends redacted JSON lines, 0600', () => {
+  it('appends redacted JSON lines, 0600', async () => {
     const dir = temp()
     const path = auditPath(join(dir, 'data'))
     const draft = {
@@ -579,8 +579,8 @@ describe('appendAudit', () => {
       mode: 'confirm' as const,
       token_id: 'id1',
     }
-    appendAudit(draft, { result_code: 'OK', exit_code: 0, duration_ms: 5 })
-    appendAudit({ ...draft, mode: 'refused' }, { result_code: 'E_CONFLICT', exit_code: 6, duration_ms: 3 })
+    await appendAudit(draft, { result_code: 'OK', exit_code: 0, duration_ms: 5 })
+    await appendAudit({ ...draft, mode: 'refused' }, { result_code: 'E_CONFLICT', exit_code: 6, duration_ms: 3 })
     const lines = readFileSync(path, 'utf8')
       .trimEnd()
       .split('\n')
@@ -596,7 +596,7 @@ describe('appendAudit', () => {
     expect(statSync(path).mode & 0o777).toBe(0o600)
   })
 
-  it('warns on stderr instead of failing when the log cannot be written', () => {
+  it('warns on stderr instead of failing when the log cannot be written', async () => {
     const dir = temp()
     writeFileSync(join(dir, 'data'), 'a file')
     const writes: string[] = []
@@ -604,7 +604,7 @@ describe('appendAudit', () => {
       writes.push(String(chunk))
       return true
     })
-    appendAudit(
+    await appendAudit(
       { path: auditPath(join(dir, 'data')), command: 'x', args: [], account: null, mode: 'dry_run', token_id: null },
       { result_code: 'OK', exit_code: 0, duration_ms: 1 },
     )

@@ -33,6 +33,11 @@ const HEAVY = [
   '/keep-a-changelog/',
   '/ajv/',
   '/shell-quote/',
+  // The state-store drivers and queue engines: only with a state URL, and only for what needs the store.
+  '/node_modules/pg/',
+  '/pg-boss/',
+  '/ioredis/',
+  '/bullmq/',
 ]
 
 describe('the start-up path', () => {
@@ -65,5 +70,16 @@ describe('the start-up path', () => {
     expect(loaded.some((m) => m.includes('/@oclif/core/'))).toBe(true)
     expect(loaded.some((m) => m.endsWith('/examples/tasks/dist/commands/list.js'))).toBe(true)
     expect(loaded.filter((m) => HEAVY.some((h) => m.includes(h)))).toEqual([])
+  })
+
+  it('loads a state-store driver only when a state URL is set, and then only for a write (never for `list`)', () => {
+    seed(box(), [{ id: '1', title: 'a' }])
+    const driver = (m: string) => m.includes('/node_modules/pg/') || m.includes('/ioredis/')
+    expect(modulesLoadedBy(['delete', '1', '--dry-run']).filter(driver)).toEqual([])
+    // A closed port: the dry-run answers anyway (its audit record falls back to the local file).
+    for (const url of ['postgres://root@127.0.0.1:9/test', 'redis://127.0.0.1:9']) {
+      expect(modulesLoadedBy(['list'], { TASKS_STATE_URL: url }).filter(driver)).toEqual([])
+      expect(modulesLoadedBy(['delete', '1', '--dry-run'], { TASKS_STATE_URL: url }).some(driver)).toBe(true)
+    }
   })
 })

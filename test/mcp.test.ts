@@ -61,8 +61,9 @@ describe('tool mcp: the listing', () => {
       const a = (n: string) => tools.find((t) => t.name === n)!.annotations
       for (const read of ['get', 'list', 'reference', 'context', 'doctor', 'changelog', 'job_status'])
         expect(a(read), read).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true })
-      // delete takes an idempotency key (a batch resumes with it), so repeating the same call is safe
+      // delete takes an idempotency key (a batch resumes under it), so it is idempotent too
       expect(a('delete')).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true })
+      expect(a('edit')).toMatchObject({ idempotentHint: false })
       expect(a('edit')).toMatchObject({ readOnlyHint: false, destructiveHint: true })
       // create only adds, and takes an idempotency key
       expect(a('create')).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true })

@@ -256,6 +256,7 @@ describe('doctor', () => {
       'config_dir',
       'credentials',
       'update',
+      'state_store',
     ])
     for (const c of checks) expect(c.fix === null).toBe(c.status === 'pass')
     expect(checks.find((c: { check: string }) => c.check === 'min_version').status).toBe('pass')

@@ -260,7 +260,7 @@ describe('the confirm secret', () => {
   })
 
   it('can be injected through TASKS_CONFIRM_SECRET, to dry-run on one machine and confirm on another', async () => {
-    const shared = 'cd'.repeat(32)
+    const shared = '65208b5b8a97412d76fcc147a7b10f158c1dc05a34c3599d1e2f370a5a61351f'
     const token = await dryRun(box(), ['create', '--title', 'x'], { TASKS_CONFIRM_SECRET: shared })
     expectRefused(await tasks(box(), ['create', '--title', 'x', '--confirm', token]), 'tampered')
     const run = await tasks(box(), ['create', '--title', 'x', '--confirm', token], {

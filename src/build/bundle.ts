@@ -19,8 +19,11 @@ type ToolPjson = {
  * built-ins are commands of the tool (each evaluated only when it runs).
  */
 const INLINED = new Set(['@oclif/core', 'semver', '@agentcli/plugin-builtins'])
-/** Never bundled: development-only loaders oclif looks for, and native or optional packages. */
-const ALWAYS_EXTERNAL = ['typescript', 'ts-node', 'tsx', 'esbuild']
+/**
+ * Never bundled: development-only loaders oclif looks for, native or optional packages, and the state-store
+ * drivers and queue engines (loaded only when a state URL is set, and pg's optional native binding unresolvable).
+ */
+const ALWAYS_EXTERNAL = ['typescript', 'ts-node', 'tsx', 'esbuild', 'pg', 'pg-native', 'pg-boss', 'ioredis', 'bullmq']
 
 /** What a bundle build wrote. */
 export type BundleReport = { file: string; bytes: number; external: string[] }

@@ -60,7 +60,8 @@ export function idempotencyScope(tool: string, principal: Record<string, unknown
     .digest('hex')
 }
 
-function isRecord(value: unknown): value is IdempotencyRecord {
+/** Whether a stored value is an idempotency record. */
+export function isIdempotencyRecord(value: unknown): value is IdempotencyRecord {
   const r = value as IdempotencyRecord
   return (
     typeof r === 'object' &&
@@ -82,7 +83,8 @@ function sameIds(landed: readonly LandedItem[], seen: readonly string[]): boolea
   return ids.size === new Set(seen).size && seen.every((id) => ids.has(id))
 }
 
-function digest(args: unknown): string {
+/** The digest of a call's arguments that a record keeps, to tell a retry from a reuse of the key. */
+export function argsDigest(args: unknown): string {
   return createHash('sha256').update(canonicalJson(args)).digest('hex')
 }
 
@@ -98,11 +100,11 @@ export function fileIdempotencyLedger(dataDir: string): IdempotencyLedger {
     readJsonFile<IdempotencyRecord | null>(
       path,
       () => null,
-      (v): v is IdempotencyRecord | null => v === null || isRecord(v),
+      (v): v is IdempotencyRecord | null => v === null || isIdempotencyRecord(v),
     )
   const judge = (record: IdempotencyRecord | null, args: unknown): IdempotencyLookup => {
     if (!record) return { state: 'none' }
-    if (record.args_digest !== digest(args)) return { state: 'mismatch' }
+    if (record.args_digest !== argsDigest(args)) return { state: 'mismatch' }
     if (record.status === 'partial') return { state: 'partial', landed: record.landed ?? [] }
     return record.status === 'done' ? { state: 'done', data: record.data } : { state: 'pending' }
   }
@@ -123,14 +125,7 @@ export function fileIdempotencyLedger(dataDir: string): IdempotencyLedger {
             'use a new key for a different request',
           )
         }
-        if (seen.state === 'pending') {
-          throw conflict(
-            'idempotency_in_doubt',
-            key,
-            `an earlier attempt with idempotency key ${key} did not finish`,
-            'check whether the change happened, then retry with a new key',
-          )
-        }
+        if (seen.state === 'pending') throw keyInDoubt(key)
         const landed = seen.state === 'partial' ? seen.landed : []
         if (!sameIds(landed, landedSeen)) {
           // Another run of this batch landed items after this plan was made: applying it could apply them twice.
@@ -145,7 +140,7 @@ export function fileIdempotencyLedger(dataDir: string): IdempotencyLedger {
         const record: IdempotencyRecord = {
           command,
           scope,
-          args_digest: digest(args),
+          args_digest: argsDigest(args),
           status: 'pending',
           data: null,
           ...(landed.length > 0 ? { landed } : {}),
@@ -200,5 +195,15 @@ export function keyReused(key: string): AgentError {
     key,
     `idempotency key ${key} was used with other arguments`,
     'use a new key for a different request',
+  )
+}
+
+/** The verdict for a key whose earlier attempt may have changed something and did not finish, as an error. */
+export function keyInDoubt(key: string): AgentError {
+  return conflict(
+    'idempotency_in_doubt',
+    key,
+    `an earlier attempt with idempotency key ${key} did not finish`,
+    'check whether the change happened, then retry with a new key',
   )
 }

@@ -23,7 +23,8 @@ export type TokenLedgerOptions = {
   degraded?: (message: string) => void
 }
 
-function fingerprint(tokenId: string): string {
+/** What a ledger stores for a token: a fingerprint, never the token or its id. */
+export function tokenFingerprint(tokenId: string): string {
   return createHash('sha256').update(`agentcli-token\0${tokenId}`).digest('hex')
 }
 
@@ -65,7 +66,7 @@ export function fileTokenLedger(dataDir: string, options: TokenLedgerOptions = {
   return {
     async isUsed(tokenId) {
       try {
-        await stat(join(dir, fingerprint(tokenId)))
+        await stat(join(dir, tokenFingerprint(tokenId)))
         return true
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
@@ -73,7 +74,7 @@ export function fileTokenLedger(dataDir: string, options: TokenLedgerOptions = {
       }
     },
     async consume(tokenId, expiresAt, now) {
-      const marker = join(dir, fingerprint(tokenId))
+      const marker = join(dir, tokenFingerprint(tokenId))
       try {
         await mkdir(dir, { recursive: true, mode: 0o700 })
       } catch (error) {
@@ -102,7 +103,7 @@ export function fileTokenLedger(dataDir: string, options: TokenLedgerOptions = {
       return true
     },
     async release(tokenId) {
-      await quietly(unlink(join(dir, fingerprint(tokenId))))
+      await quietly(unlink(join(dir, tokenFingerprint(tokenId))))
     },
   }
 }

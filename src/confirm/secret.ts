@@ -3,8 +3,20 @@ import { chmod, link, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promi
 import { dirname, join } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
 
+/**
+ * The keys that sign and verify confirm tokens: `current` signs (its id goes into the token), every key of
+ * `keys` verifies the tokens that name it, so a rotated-out key keeps its tokens valid until they expire.
+ */
+export type KeyRing = { current: { id: string | null; key: Buffer }; keys: ReadonlyMap<string | null, Buffer> }
+
 /** Where the confirm secret comes from: a file by default; injectable (e.g. dry-run here, confirm elsewhere). */
-export type SecretSource = { readonly description: string; get(): Promise<Buffer> }
+export type SecretSource = {
+  readonly description: string
+  /** The signing key. */
+  get(): Promise<Buffer>
+  /** The key ring, for a source that rotates keys; without it, `get()` is the one key and tokens carry no id. */
+  ring?(): Promise<KeyRing>
+}
 
 const SECRET_BYTES = 32
 const HEX = /^[0-9a-f]{64}$/

@@ -17,6 +17,7 @@ export type Binding = {
 /** Why a token was refused. */
 export type RejectReason =
   | 'tampered'
+  | 'unknown_key'
   | 'other_tool'
   | 'other_command'
   | 'not_yet_valid'
@@ -41,6 +42,8 @@ export type TokenClaims = {
 
 type Payload = {
   v: 2
+  /** The id of the key that signed it, when the secret is a rotating key ring. */
+  kid?: string
   jti: string
   cmd: string
   iat: number
@@ -91,10 +94,12 @@ export function mintToken(
   targets: readonly Target[],
   now: number,
   ttlMs: number,
+  kid?: string | null,
 ): { token: string; claims: TokenClaims } {
   const pairs = sortedTargets(targets)
   const payload: Payload = {
     v: 2,
+    ...(kid ? { kid } : {}),
     jti: b64(randomBytes(16)),
     cmd: binding.command,
     iat: now,
@@ -135,6 +140,7 @@ function isPayload(p: Payload): boolean {
   const d = p.d
   return (
     p.v === 2 &&
+    (p.kid === undefined || typeof p.kid === 'string') &&
     typeof p.jti === 'string' &&
     typeof p.cmd === 'string' &&
     Number.isSafeInteger(p.iat) &&
@@ -168,6 +174,23 @@ function authentic(secret: Buffer, token: string): Payload | undefined {
   try {
     const payload = JSON.parse(bytes.toString('utf8')) as Payload
     return typeof payload === 'object' && payload !== null && isPayload(payload) ? payload : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The key id a token names (null: none), read before its MAC is checked and only to pick the key that checks
+ * it: the id is part of what that MAC covers. Undefined for a token that is not even well-formed.
+ */
+export function tokenKeyId(token: string): string | null | undefined {
+  if (!token.startsWith(PREFIX)) return undefined
+  // split() always yields a first part, empty for "ct_2.".
+  const bytes = canonical64(token.slice(PREFIX.length).split('.')[0]!)
+  if (!bytes) return undefined
+  try {
+    const kid = (JSON.parse(bytes.toString('utf8')) as { kid?: unknown } | null)?.kid
+    return typeof kid === 'string' ? kid : null
   } catch {
     return undefined
   }

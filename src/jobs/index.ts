@@ -1,4 +1,6 @@
 /** agentcli/jobs: async jobs (spec 002 §15.2). */
+
+export { serveJobs } from '../fleet/serve.js'
 export { fileJobStore, newJobId } from './file-store.js'
 export { isAlive, isSameProcess, processIdentity } from './liveness.js'
 export {

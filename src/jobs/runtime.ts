@@ -1,8 +1,12 @@
 import { spawn } from 'node:child_process'
+import { hostname } from 'node:os'
 import type { Config } from '@oclif/core'
 import { AgentError } from '../errors/agent-error.js'
+import { clearBeforeChange } from '../errors/before-change.js'
 import type { Catalogue } from '../errors/catalogue.js'
 import { toAgentError } from '../errors/normalize.js'
+import { isFleetStore, lazyFleetJobStore } from '../fleet/job-store.js'
+import { stateLocation } from '../fleet/location.js'
 import { invocation } from '../invocation.js'
 import { errorBody } from '../output/envelope.js'
 import { redactAtRest } from '../output/redact.js'
@@ -27,9 +31,12 @@ export type JobPlan = { token_id: string; targets: Array<{ id: string; version: 
 /** What submitting returns (spec 002 §15.2). */
 export type SubmittedJob = { job_id: string; status: 'pending'; poll: string; result: string }
 
-/** The store every command and the worker use; the one place to plug in another backend. */
+/**
+ * The store every command and the worker use; the one place to plug in another backend: with a state URL
+ * (`<BIN>_STATE_URL`), the fleet's engine and its queue, else the files of this machine.
+ */
 export function resolveJobStore(config: Config): JobStore {
-  return fileJobStore(config.dataDir)
+  return stateLocation(config).kind === 'file' ? fileJobStore(config.dataDir) : lazyFleetJobStore(config)
 }
 
 /** A pending job that never got a worker after this long is failed as retryable. */
@@ -80,6 +87,40 @@ export async function submitJob(options: {
     ...(options.plan ? { plan: options.plan } : {}),
   }
   await store.create(record)
+  if (isFleetStore(store)) {
+    // Any worker of the fleet takes it from the queue. Not queued means it never runs: say so on the record.
+    await store.dispatch(record).catch(async (error: unknown) => {
+      // The send may have reached the queue before the failure: only a record no worker can claim any more
+      // makes "nothing changed" true. If even that cannot be written, the job may still run: in doubt.
+      const closed = await store
+        .update(id, (r) =>
+          r.status === 'pending'
+            ? {
+                ...r,
+                status: 'failed',
+                finished_at: new Date().toISOString(),
+                error: { code: 'E_NETWORK', message: 'the job could not be queued', details: {}, retryable: true },
+              }
+            : undefined,
+        )
+        .then(
+          (r) => r.status === 'failed',
+          () => false,
+        )
+      if (closed) throw error
+      clearBeforeChange(error)
+      throw new AgentError('E_NETWORK', `job ${id} may have been queued: the state store failed while queueing it`, {
+        details: {
+          reason: 'state_store_after_apply',
+          in_doubt: true,
+          job_id: id,
+          poll: `${config.bin} job status --id ${id}`,
+        },
+        cause: error,
+      })
+    })
+    return submitted(config, id)
+  }
   const bin = process.argv[1]!
   const child = spawn(process.execPath, [...process.execArgv, bin, 'job', 'worker', '--id', id, '--quiet'], {
     detached: true,
@@ -87,6 +128,10 @@ export async function submitJob(options: {
     env: process.env,
   })
   child.unref()
+  return submitted(config, id)
+}
+
+function submitted(config: Config, id: string): SubmittedJob {
   const words = invocation(config.bin)
   return {
     job_id: id,
@@ -111,14 +156,31 @@ function failed(record: JobRecord, error: AgentError, catalogue: Catalogue): Job
  * read of a job.
  */
 export async function reconcile(store: JobStore, record: JobRecord, catalogue: Catalogue): Promise<JobRecord> {
-  const dead =
-    (record.status === 'running' && (record.worker_pid === null || !isAlive(record.worker_pid, record.worker_start))) ||
-    (record.status === 'pending' && Date.now() - Date.parse(record.submitted_at) > START_TIMEOUT_MS)
+  // A fleet's worker may run on another machine: its lease, renewed while it lives, is the liveness. A queued
+  // job waits for a free worker however long that takes.
+  const dead = isFleetStore(store)
+    ? record.status === 'running' && !(record.lease_until && Date.parse(record.lease_until) > Date.now())
+    : (record.status === 'running' &&
+        (record.worker_pid === null || !isAlive(record.worker_pid, record.worker_start))) ||
+      (record.status === 'pending' && Date.now() - Date.parse(record.submitted_at) > START_TIMEOUT_MS)
   if (!dead) return record
-  const error = new AgentError(
-    'E_INTERRUPTED',
-    record.status === 'pending' ? 'the job never started' : `the worker (pid ${record.worker_pid}) died`,
-  )
+  const error =
+    record.status === 'pending'
+      ? new AgentError('E_INTERRUPTED', 'the job never started')
+      : isFleetStore(store)
+        ? // A lease can also lapse because the worker lost the store while the work went on: say what is known.
+          new AgentError(
+            'E_INTERRUPTED',
+            `the worker ${record.worker_host ?? ''} stopped renewing its claim (it died, or lost the state store)`,
+            {
+              details: {
+                reason: 'worker_lost',
+                in_doubt: record.plan !== undefined,
+                fix: 'for a write job, check what it changed before submitting it again',
+              },
+            },
+          )
+        : new AgentError('E_INTERRUPTED', `the worker (pid ${record.worker_pid}) died`)
   // The job ended at its last sign of life: the same answer whether a read computes it or a write records it.
   return store.update(record.job_id, (r) => {
     if (r.status !== record.status || r.worker_pid !== record.worker_pid) return undefined
@@ -145,6 +207,8 @@ export async function cancelJob(store: JobStore, id: string): Promise<JobRecord>
     return undefined
   })
   if (record.status !== 'running') return record
+  // A fleet's worker reads the request with its lease renewal and stops the job itself.
+  if (isFleetStore(store)) return record
   if (record.worker_pid !== null && isAlive(record.worker_pid, record.worker_start)) {
     if (first && isSameProcess(record.worker_pid, record.worker_start)) {
       try {
@@ -172,6 +236,9 @@ export async function runJob(options: {
   catalogue: Catalogue
 }): Promise<JobRecord> {
   const { store, id, signal, catalogue } = options
+  const leaseMs = isFleetStore(store) ? store.leaseMs : undefined
+  const leaseUntil = () => (leaseMs ? new Date(Date.now() + leaseMs).toISOString() : null)
+  const claim = `${hostname()}:${process.pid}:${Date.now()}`
   const claimed = await store.update(id, (r) =>
     r.status === 'pending' && canMove(r.status, 'running')
       ? {
@@ -180,23 +247,34 @@ export async function runJob(options: {
           started_at: new Date().toISOString(),
           worker_pid: process.pid,
           worker_start: processIdentity(process.pid),
+          ...(leaseMs ? { worker_host: claim, lease_until: leaseUntil() } : {}),
         }
       : undefined,
   )
-  if (claimed.status !== 'running' || claimed.worker_pid !== process.pid) return claimed
-  // Stopped by a signal, or by a cancel request found in the record (where no signal could be verified).
+  // Only the claim this call wrote lets it run: a queue that delivers a job twice runs it once.
+  if (claimed.status !== 'running' || claimed.worker_pid !== process.pid || (leaseMs && claimed.worker_host !== claim))
+    return claimed
+  // Stopped by a signal, or by a cancel request found in the record (where no signal could be verified; a fleet's
+  // worker finds it when it renews its lease).
   const stop = new AbortController()
   const onSignal = () => stop.abort(signal.reason)
   signal.addEventListener('abort', onSignal, { once: true })
-  const watch = setInterval(() => {
-    store
-      .get(id)
-      .then((r) => {
-        if (r?.cancel_requested) stop.abort(new AgentError('E_INTERRUPTED', 'the job was cancelled'))
-      })
-      .catch(() => {})
-  }, CANCEL_POLL_MS)
-  watch.unref()
+  const noticeCancel = (r: JobRecord | undefined) => {
+    if (r?.cancel_requested && !stop.signal.aborted)
+      stop.abort(new AgentError('E_INTERRUPTED', 'the job was cancelled'))
+  }
+  const heartbeat = async () => {
+    const now = await store
+      .update(id, (r) =>
+        r.status === 'running' && r.worker_host === claim ? { ...r, lease_until: leaseUntil() } : undefined,
+      )
+      .catch(() => undefined)
+    noticeCancel(now)
+  }
+  const watch = leaseMs
+    ? setInterval(() => void heartbeat(), Math.min(1000, leaseMs / 3))
+    : setInterval(() => void store.get(id).then(noticeCancel, () => {}), CANCEL_POLL_MS)
+  if (!leaseMs) watch.unref()
   let lastWrite = 0
   let emitted = false
   const ctx: JobContext = {

@@ -24,6 +24,10 @@ export type JobRecord = {
   cancel_requested: boolean
   error: ErrorBody | null
   result_kind: 'data' | 'items' | null
+  /** On a fleet's store: which worker claimed the job (`host:pid:time`). */
+  worker_host?: string | null
+  /** On a fleet's store: the claim lasts until then unless its worker renews it; past it the worker is dead. */
+  lease_until?: string | null
   /** A write job's confirmed plan (token id, targets and versions); the worker applies nothing else. */
   plan?: { token_id: string; targets: Array<{ id: string; version: string | number | null }> }
 }

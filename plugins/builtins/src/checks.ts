@@ -213,6 +213,8 @@ export async function runChecks(config: Config, credentials: Credentials): Promi
     await configDirCheck(config),
     await credentialsCheck(config, credentials),
     await updateCheck(config),
+    // Loaded here, not at the top: the check opens the state store only when a state URL is set.
+    await (await import('agentcli/fleet')).stateCheck(config),
   ]
   const hooked = await config.runHook(DOCTOR_HOOK as never, {} as never)
   for (const success of hooked.successes) {

@@ -1,4 +1,4 @@
-import { AgentCommand, AgentError, completeCheckpoint, Flags, humanError, output, UPSTREAM_ERRORS } from 'agentcli'
+import { AgentCommand, AgentError, Flags, humanError, output, UPSTREAM_ERRORS } from 'agentcli'
 import { remoteAuthority, requireApiUrl } from '../../api.js'
 import { localAuthority } from '../../auth/device.js'
 import { storageFlags, storageMode, storageSuffix } from '../../auth/flags.js'
@@ -41,7 +41,7 @@ export default class LoginResume extends AgentCommand {
       )
     }
     if (result.state === 'denied') {
-      await completeCheckpoint(this.config.dataDir, flags.id)
+      await this.completeCheckpoint(flags.id)
       throw new AgentError('E_AUTH', 'the login was denied or expired', {
         details: { reauth: `${this.config.bin} login` },
       })
@@ -54,7 +54,7 @@ export default class LoginResume extends AgentCommand {
       expires_at: expires,
       scopes: [],
     })
-    await completeCheckpoint(this.config.dataDir, flags.id)
+    await this.completeCheckpoint(flags.id)
     return { account: result.account, logged_in: true as const, source }
   }
 }

@@ -1,0 +1,65 @@
+import type { Config } from '@oclif/core'
+import { AgentError } from '../errors/agent-error.js'
+import { toolEnv } from '../settings.js'
+import { readToolSettings } from '../tool-settings.js'
+
+/** Where a tool keeps the state that makes writes safe: files under the user's home, or a shared engine. */
+export type StateLocation =
+  | { kind: 'file' }
+  | {
+      kind: 'postgres' | 'redis'
+      url: string
+      /** Where the URL came from (`$TASKS_STATE_URL` or `package.json agentcli.state.url`), for messages. */
+      source: string
+    }
+
+/** `"agentcli": {"state": …}` in a tool's package.json. */
+export type StateSettings = {
+  /** The backend URL (`postgres://…`, `redis://…`); `<BIN>_STATE_URL` overrides it. */
+  url?: string
+  /** Also append every audit record to the local `audit.jsonl` (the store always gets it). */
+  audit_file?: boolean
+}
+
+/** The settings under `agentcli.state`. */
+export function stateSettings(config: Config): StateSettings {
+  const raw = readToolSettings(config).state
+  return typeof raw === 'object' && raw !== null ? (raw as StateSettings) : {}
+}
+
+/**
+ * `<BIN>_STATE_URL`, else `agentcli.state.url`: unset is today's files; `postgres://` / `postgresql://` is
+ * PostgreSQL; `redis://` / `rediss://` is Redis. Anything else is `E_CONFIG`: a typo must never fall back to
+ * machine-local files, where single use silently stops holding across machines.
+ */
+export function stateLocation(config: Config): StateLocation {
+  const env = toolEnv(config.bin)
+  const name = `${env.prefix}STATE_URL`
+  const fromEnv = env.get('STATE_URL')
+  const fromSettings = stateSettings(config).url
+  const url = fromEnv || fromSettings
+  if (!url) return { kind: 'file' }
+  const source = fromEnv ? `$${name}` : 'package.json agentcli.state.url'
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase()
+  if (scheme === 'postgres' || scheme === 'postgresql') return { kind: 'postgres', url, source }
+  if (scheme === 'redis' || scheme === 'rediss') return { kind: 'redis', url, source }
+  throw new AgentError('E_CONFIG', `${source} must be a postgres:// or redis:// URL`, {
+    details: {
+      setting: source,
+      got: redactUrl(url),
+      allowed: ['postgres://…', 'postgresql://…', 'redis://…', 'rediss://…'],
+      fix: `unset ${name} for machine-local files, or point it at PostgreSQL or Redis`,
+    },
+  })
+}
+
+/** The URL without its password, for messages and `doctor`. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password) parsed.password = '***'
+    return parsed.toString()
+  } catch {
+    return '<unparsable URL>'
+  }
+}

@@ -1,0 +1,151 @@
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { type RunToolOptions, runTool, type Sandbox, sandbox, type ToolRun } from 'agentcli/testing'
+import { Redis } from 'ioredis'
+import pg from 'pg'
+import { afterAll, beforeAll } from 'vitest'
+import { FIXTURE_BIN, TASKS_BIN } from './helpers.js'
+
+/** The two engines a fleet can keep its state on, as the machine provides them. */
+export const ENGINES = ['postgres', 'redis'] as const
+export type Engine = (typeof ENGINES)[number]
+
+const PG_USERS = ['root', 'postgres']
+const boxes: Sandbox[] = []
+let pgUser: string | undefined
+
+async function probePostgres(): Promise<string> {
+  const errors: string[] = []
+  for (const user of PG_USERS) {
+    const client = new pg.Client({
+      host: '127.0.0.1',
+      port: 5432,
+      user,
+      database: 'test',
+      connectionTimeoutMillis: 3000,
+    })
+    try {
+      await client.connect()
+      await client.end()
+      return user
+    } catch (error) {
+      errors.push(`${user}: ${(error as Error).message}`)
+      await client.end().catch(() => undefined)
+    }
+  }
+  throw new Error(
+    `the fleet tests need PostgreSQL at 127.0.0.1:5432 (trust auth, database "test", user root or postgres), and it is not there: ${errors.join('; ')}`,
+  )
+}
+
+async function probeRedis(): Promise<void> {
+  const client = new Redis({
+    host: '127.0.0.1',
+    port: 6379,
+    lazyConnect: true,
+    retryStrategy: () => null,
+    connectTimeout: 3000,
+  })
+  client.on('error', () => undefined)
+  try {
+    await client.connect()
+    await client.ping()
+  } catch (error) {
+    throw new Error(`the fleet tests need Redis at 127.0.0.1:6379, and it is not there: ${(error as Error).message}`)
+  } finally {
+    client.disconnect()
+  }
+}
+
+/** A PostgreSQL client for assertions and clean-up. */
+export function pgClient(): pg.Client {
+  return new pg.Client({ host: '127.0.0.1', port: 5432, user: pgUser ?? 'root', database: 'test' })
+}
+
+/**
+ * One namespace (a schema, a key prefix) per engine for this test file's run, dropped afterwards. Both services
+ * must be up: a missing one fails the whole file with a message naming it, never a silent skip.
+ */
+export function useFleet(): { url(engine: Engine, extra?: string): string; name: string } {
+  const name = `t_${randomBytes(5).toString('hex')}`
+  beforeAll(async () => {
+    const [user] = await Promise.all([probePostgres(), probeRedis()])
+    pgUser = user
+  }, 15_000)
+  afterAll(async () => {
+    for (const box of boxes.splice(0)) box.cleanup()
+    const client = pgClient()
+    await client.connect()
+    await client.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`)
+    await client.query(`DROP SCHEMA IF EXISTS "${name}_queue" CASCADE`)
+    await client.end()
+    const redis = new Redis({ host: '127.0.0.1', port: 6379 })
+    let cursor = '0'
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${name}:*`, 'COUNT', 1000)
+      if (keys.length > 0) await redis.del(...keys)
+      cursor = next
+    } while (cursor !== '0')
+    redis.disconnect()
+  }, 30_000)
+  return {
+    name,
+    url(engine, extra = '') {
+      return engine === 'postgres'
+        ? `postgres://${pgUser ?? 'root'}@127.0.0.1:5432/test?schema=${name}${extra}`
+        : `redis://127.0.0.1:6379?prefix=${name}${extra}`
+    },
+  }
+}
+
+/** A fresh secret ring entry, as an operator would generate it (`openssl rand -hex 32`). */
+export function newKey(): string {
+  return randomBytes(32).toString('hex')
+}
+
+/** A machine of the fleet: its own HOME (config, data, cache), the fleet's state URL and shared secret. */
+export type Machine = { box: Sandbox; env: Record<string, string> }
+
+/** `count` machines sharing `url` and `secret`, removed after the file. */
+export function machines(count: number, url: string, secret: string, bin: 'tasks' | 'fixture' = 'tasks'): Machine[] {
+  const prefix = bin === 'tasks' ? 'TASKS_' : 'FIXTURE_'
+  return Array.from({ length: count }, () => {
+    const box = sandbox('agentcli-fleet-')
+    boxes.push(box)
+    return { box, env: { ...box.env, [`${prefix}STATE_URL`]: url, [`${prefix}CONFIRM_SECRET`]: secret } }
+  })
+}
+
+/** Run the example tool on a machine. */
+export function onMachine(m: Machine, args: readonly string[], options: RunToolOptions = {}): Promise<ToolRun> {
+  return runTool(TASKS_BIN, args, { timeoutMs: 30_000, ...options, env: { ...m.env, ...options.env } })
+}
+
+/** Run the fixture CLI on a machine. */
+export function fixtureOn(m: Machine, args: readonly string[], options: RunToolOptions = {}): Promise<ToolRun> {
+  return runTool(FIXTURE_BIN, args, { timeoutMs: 30_000, ...options, env: { ...m.env, ...options.env } })
+}
+
+/** The example's store on a machine, seeded with task 1 (same content and version on every machine). */
+export function seedTask(m: Machine): string {
+  const path = join(m.box.env.XDG_DATA_HOME!, 'tasks', 'tasks.json')
+  mkdirSync(join(m.box.env.XDG_DATA_HOME!, 'tasks'), { recursive: true })
+  const at = '2026-01-02T03:04:05.000Z'
+  writeFileSync(
+    path,
+    JSON.stringify({
+      schema: 1,
+      next_id: 2,
+      tasks: [{ id: '1', title: 'a', status: 'open', created_at: at, updated_at: at, version: 1 }],
+    }),
+  )
+  return path
+}
+
+/** The envelope of a run, loosely typed. */
+// biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary envelope members
+export function envelope(run: ToolRun): any {
+  if (run.json === undefined) throw new Error(`no envelope (exit ${run.code}): ${run.stdout}\n${run.stderr}`)
+  return run.json
+}
