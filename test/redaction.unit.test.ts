@@ -529,6 +529,8 @@ describe('redaction happens at the choke points only', () => {
     expect(callers.sort()).toEqual([
       'src/confirm/audit.ts',
       'src/confirm/idempotency.ts',
+      // The fleet's shared idempotency/job records: the same state at rest, on PostgreSQL or Redis.
+      'src/fleet/ledgers.ts',
       'src/jobs/runtime.ts',
       'src/output/ndjson.ts',
       // Progress is the stderr path of people's bars; its labels are scrubbed before the width is measured.
