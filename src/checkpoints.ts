@@ -49,12 +49,11 @@ function unknown(id: string): AgentError {
   })
 }
 
-/** Persist a checkpoint and build the `E_HUMAN_REQUIRED` error that hands the step to a person. */
-export async function requireHuman<S>(dataDir: string, command: string, request: HumanRequest<S>): Promise<AgentError> {
+/** A new checkpoint for `request` (whichever store keeps it); an action outside the spec's list is a bug. */
+export function newCheckpoint<S>(command: string, request: HumanRequest<S>, now: number): Checkpoint<S> {
   if (!(HUMAN_ACTIONS as readonly string[]).includes(request.action))
     throw new AgentError('E_INTERNAL', `unknown human action ${request.action}`)
-  const now = Date.now()
-  const checkpoint: Checkpoint<S> = {
+  return {
     id: `cp_${randomBytes(16).toString('hex').slice(0, 20)}`,
     command,
     action: request.action,
@@ -62,6 +61,12 @@ export async function requireHuman<S>(dataDir: string, command: string, request:
     created_at: new Date(now).toISOString(),
     expires_at: new Date(now + (request.ttlSeconds ?? 900) * 1000).toISOString(),
   }
+}
+
+/** Persist a checkpoint and build the `E_HUMAN_REQUIRED` error that hands the step to a person. */
+export async function requireHuman<S>(dataDir: string, command: string, request: HumanRequest<S>): Promise<AgentError> {
+  const now = Date.now()
+  const checkpoint = newCheckpoint(command, request, now)
   await sweepCheckpoints(dataDir, now)
   await writeJsonAtomic(pathOf(dataDir, checkpoint.id), checkpoint)
   return humanError(checkpoint, request.message, request.resume(checkpoint.id), request.details)

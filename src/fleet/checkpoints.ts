@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto'
-import { type Checkpoint, HUMAN_ACTIONS, type HumanRequest, humanError } from '../checkpoints.js'
+import { type Checkpoint, type HumanRequest, humanError, newCheckpoint } from '../checkpoints.js'
 import { AgentError } from '../errors/agent-error.js'
 import type { FleetCheckpoints } from './types.js'
 
@@ -16,17 +15,7 @@ export async function requireHumanShared<S>(
   command: string,
   request: HumanRequest<S>,
 ): Promise<AgentError> {
-  if (!(HUMAN_ACTIONS as readonly string[]).includes(request.action))
-    throw new AgentError('E_INTERNAL', `unknown human action ${request.action}`)
-  const now = Date.now()
-  const checkpoint: Checkpoint<S> = {
-    id: `cp_${randomBytes(16).toString('hex').slice(0, 20)}`,
-    command,
-    action: request.action,
-    state: request.state,
-    created_at: new Date(now).toISOString(),
-    expires_at: new Date(now + (request.ttlSeconds ?? 900) * 1000).toISOString(),
-  }
+  const checkpoint = newCheckpoint(command, request, Date.now())
   await store.put(checkpoint)
   return humanError(checkpoint, request.message, request.resume(checkpoint.id), request.details)
 }
