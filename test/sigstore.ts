@@ -6,6 +6,8 @@ import { DSSEBundleBuilder, MessageSignatureBundleBuilder, RekorWitness } from '
 import { HttpResponse, http } from 'msw'
 
 const ISSUER = 'https://token.actions.githubusercontent.com'
+/** A loopback socket can still be reset under load; the log entry is idempotent for a test, so try again. */
+const RETRY = { retries: 2, factor: 1, minTimeout: 20, maxTimeout: 100 }
 
 /**
  * A throw-away Sigstore instance for tests: a CA, a CT log and a Rekor whose HTTP side is served by the test's
@@ -89,7 +91,7 @@ export async function createAuthority(rekorBaseUrl: string) {
       const dsse = new DSSEBundleBuilder({
         signer,
         witnesses: [
-          new RekorWitness({ rekorBaseURL: rekorBaseUrl, entryType: 'intoto' as never, fetchOnConflict: false }),
+          new RekorWitness({ rekorBaseURL: rekorBaseUrl, entryType: 'intoto' as never, fetchOnConflict: false, retry: RETRY }),
         ],
       })
       return bundleToJSON(await dsse.create({ data, type: 'application/vnd.in-toto+json' }))
@@ -97,7 +99,7 @@ export async function createAuthority(rekorBaseUrl: string) {
     const builder = new MessageSignatureBundleBuilder({
       signer,
       witnesses: [
-        new RekorWitness({ rekorBaseURL: rekorBaseUrl, entryType: 'hashedrekord' as never, fetchOnConflict: false }),
+        new RekorWitness({ rekorBaseURL: rekorBaseUrl, entryType: 'hashedrekord' as never, fetchOnConflict: false, retry: RETRY }),
       ],
     })
     return bundleToJSON(await builder.create({ data }))

@@ -30,6 +30,9 @@ export async function startUpstream(defaults: RequestHandler[]): Promise<Upstrea
     res.writeHead(response.status, Object.fromEntries(response.headers))
     res.end(Buffer.from(await response.arrayBuffer()))
   })
+  // The default 5 s idle close races a client that reuses the socket at that instant (ECONNRESET on a POST, which
+  // no client retries); the sockets live until close(), which ends them all.
+  server.keepAliveTimeout = 0
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const port = (server.address() as AddressInfo).port
   return {
