@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type RunToolOptions, runTool, type Sandbox, sandbox, type ToolRun } from 'agentcli/testing'
 import { afterEach } from 'vitest'
+import type { JobRecord } from '../src/jobs/types.js'
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 export const TASKS_BIN = join(ROOT, 'examples/tasks/bin/run.js')
@@ -75,4 +76,40 @@ export function storeBytes(box: Sandbox): string {
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary envelope members
 export function env(run: ToolRun): any {
   return run.json
+}
+
+/** Whether a process we started is still alive (signal 0 delivers nothing). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A job record as a submission writes it (pending, nothing run yet), with `fields` over it: tests forge records
+ * a worker then meets.
+ */
+export function jobRecord(fields: Partial<JobRecord> & Pick<JobRecord, 'job_id' | 'command'>): JobRecord {
+  const now = new Date().toISOString()
+  return {
+    argv: [],
+    schema_version: '1.0',
+    status: 'pending',
+    progress: 0,
+    eta_seconds: null,
+    message: null,
+    submitted_at: now,
+    started_at: null,
+    finished_at: null,
+    updated_at: now,
+    worker_pid: null,
+    worker_start: null,
+    cancel_requested: false,
+    error: null,
+    result_kind: null,
+    ...fields,
+  }
 }

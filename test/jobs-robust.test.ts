@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Sandbox } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
-import { env, fixture, tasks, useSandbox } from './helpers.js'
+import { alive, env, fixture, jobRecord, tasks, useSandbox } from './helpers.js'
 
 const box = useSandbox()
 
@@ -24,37 +24,17 @@ function writeRecord(b: Sandbox, id: string, patch: Record<string, unknown>): st
   const now = new Date().toISOString()
   const path = jobFile(b, id)
   mkdirSync(join(path, '..'), { recursive: true })
-  const record = {
+  const record = jobRecord({
     job_id: id,
     command: 'sleepy',
     argv: ['--ms', '20000'],
-    schema_version: '1.0',
     status: 'running',
     progress: 0.1,
-    eta_seconds: null,
-    message: null,
-    submitted_at: now,
     started_at: now,
-    finished_at: null,
-    updated_at: now,
-    worker_pid: null,
-    worker_start: null,
-    cancel_requested: false,
-    error: null,
-    result_kind: null,
     ...patch,
-  }
+  })
   writeFileSync(path, JSON.stringify(record))
   return path
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
 }
 
 /** Start an unrelated process (not a worker) that the test owns and ends itself. */

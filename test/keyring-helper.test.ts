@@ -3,16 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { alive } from './helpers.js'
 import { startKeyring } from './keyring.js'
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 async function gone(pid: number, timeoutMs = 3000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs

@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { alive } from './helpers.js'
 
 /** A throw-away D-Bus session with an unlocked gnome-keyring, as a desktop login would have. */
 export type Keyring = { env: { DBUS_SESSION_BUS_ADDRESS: string }; lock(): void; stop(): void }
@@ -24,15 +25,6 @@ function startedWith(home: string): number[] {
     } catch {}
   }
   return pids
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
 }
 
 /** End exactly these PIDs (SIGTERM, then SIGKILL after a grace), never anything found by name. */

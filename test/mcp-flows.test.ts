@@ -4,18 +4,9 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { HttpResponse, http } from 'msw'
 import { describe, expect, it } from 'vitest'
-import { env, seed, tasks, useSandbox } from './helpers.js'
+import { alive, env, seed, tasks, useSandbox } from './helpers.js'
 import { openSession, sc } from './mcp-session.js'
 import { startUpstream } from './upstream.js'
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 async function until<T>(fn: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
   const end = Date.now() + ms

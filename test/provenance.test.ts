@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { join } from 'node:path'
 import { runTool } from 'agentcli/testing'
 import { delay, HttpResponse, http } from 'msw'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { env, ROOT, useSandbox } from './helpers.js'
 import {
   attestationsFor,
@@ -15,8 +15,17 @@ import {
   sri,
 } from './npm-provenance.js'
 import { makeInstall } from './release.js'
-import { createAuthority } from './sigstore.js'
-import { startUpstream, type Upstream } from './upstream.js'
+import {
+  api,
+  authority,
+  identityFor,
+  REPO,
+  rootFile,
+  serveRelease,
+  stranger,
+  updateEnv,
+  useUpdateWorld,
+} from './update-world.js'
 
 // `update` on an npm global install: the registry's SLSA provenance for the target version is verified (pinned
 // trusted root, exact workflow identity, subject digest = dist.integrity) before npm runs, and npm installs the
@@ -24,15 +33,8 @@ import { startUpstream, type Upstream } from './upstream.js'
 // that records what it was asked to install.
 
 const box = useSandbox()
-const REPO = 'agentcli/tasks-example'
+useUpdateWorld('provenance')
 const PKG = 'tasks-example'
-const identityFor = (tag: string, repo = REPO, workflow = '.github/workflows/release.yml') =>
-  `https://github.com/${repo}/${workflow}@refs/tags/${tag}`
-
-let api: Upstream
-let authority: Awaited<ReturnType<typeof createAuthority>>
-let stranger: Awaited<ReturnType<typeof createAuthority>>
-let rootFile: string
 let base: string
 let pkgDir: string
 let stubs: string
@@ -46,20 +48,7 @@ type Registry = Omit<NpmPackage, 'name' | 'version' | 'tarball'>
 
 /** The GitHub release that announces 0.2.0, and the npm registry for it. */
 function serve(r: Registry): void {
-  api.use(
-    http.get(`*/repos/${REPO}/releases`, () =>
-      HttpResponse.json([
-        {
-          tag_name: 'v0.2.0',
-          html_url: `https://github.com/${REPO}/releases/v0.2.0`,
-          body: '### Added\n- things',
-          prerelease: false,
-          draft: false,
-          assets: [],
-        },
-      ]),
-    ),
-  )
+  serveRelease('v0.2.0', {})
   serveNpmPackage(api, { name: PKG, version: '0.2.0', tarball: TARBALL, ...r })
 }
 
@@ -68,16 +57,16 @@ const attested = (subject = identityFor('v0.2.0'), st: unknown = statement(), by
 
 function run(args: string[], extra: Record<string, string> = {}) {
   return runTool(join(pkgDir, 'bin', 'run.js'), args, {
-    env: {
-      ...box().env,
-      PATH: `${stubs}:${process.env.PATH}`,
-      TASKS_UPDATE_API_URL: api.url,
-      TASKS_NPM_REGISTRY: `${api.url}registry/`,
-      TASKS_HTTP_RETRIES: '0',
-      // The tool's own temp dir, to see that the downloaded tarball never outlives the update.
-      TMPDIR: join(base, 'tmp'),
-      ...extra,
-    },
+    env: updateEnv(
+      {
+        ...box().env,
+        PATH: `${stubs}:${process.env.PATH}`,
+        TASKS_NPM_REGISTRY: `${api.url}registry/`,
+        // The tool's own temp dir, to see that the downloaded tarball never outlives the update.
+        TMPDIR: join(base, 'tmp'),
+      },
+      extra,
+    ),
   })
 }
 
@@ -87,20 +76,7 @@ async function confirm(extra: Record<string, string> = {}) {
   return run(['update', '--confirm', env(dry).data.confirm_token], extra)
 }
 
-beforeAll(async () => {
-  api = await startUpstream([])
-  authority = await createAuthority(`${api.url}rekor`)
-  stranger = await createAuthority(`${api.url}stranger`)
-  rootFile = join(ROOT, 'test/fixtures/.tmp-provenance-root.json')
-  writeFileSync(rootFile, JSON.stringify(authority.trustedRoot))
-}, 60_000)
-afterAll(async () => {
-  rmSync(rootFile, { force: true })
-  await api.close()
-})
 beforeEach(() => {
-  api.reset()
-  api.use(authority.handler, stranger.handler)
   // An npm global prefix inside the repository (so the copy's imports resolve), and an npm stub that answers
   // `npm prefix -g` and records each install with the SHA-512 of the file it was given.
   base = mkdtempSync(join(ROOT, 'test/fixtures/.tmp-install-npm-'))

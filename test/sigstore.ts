@@ -91,7 +91,12 @@ export async function createAuthority(rekorBaseUrl: string) {
       const dsse = new DSSEBundleBuilder({
         signer,
         witnesses: [
-          new RekorWitness({ rekorBaseURL: rekorBaseUrl, entryType: 'intoto' as never, fetchOnConflict: false, retry: RETRY }),
+          new RekorWitness({
+            rekorBaseURL: rekorBaseUrl,
+            entryType: 'intoto' as never,
+            fetchOnConflict: false,
+            retry: RETRY,
+          }),
         ],
       })
       return bundleToJSON(await dsse.create({ data, type: 'application/vnd.in-toto+json' }))
@@ -99,7 +104,12 @@ export async function createAuthority(rekorBaseUrl: string) {
     const builder = new MessageSignatureBundleBuilder({
       signer,
       witnesses: [
-        new RekorWitness({ rekorBaseURL: rekorBaseUrl, entryType: 'hashedrekord' as never, fetchOnConflict: false, retry: RETRY }),
+        new RekorWitness({
+          rekorBaseURL: rekorBaseUrl,
+          entryType: 'hashedrekord' as never,
+          fetchOnConflict: false,
+          retry: RETRY,
+        }),
       ],
     })
     return bundleToJSON(await builder.create({ data }))

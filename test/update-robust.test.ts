@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import {
   cpSync,
   existsSync,
@@ -15,69 +15,38 @@ import {
 import { join } from 'node:path'
 import { runTool, type Sandbox, type ToolRun } from 'agentcli/testing'
 import { delay, HttpResponse, http } from 'msw'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { env, ROOT, useSandbox } from './helpers.js'
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { alive, env, ROOT, useSandbox } from './helpers.js'
 import { attestationsFor, provenanceStatement, serveNpmPackage, sha512 } from './npm-provenance.js'
 import { makeInstall, makeRelease, snapshot } from './release.js'
-import { createAuthority } from './sigstore.js'
-import { startUpstream, type Upstream } from './upstream.js'
+import {
+  type Assets,
+  api,
+  authority,
+  confirmUpdate,
+  identityFor,
+  type Release,
+  rootFile,
+  serveRelease,
+  signedAssets,
+  updateEnv,
+  useUpdateWorld,
+} from './update-world.js'
 
 const box = useSandbox()
-const REPO = 'agentcli/tasks-example'
+useUpdateWorld('trusted-root-robust')
 const PKG = 'tasks-example'
 /** The npm tarball of 0.2.0: npm is a stub here, so any bytes do, as long as the provenance is about them. */
 const TARBALL = randomBytes(4096)
-const identityFor = (tag: string) => `https://github.com/${REPO}/.github/workflows/release.yml@refs/tags/${tag}`
-
-type Release = { name: string; bytes: Buffer }
 const CHANGED = ['install_changed', 'state_drift']
-type Assets = Record<string, Buffer | string>
 
-let api: Upstream
-let authority: Awaited<ReturnType<typeof createAuthority>>
 let good: Release
-let rootFile: string
 let install: ReturnType<typeof makeInstall>
 const broken: Record<string, Release> = {}
 
-function serve(tag: string, assets: Assets): void {
-  api.use(
-    http.get(`*/repos/${REPO}/releases`, () =>
-      HttpResponse.json([
-        {
-          tag_name: tag,
-          html_url: `https://github.com/${REPO}/releases/${tag}`,
-          body: '### Added\n- things',
-          prerelease: false,
-          draft: false,
-          assets: Object.keys(assets).map((name) => ({ name, browser_download_url: `${api.url}assets/${name}` })),
-        },
-      ]),
-    ),
-    http.get('*/assets/:name', ({ params }) => {
-      const body = assets[String(params.name)]
-      return body === undefined
-        ? new HttpResponse('missing', { status: 404 })
-        : new HttpResponse(typeof body === 'string' ? body : new Uint8Array(body))
-    }),
-  )
-}
-
 /** A release signed correctly by the mock authority for the v0.2.0 workflow identity. */
-async function signed(r: Release): Promise<Assets> {
-  const sums = `${createHash('sha256').update(r.bytes).digest('hex')}  ${r.name}\n`
-  return {
-    [r.name]: r.bytes,
-    'checksums.txt': sums,
-    'checksums.txt.sigstore.json': JSON.stringify(await authority.sign(Buffer.from(sums), identityFor('v0.2.0'))),
-  }
-}
-
-const toolEnv = (b: Sandbox) => ({
-  ...b.env,
-  TASKS_UPDATE_API_URL: api.url,
-  TASKS_HTTP_RETRIES: '0',
-})
+const signed = (r: Release): Promise<Assets> => signedAssets(r, identityFor('v0.2.0'))
+const toolEnv = (b: Sandbox) => updateEnv(b.env)
 
 /** A standalone install at 0.1.0 that pins the mock authority's trusted root in its package.json. */
 const freshInstall = () => makeInstall({ trusted_root: rootFile })
@@ -86,11 +55,7 @@ function tool(b: Sandbox, args: string[]): Promise<ToolRun> {
   return runTool(install.bin, args, { env: toolEnv(b) })
 }
 
-async function confirmed(b: Sandbox, flags: string[] = []): Promise<ToolRun> {
-  const dry = await tool(b, ['update', '--dry-run', ...flags])
-  if (dry.code !== 0) return dry
-  return tool(b, ['update', '--confirm', env(dry).data.confirm_token, ...flags])
-}
+const confirmed = (b: Sandbox, flags: string[] = []): Promise<ToolRun> => confirmUpdate((args) => tool(b, args), flags)
 
 /** Declare update timeouts in the installed version's package.json (what a tool author would ship). */
 function setTimeouts(versionDir: string, timeouts: Record<string, number>): void {
@@ -125,18 +90,7 @@ function leftovers(root: string): string[] {
   return [...top, ...partial.map((n) => `versions/${n}`)]
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
 beforeAll(async () => {
-  api = await startUpstream([])
-  authority = await createAuthority(`${api.url}rekor`)
   good = await makeRelease('0.2.0')
   broken.no_bin = await makeRelease('0.2.0', { mutate: (dir) => rmSync(join(dir, 'bin'), { recursive: true }) })
   broken.wrong_version = await makeRelease('0.2.0', {
@@ -151,23 +105,15 @@ beforeAll(async () => {
   broken.hangs = await makeRelease('0.2.0', {
     mutate: (dir) => writeFileSync(join(dir, 'bin', 'run.js'), 'setInterval(() => {}, 1000)\n'),
   })
-  rootFile = join(ROOT, 'test/fixtures/.tmp-trusted-root-robust.json')
-  writeFileSync(rootFile, JSON.stringify(authority.trustedRoot))
 }, 120_000)
-afterAll(async () => {
-  rmSync(rootFile, { force: true })
-  await api.close()
-})
 beforeEach(() => {
   install = freshInstall()
-  api.reset()
-  api.use(authority.handler)
 })
 afterEach(() => install.cleanup())
 
 describe('concurrent updates of one install', () => {
   it('N parallel confirms × rounds: one wins, the rest are E_CONFLICT; the tool, previous and rollback stay intact', async () => {
-    serve('v0.2.0', await signed(good))
+    serveRelease('v0.2.0', await signed(good))
     const N = 4
     for (let round = 0; round < 3; round++) {
       install.cleanup()
@@ -230,7 +176,7 @@ describe('a signed release that cannot start is refused before the switch', () =
   ] as const
   it.each(cases)('%s → E_INTEGRITY release_broken (%s), install untouched', async (_, key, check) => {
     setTimeouts(join(install.root, 'versions', '0.1.0'), { smoke_ms: 2_000 })
-    serve('v0.2.0', await signed(broken[key]!))
+    serveRelease('v0.2.0', await signed(broken[key]!))
     const dry = await tool(box(), ['update', '--dry-run'])
     expect(dry.code, dry.stdout).toBe(0)
     const before = snapshot(install.root)
@@ -250,7 +196,7 @@ describe('a signed release that cannot start is refused before the switch', () =
 
 describe('the smoke run of a good release', () => {
   it("passes whatever the person's output default is (<BIN>_FORMAT=text)", async () => {
-    serve('v0.2.0', await signed(good))
+    serveRelease('v0.2.0', await signed(good))
     const dry = await tool(box(), ['update', '--dry-run'])
     const run = await runTool(install.bin, ['update', '--confirm', env(dry).data.confirm_token], {
       env: { ...toolEnv(box()), TASKS_FORMAT: 'text' },
@@ -263,7 +209,7 @@ describe('the smoke run of a good release', () => {
 describe('every step of an update is bounded', () => {
   it('a download that stalls is E_TIMEOUT at the download stage, within the declared deadline', async () => {
     setTimeouts(join(install.root, 'versions', '0.1.0'), { download_ms: 1_500 })
-    serve('v0.2.0', await signed(good))
+    serveRelease('v0.2.0', await signed(good))
     api.use(
       http.get(`*/assets/${good.name}`, async () => {
         await delay(20_000)
@@ -333,7 +279,7 @@ describe('every step of an update is bounded', () => {
   }
 
   it('npm install -g that hangs is stopped at its deadline (E_TIMEOUT), and the npm it started is gone', async () => {
-    serve('v0.2.0', await signed(good))
+    serveRelease('v0.2.0', await signed(good))
     const layout = await npmLayout(
       (pidFile) => `if [ "$1" = prefix ]; then echo "PREFIX"; exit 0; fi\necho $$ > "${pidFile}"\nexec sleep 60\n`,
     )
@@ -359,7 +305,7 @@ describe('every step of an update is bounded', () => {
   }, 30_000)
 
   it('parallel confirms of an npm install run npm once; the others find the install changed', async () => {
-    serve('v0.2.0', await signed(good))
+    serveRelease('v0.2.0', await signed(good))
     const layout = await npmLayout(
       () =>
         `if [ "$1" = prefix ]; then echo "PREFIX"; exit 0; fi\n` +
@@ -391,7 +337,7 @@ describe('every step of an update is bounded', () => {
   }, 30_000)
 
   it('npm prefix -g that hangs bounds update --check; the install is then reported as unknown', async () => {
-    serve('v0.2.0', await signed(good))
+    serveRelease('v0.2.0', await signed(good))
     const layout = await npmLayout((pidFile) => `echo $$ > "${pidFile}"\nexec sleep 60\n`)
     try {
       setTimeouts(layout.pkg, { npm_prefix_ms: 1_000 })
@@ -408,7 +354,7 @@ describe('every step of an update is bounded', () => {
 
   it('a malformed timeout in package.json is E_CONFIG with allowed/got', async () => {
     setTimeouts(join(install.root, 'versions', '0.1.0'), { download_ms: -5 })
-    serve('v0.2.0', await signed(good))
+    serveRelease('v0.2.0', await signed(good))
     const run = await tool(box(), ['update', '--dry-run'])
     expect(run.code).toBe(4)
     expect(env(run).error).toMatchObject({
@@ -427,7 +373,7 @@ function startTime(pid: number): string {
 describe('the install lock', () => {
   it('held by a live process: a confirm waits for it, then answers E_TIMEOUT (retryable) with nothing changed', async () => {
     setTimeouts(join(install.root, 'versions', '0.1.0'), { lock_wait_ms: 1_500 })
-    serve('v0.2.0', await signed(good))
+    serveRelease('v0.2.0', await signed(good))
     const holder = spawn('sleep', ['60'], { stdio: 'ignore' })
     try {
       const pid = holder.pid!
@@ -448,7 +394,7 @@ describe('the install lock', () => {
   }, 30_000)
 
   it('naming a live PID whose start time is not the recorded one (a reused PID): taken over at once', async () => {
-    serve('v0.2.0', await signed(good))
+    serveRelease('v0.2.0', await signed(good))
     const other = spawn('sleep', ['60'], { stdio: 'ignore' })
     try {
       writeFileSync(join(install.root, 'update.lock'), JSON.stringify({ pid: other.pid, start: '1', nonce: 'x' }))
@@ -465,7 +411,7 @@ describe('the install lock', () => {
 
 describe('a killed update', () => {
   it('leaves staging and its lock behind, which the next update clears before it succeeds', async () => {
-    serve('v0.2.0', await signed(good))
+    serveRelease('v0.2.0', await signed(good))
     api.use(
       http.get(`*/assets/${good.name}`, async () => {
         await delay(20_000)
@@ -488,7 +434,7 @@ describe('a killed update', () => {
 
     api.reset()
     api.use(authority.handler)
-    serve('v0.2.0', await signed(good))
+    serveRelease('v0.2.0', await signed(good))
     const next = await confirmed(box())
     expect(next.code, next.stdout).toBe(0)
     expect(leftovers(install.root)).toEqual([])

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { runTool, type Sandbox } from 'agentcli/testing'
@@ -6,86 +5,46 @@ import { HttpResponse, http } from 'msw'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { env, ROOT, useSandbox } from './helpers.js'
 import { makeInstall, makeRelease, snapshot } from './release.js'
-import { createAuthority } from './sigstore.js'
 import { createTufRepo, type TufRepo } from './tuf-repo.js'
+import {
+  api,
+  authority,
+  confirmUpdate as confirmWith,
+  identityFor,
+  REPO,
+  type Release,
+  serveRelease,
+  signedAssets,
+  stranger,
+  updateEnv,
+  useUpdateWorld,
+} from './update-world.js'
 import { startUpstream, type Upstream } from './upstream.js'
 
 // Command-level: a real standalone install of the example, releases and a TUF repository on loopback upstreams,
 // bundles minted by a throw-away Sigstore authority (@sigstore/mock). Nothing here reaches the network.
 const box = useSandbox()
-const REPO = 'agentcli/tasks-example'
-const identityFor = (tag: string) => `https://github.com/${REPO}/.github/workflows/release.yml@refs/tags/${tag}`
+useUpdateWorld('trust')
 
-let api: Upstream
-let authority: Awaited<ReturnType<typeof createAuthority>>
-let stranger: Awaited<ReturnType<typeof createAuthority>>
-let release: { name: string; bytes: Buffer }
+let release: Release
 let install: ReturnType<typeof makeInstall>
 let scratch: string
 
 beforeAll(async () => {
-  api = await startUpstream([])
-  authority = await createAuthority(`${api.url}rekor`)
-  stranger = await createAuthority(`${api.url}stranger`)
   release = await makeRelease('0.2.0')
   scratch = mkdtempSync(join(ROOT, 'test/fixtures/.tmp-trust-'))
 }, 60_000)
-afterAll(async () => {
-  rmSync(scratch, { recursive: true, force: true })
-  await api.close()
-})
-beforeEach(() => {
-  api.reset()
-  api.use(authority.handler, stranger.handler)
-})
+afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 afterEach(() => install?.cleanup())
 
-const sums = (r = release) => `${createHash('sha256').update(r.bytes).digest('hex')}  ${r.name}\n`
-
 /** The release assets with a bundle signed for `subject` by `by`. */
-async function assets(subject: string, by = authority): Promise<Record<string, Buffer | string>> {
-  return {
-    [release.name]: release.bytes,
-    'checksums.txt': sums(),
-    'checksums.txt.sigstore.json': JSON.stringify(await by.sign(Buffer.from(sums()), subject)),
-  }
-}
-
-/** Serve one GitHub release of `tag`. */
-function serve(tag: string, files: Record<string, Buffer | string>): void {
-  api.use(
-    http.get(`*/repos/${REPO}/releases`, () =>
-      HttpResponse.json([
-        {
-          tag_name: tag,
-          html_url: `https://github.com/${REPO}/releases/${tag}`,
-          body: '### Added\n- things',
-          prerelease: false,
-          draft: false,
-          assets: Object.keys(files).map((name) => ({ name, browser_download_url: `${api.url}assets/${name}` })),
-        },
-      ]),
-    ),
-    http.get('*/assets/:name', ({ params }) => {
-      const body = files[String(params.name)]
-      return body === undefined
-        ? new HttpResponse('missing', { status: 404 })
-        : new HttpResponse(typeof body === 'string' ? body : new Uint8Array(body))
-    }),
-  )
-}
+const assets = (subject: string, by = authority) => signedAssets(release, subject, undefined, by)
 
 function tool(b: Sandbox, args: string[], extra: Record<string, string> = {}) {
-  return runTool(install.bin, args, {
-    env: { ...b.env, TASKS_UPDATE_API_URL: api.url, TASKS_HTTP_RETRIES: '0', ...extra },
-  })
+  return runTool(install.bin, args, { env: updateEnv(b.env, extra) })
 }
 
-async function confirmUpdate(b: Sandbox, extra: Record<string, string> = {}) {
-  const dry = await tool(b, ['update', '--dry-run'], extra)
-  if (dry.code !== 0) return dry
-  return tool(b, ['update', '--confirm', env(dry).data.confirm_token], extra)
-}
+const confirmUpdate = (b: Sandbox, extra: Record<string, string> = {}) => confirmWith((args) => tool(b, args, extra))
 
 /** A file under the scratch dir. */
 function file(name: string, content: string): string {
@@ -147,7 +106,7 @@ describe('the trusted root is refreshed through TUF', () => {
 
   it('a fresh root from TUF verifies the release', async () => {
     install = tufInstall()
-    serve('v0.2.0', await assets(identityFor('v0.2.0')))
+    serveRelease('v0.2.0', await assets(identityFor('v0.2.0')))
     const run = await confirmUpdate(box())
     expect(run.code, run.stdout).toBe(0)
     expect(env(run).data).toMatchObject({ current_version: '0.2.0', signature_status: 'verified' })
@@ -157,7 +116,7 @@ describe('the trusted root is refreshed through TUF', () => {
   it('a key rotation published through TUF is followed without a new release of the tool', async () => {
     install = tufInstall()
     repo.republish(stranger.trustedRoot)
-    serve('v0.2.0', await assets(identityFor('v0.2.0')))
+    serveRelease('v0.2.0', await assets(identityFor('v0.2.0')))
     await expectRefused(box(), 'E_INTEGRITY', { reason: 'root_untrusted' })
     repo.republish(authority.trustedRoot)
     const run = await confirmUpdate(box())
@@ -167,12 +126,12 @@ describe('the trusted root is refreshed through TUF', () => {
   it('offline, the copy TUF verified earlier is used', async () => {
     install = tufInstall()
     // A first attempt that loads (and caches) the root, then fails on the identity: nothing installed.
-    serve('v0.2.0', await assets(identityFor('v9.9.9')))
+    serveRelease('v0.2.0', await assets(identityFor('v9.9.9')))
     await expectRefused(box(), 'E_INTEGRITY', { reason: 'identity_mismatch' })
     await tuf.close()
     api.reset()
     api.use(authority.handler)
-    serve('v0.2.0', await assets(identityFor('v0.2.0')))
+    serveRelease('v0.2.0', await assets(identityFor('v0.2.0')))
     const run = await confirmUpdate(box())
     expect(run.code, run.stdout).toBe(0)
     expect(env(run).data.current_version).toBe('0.2.0')
@@ -181,7 +140,7 @@ describe('the trusted root is refreshed through TUF', () => {
   it('offline with nothing cached is E_NETWORK trust_root_unavailable, naming the host; nothing installed', async () => {
     install = tufInstall()
     await tuf.close()
-    serve('v0.2.0', await assets(identityFor('v0.2.0')))
+    serveRelease('v0.2.0', await assets(identityFor('v0.2.0')))
     const run = await expectRefused(box(), 'E_NETWORK', {
       reason: 'trust_root_unavailable',
       host: new URL(tuf.url).host,
@@ -197,14 +156,14 @@ describe('the trusted root is refreshed through TUF', () => {
   ])('%s is refused: E_INTEGRITY root_untrusted, fail closed', async (_, faults) => {
     install = tufInstall()
     repo.republish(authority.trustedRoot, faults)
-    serve('v0.2.0', await assets(identityFor('v0.2.0')))
+    serveRelease('v0.2.0', await assets(identityFor('v0.2.0')))
     const run = await expectRefused(box(), 'E_INTEGRITY', { reason: 'root_untrusted' })
     expect(run.code).toBe(1)
   })
 
   it('no environment variable swaps the trust root: an attacker root in TASKS_SIGSTORE_TRUSTED_ROOT is ignored', async () => {
     install = tufInstall()
-    serve('v0.2.0', await assets(identityFor('v0.2.0'), stranger))
+    serveRelease('v0.2.0', await assets(identityFor('v0.2.0'), stranger))
     await expectRefused(
       box(),
       'E_INTEGRITY',
@@ -221,7 +180,7 @@ describe('malformed trust material is a clear code, never E_INTERNAL', () => {
   ])('a pinned trusted root that is %s is E_CONFIG (exit 4) naming the file', async (_, content) => {
     const path = file('bad-root.json', content)
     install = makeInstall({ trusted_root: path })
-    serve('v0.2.0', await assets(identityFor('v0.2.0')))
+    serveRelease('v0.2.0', await assets(identityFor('v0.2.0')))
     const run = await expectRefused(box(), 'E_CONFIG', { path, stage: 'verify_signature' })
     expect(run.code).toBe(4)
   })
@@ -239,7 +198,7 @@ describe('malformed trust material is a clear code, never E_INTERNAL', () => {
     ],
   ])('a bundle that is %s is E_INTEGRITY bundle_invalid', async (_, bundle) => {
     install = makeInstall({ trusted_root: file('root.json', JSON.stringify(authority.trustedRoot)) })
-    serve('v0.2.0', { ...(await assets(identityFor('v0.2.0'))), 'checksums.txt.sigstore.json': bundle })
+    serveRelease('v0.2.0', { ...(await assets(identityFor('v0.2.0'))), 'checksums.txt.sigstore.json': bundle })
     const run = await expectRefused(box(), 'E_INTEGRITY', { reason: 'bundle_invalid' })
     expect(run.code).toBe(1)
   })
@@ -268,7 +227,7 @@ describe('a corrupt update-notice cache never breaks a command', () => {
     expect(list.code, list.stdout).toBe(0)
     expect(env(list).meta.notices ?? []).toEqual([])
     if (content !== null) writeFileSync(path, content)
-    serve('v0.2.0', await assets(identityFor('v0.2.0')))
+    serveRelease('v0.2.0', await assets(identityFor('v0.2.0')))
     const check = await tool(b, ['update', '--check'])
     expect(check.code, check.stdout).toBe(0)
     expect(env(check).data.update_available).toBe(true)
@@ -313,7 +272,7 @@ describe('offline checks say so', () => {
 
   it('doctor with a reachable source still passes its update check', async () => {
     install = makeInstall()
-    serve('v0.1.0', {})
+    serveRelease('v0.1.0', {})
     const run = await tool(box(), ['doctor'])
     const check = (env(run).data.checks as Array<{ check: string; status: string }>).find((c) => c.check === 'update')
     expect(check).toMatchObject({ status: 'pass', fix: null })

@@ -1,5 +1,4 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { createHash } from 'node:crypto'
 import {
   cpSync,
   existsSync,
@@ -16,83 +15,43 @@ import {
 import { join } from 'node:path'
 import { runTool, type Sandbox } from 'agentcli/testing'
 import { delay, HttpResponse, http } from 'msw'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { env, ROOT, useSandbox } from './helpers.js'
 import { makeInstall, makeRelease, snapshot } from './release.js'
 import { schemaValidator } from './schema.js'
-import { createAuthority } from './sigstore.js'
-import { startUpstream, type Upstream } from './upstream.js'
+import {
+  type Assets,
+  api,
+  authority,
+  checksumsFor,
+  confirmUpdate as confirmWith,
+  identityFor,
+  REPO,
+  type Release,
+  rootFile,
+  serveRelease,
+  signedAssets,
+  stranger,
+  updateEnv,
+  useUpdateWorld,
+} from './update-world.js'
 
 const box = useSandbox()
-const REPO = 'agentcli/tasks-example'
-const identityFor = (tag: string, repo = REPO, workflow = '.github/workflows/release.yml') =>
-  `https://github.com/${repo}/${workflow}@refs/tags/${tag}`
+useUpdateWorld('trusted-root')
 
-let api: Upstream
-let authority: Awaited<ReturnType<typeof createAuthority>>
-let stranger: Awaited<ReturnType<typeof createAuthority>>
-let release: { name: string; bytes: Buffer }
+let release: Release
 let install: ReturnType<typeof makeInstall>
-let rootFile: string
-
-type Assets = Record<string, Buffer | string>
-
-/** Serve one GitHub release with these assets. */
-function serve(tag: string, assets: Assets): void {
-  api.use(
-    http.get(`*/repos/${REPO}/releases`, () =>
-      HttpResponse.json([
-        {
-          tag_name: tag,
-          html_url: `https://github.com/${REPO}/releases/${tag}`,
-          body: '### Added\n- things',
-          prerelease: false,
-          draft: false,
-          assets: Object.keys(assets).map((name) => ({ name, browser_download_url: `${api.url}assets/${name}` })),
-        },
-      ]),
-    ),
-    http.get('*/assets/:name', ({ params }) => {
-      const body = assets[String(params.name)]
-      return body === undefined
-        ? new HttpResponse('missing', { status: 404 })
-        : new HttpResponse(typeof body === 'string' ? body : new Uint8Array(body))
-    }),
-  )
-}
-
-function checksumsFor(r: { name: string; bytes: Buffer }): string {
-  return `${createHash('sha256').update(r.bytes).digest('hex')}  ${r.name}\n`
-}
-
-/** A tarball with this checksums file and a bundle over it signed for `subject`. */
-async function signedAssets(sums: string, subject: string, r = release): Promise<Assets> {
-  return {
-    [r.name]: r.bytes,
-    'checksums.txt': sums,
-    'checksums.txt.sigstore.json': JSON.stringify(await authority.sign(Buffer.from(sums), subject)),
-  }
-}
 
 function goodAssets(tag = 'v0.2.0', r = release): Promise<Assets> {
-  return signedAssets(checksumsFor(r), identityFor(tag), r)
+  return signedAssets(r, identityFor(tag))
 }
 
 function tool(b: Sandbox, args: string[], extra: Record<string, string> = {}) {
-  return runTool(install.bin, args, {
-    env: {
-      ...b.env,
-      TASKS_UPDATE_API_URL: api.url,
-      TASKS_HTTP_RETRIES: '0',
-      ...extra,
-    },
-  })
+  return runTool(install.bin, args, { env: updateEnv(b.env, extra) })
 }
 
-async function confirmUpdate(b: Sandbox, extra: Record<string, string> = {}, flags: string[] = []) {
-  const dry = await tool(b, ['update', '--dry-run', ...flags], extra)
-  if (dry.code !== 0) return dry
-  return tool(b, ['update', '--confirm', env(dry).data.confirm_token, ...flags], extra)
+function confirmUpdate(b: Sandbox, extra: Record<string, string> = {}, flags: string[] = []) {
+  return confirmWith((args) => tool(b, args, extra), flags)
 }
 
 /**
@@ -121,27 +80,16 @@ async function coherentVersion(b: Sandbox, where: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  api = await startUpstream([])
-  authority = await createAuthority(`${api.url}rekor`)
-  stranger = await createAuthority(`${api.url}stranger`)
   release = await makeRelease('0.2.0')
-  rootFile = join(ROOT, 'test/fixtures/.tmp-trusted-root.json')
-  writeFileSync(rootFile, JSON.stringify(authority.trustedRoot))
 }, 60_000)
-afterAll(async () => {
-  rmSync(rootFile, { force: true })
-  await api.close()
-})
 beforeEach(() => {
   install = makeInstall({ trusted_root: rootFile })
-  api.reset()
-  api.use(authority.handler, stranger.handler)
 })
 afterEach(() => install.cleanup())
 
 describe('update --check', () => {
   it('reports the target, the install method and the signing material, and refreshes the notice cache only', async () => {
-    serve('v0.2.0', await goodAssets())
+    serveRelease('v0.2.0', await goodAssets())
     const before = snapshot(install.root)
     const run = await tool(box(), ['update', '--check'])
     expect(run.code, run.stdout).toBe(0)
@@ -178,7 +126,7 @@ describe('update --check', () => {
   })
 
   it('an install it cannot recognise is reported with the command a person should run', async () => {
-    serve('v0.2.0', await goodAssets())
+    serveRelease('v0.2.0', await goodAssets())
     const { TASKS_BIN } = await import('./helpers.js')
     const run = await runTool(TASKS_BIN, ['update', '--dry-run'], {
       env: { ...box().env, TASKS_UPDATE_API_URL: api.url },
@@ -193,7 +141,7 @@ describe('update --check', () => {
 
 describe('a full standalone update', () => {
   it('installs v2 next to v1, switches, syncs the skill, clears the notice; rollback restores v1', async () => {
-    serve('v0.2.0', await goodAssets())
+    serveRelease('v0.2.0', await goodAssets())
     mkdirSync(join(box().root, '.claude'))
     await tool(box(), ['update', '--check'])
     const dryBefore = snapshot(install.root)
@@ -259,7 +207,7 @@ describe('a full standalone update', () => {
   })
 
   it('--to installs a given version; nothing newer is E_CONFLICT', async () => {
-    serve('v0.2.0', await goodAssets())
+    serveRelease('v0.2.0', await goodAssets())
     expect((await confirmUpdate(box(), {}, ['--to', '0.2.0'])).code).toBe(0)
     const again = await tool(box(), ['update', '--dry-run'])
     expect(again.code).toBe(6)
@@ -278,7 +226,9 @@ describe('integrity failures fail closed, and nothing installed changes', () => 
     ],
     [
       'a wrong hash',
-      async () => ({ assets: await signedAssets(`${'ab'.repeat(32)}  ${release.name}\n`, identityFor('v0.2.0')) }),
+      async () => ({
+        assets: await signedAssets(release, identityFor('v0.2.0'), `${'ab'.repeat(32)}  ${release.name}\n`),
+      }),
       'checksum_mismatch',
     ],
     [
@@ -339,7 +289,7 @@ describe('integrity failures fail closed, and nothing installed changes', () => 
       'a certificate for v1.2.30 when v1.2.3 is expected',
       async () => {
         const r = { name: `tasks-v1.2.3-${process.platform}-${process.arch}.tar.gz`, bytes: release.bytes }
-        return { tag: 'v1.2.3', assets: await signedAssets(checksumsFor(r), identityFor('v1.2.30'), r) }
+        return { tag: 'v1.2.3', assets: await signedAssets(r, identityFor('v1.2.30')) }
       },
       'identity_mismatch',
     ],
@@ -374,7 +324,7 @@ describe('integrity failures fail closed, and nothing installed changes', () => 
   ]
   it.each(cases)('%s → E_INTEGRITY %s', async (_, make, reason) => {
     const { tag = 'v0.2.0', assets } = await make()
-    serve(tag, assets)
+    serveRelease(tag, assets)
     const before = snapshot(install.root)
     const run = await confirmUpdate(box())
     expect(run.code, run.stdout).toBe(1)
@@ -388,7 +338,7 @@ describe('integrity failures fail closed, and nothing installed changes', () => 
 
 describe('interruptions', () => {
   it('SIGINT during the download → exit 130, nothing changed, no partial version left', async () => {
-    serve('v0.2.0', await goodAssets())
+    serveRelease('v0.2.0', await goodAssets())
     api.use(
       http.get(`*/assets/${release.name}`, () => {
         const stream = new ReadableStream({
@@ -420,7 +370,7 @@ describe('interruptions', () => {
   }, 30_000)
 
   it('SIGKILL at random points of the install: after every kill one coherent version runs, and the next update or rollback leaves no partial install (12 trials)', async () => {
-    serve('v0.2.0', await goodAssets())
+    serveRelease('v0.2.0', await goodAssets())
     for (let trial = 0; trial < 12; trial++) {
       install.cleanup()
       install = makeInstall({ trusted_root: rootFile })
@@ -457,7 +407,7 @@ describe('interruptions', () => {
 
 describe('after the commit point', () => {
   it('a failed skill sync answers ok:false with binary_replaced and the sync command', async () => {
-    serve('v0.2.0', await goodAssets())
+    serveRelease('v0.2.0', await goodAssets())
     writeFileSync(join(box().root, '.agents'), 'not a directory')
     const run = await confirmUpdate(box())
     expect(run.code).toBe(1)
@@ -478,7 +428,7 @@ describe('after the commit point', () => {
 
 describe('an npm global install', () => {
   it('is detected, and previewed as an npm install of the target version', async () => {
-    serve('v0.2.0', await goodAssets())
+    serveRelease('v0.2.0', await goodAssets())
     const base = mkdtempSync(join(ROOT, 'test/fixtures/.tmp-install-npm-'))
     try {
       const prefix = join(base, 'prefix')
@@ -512,7 +462,7 @@ describe('an npm global install', () => {
 
 describe('doctor', () => {
   it('warns when a newer release is out, and never fails offline', async () => {
-    serve('v0.2.0', await goodAssets())
+    serveRelease('v0.2.0', await goodAssets())
     const online = await tool(box(), ['doctor'])
     expect(env(online).data.checks.find((c: { check: string }) => c.check === 'update')).toMatchObject({
       status: 'warn',

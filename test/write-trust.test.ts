@@ -18,6 +18,7 @@ import { fileJobStore, newJobId } from '../src/jobs/file-store.js'
 import {
   env,
   fixture,
+  jobRecord,
   ROOT,
   seed,
   shiftedClock,
@@ -388,27 +389,9 @@ describe('an async write applies what was previewed, or nothing', () => {
     const path = join(box().root, 'in.jsonl')
     writeFileSync(path, '{"title":"smuggled"}\n')
     const store = fileJobStore(dataDir(box()))
-    const now = new Date().toISOString()
+    const _now = new Date().toISOString()
     const id = newJobId()
-    await store.create({
-      job_id: id,
-      command: 'import',
-      argv: ['--file', path],
-      schema_version: '1.0',
-      status: 'pending',
-      progress: 0,
-      eta_seconds: null,
-      message: null,
-      submitted_at: now,
-      started_at: null,
-      finished_at: null,
-      updated_at: now,
-      worker_pid: null,
-      worker_start: null,
-      cancel_requested: false,
-      error: null,
-      result_kind: null,
-    })
+    await store.create(jobRecord({ job_id: id, command: 'import', argv: ['--file', path] }))
     await tasks(box(), ['job', 'worker', '--id', id])
     const done = await jobDone(box(), id)
     expect(done.error).toMatchObject({ code: 'E_CONFLICT', details: { reason: 'unverified_job' } })
