@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type RunToolOptions, runTool, type Sandbox, sandbox, type ToolRun } from 'agentcli/testing'
 import { afterEach } from 'vitest'
+import { pendingRecord } from '../src/jobs/record.js'
 import type { JobRecord } from '../src/jobs/types.js'
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -88,28 +89,7 @@ export function alive(pid: number): boolean {
   }
 }
 
-/**
- * A job record as a submission writes it (pending, nothing run yet), with `fields` over it: tests forge records
- * a worker then meets.
- */
+/** A job record as a submission writes it, with `fields` over it: tests forge records a worker then meets. */
 export function jobRecord(fields: Partial<JobRecord> & Pick<JobRecord, 'job_id' | 'command'>): JobRecord {
-  const now = new Date().toISOString()
-  return {
-    argv: [],
-    schema_version: '1.0',
-    status: 'pending',
-    progress: 0,
-    eta_seconds: null,
-    message: null,
-    submitted_at: now,
-    started_at: null,
-    finished_at: null,
-    updated_at: now,
-    worker_pid: null,
-    worker_start: null,
-    cancel_requested: false,
-    error: null,
-    result_kind: null,
-    ...fields,
-  }
+  return { ...pendingRecord({ argv: [], schema_version: '1.0', ...fields }), ...fields }
 }

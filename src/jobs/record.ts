@@ -54,3 +54,26 @@ export function jobRecordProblem(value: unknown, id: string): string | undefined
       return `${field} is ${JSON.stringify(value[field]) ?? 'missing'}, expected ${expected}`
   return undefined
 }
+
+/** A job as submitted: pending, not yet claimed by a worker, nothing run. */
+export function pendingRecord(
+  fields: Pick<JobRecord, 'job_id' | 'command' | 'argv' | 'schema_version'> & Pick<Partial<JobRecord>, 'plan'>,
+  now = new Date().toISOString(),
+): JobRecord {
+  return {
+    ...fields,
+    status: 'pending',
+    progress: 0,
+    eta_seconds: null,
+    message: null,
+    submitted_at: now,
+    started_at: null,
+    finished_at: null,
+    updated_at: now,
+    worker_pid: null,
+    worker_start: null,
+    cancel_requested: false,
+    error: null,
+    result_kind: null,
+  }
+}

@@ -12,6 +12,7 @@ import { errorBody } from '../output/envelope.js'
 import { redactAtRest } from '../output/redact.js'
 import { fileJobStore, newJobId } from './file-store.js'
 import { isAlive, isSameProcess, processIdentity } from './liveness.js'
+import { pendingRecord } from './record.js'
 import { canMove, type JobRecord, type JobStore } from './types.js'
 
 /** What `work()` receives in the worker process. */
@@ -66,26 +67,16 @@ export async function submitJob(options: {
   const { config, store } = options
   const now = new Date().toISOString()
   const id = newJobId()
-  const record: JobRecord = {
-    job_id: id,
-    command: options.command,
-    argv: storedArgv(options.argv),
-    schema_version: options.schemaVersion,
-    status: 'pending',
-    progress: 0,
-    eta_seconds: null,
-    message: null,
-    submitted_at: now,
-    started_at: null,
-    finished_at: null,
-    updated_at: now,
-    worker_pid: null,
-    worker_start: null,
-    cancel_requested: false,
-    error: null,
-    result_kind: null,
-    ...(options.plan ? { plan: options.plan } : {}),
-  }
+  const record = pendingRecord(
+    {
+      job_id: id,
+      command: options.command,
+      argv: storedArgv(options.argv),
+      schema_version: options.schemaVersion,
+      ...(options.plan ? { plan: options.plan } : {}),
+    },
+    now,
+  )
   await store.create(record)
   if (isFleetStore(store)) {
     // Any worker of the fleet takes it from the queue. Not queued means it never runs: say so on the record.
