@@ -27,18 +27,10 @@ import {
 import { keyFragments, keyVerdict } from '../src/output/redact-keys.js'
 import { clearSecretsForTest, mayHoldSecret, replaceSecrets } from '../src/output/redact-secrets.js'
 import { redactShapes } from '../src/output/redact-shapes.js'
+import { prng } from '../src/verify/fuzz.js'
 
-/** A small seeded PRNG (mulberry32): the property tests are reproducible and bounded. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** Seeded (mulberry32, the fuzzer's own): the property tests are reproducible and bounded. */
+const rng = prng
 
 const WORDS = (
   'basic token bearer secret password passwords passphrase authorization auth author cookie cookies session ' +
