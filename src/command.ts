@@ -1,38 +1,30 @@
 import { Command, type Interfaces } from '@oclif/core'
-import { effectiveOutput } from './_output-schema.js'
-import { mapParseError, prepareInput } from './_parse.js'
-import { getRunState } from './_state.js'
+import { getRunState, type RunState } from './_state.js'
 import { addWaitFlags } from './_wait-flags.js'
 import type { Checkpoint, HumanRequest } from './checkpoints.js'
 import type { CommandKind } from './command-kind.js'
 import type { Credentials, StorageMode } from './credentials/credentials.js'
 import type { CredentialRecord } from './credentials/types.js'
-import { usageNotices } from './deprecation.js'
-import { AgentError, usageError } from './errors/agent-error.js'
+import { AgentError } from './errors/agent-error.js'
 import { type Catalogue, defineErrorCodes, type ErrorCode } from './errors/catalogue.js'
 import type { FleetBackend } from './fleet/types.js'
 import { GLOBAL_FLAGS, type Globals, scanGlobals } from './globals.js'
 import type { HttpClient } from './http/client.js'
 import type { JobContext, JobPlan, SubmittedJob } from './jobs/runtime.js'
-import type { SettledResult } from './jobs/settle.js'
 import type { JobRecord } from './jobs/types.js'
 import { listQuery, type Paginated, type PaginateOptions, paginate, truncationMeta } from './list.js'
-import {
-  dataOutcome,
-  isOutcome,
-  type Outcome,
-  type RawOutcome,
-  rawOutcome,
-  type StreamOutcome,
-  streamOutcome,
-} from './outcome.js'
+import { type Outcome, type RawOutcome, rawOutcome, type StreamOutcome, streamOutcome } from './outcome.js'
 import type { Meta, Notice } from './output/envelope.js'
-import { type FieldSelection, projectData, selectFields } from './output/fields.js'
+import { type FieldSelection, requestedFields } from './output/fields.js'
 import { createProgress, type Progress, type ProgressOptions, SILENT_PROGRESS } from './output/progress.js'
-import { utcTimes } from './output/times.js'
 import type { Question } from './prompt.js'
-import { loadZod, type OutputOf, type OutputSchema } from './schema.js'
-import { FRAMEWORK_SETTINGS, toolEnv } from './settings.js'
+import { claimResume, completeResume, fleetBackendOf, humanRequired } from './run/checkpoints.js'
+import { openCredentialStore, usableCredential } from './run/credentials.js'
+import { awaitCall, submitCall } from './run/jobs.js'
+import { callNotices, checkFormat, ParseMemo } from './run/parse.js'
+import { isSubmission, outcomeOf } from './run/result.js'
+import { type UpstreamOptions, upstreamClient } from './run/upstream.js'
+import type { OutputOf, OutputSchema } from './schema.js'
 import { readToolSettings } from './tool-settings.js'
 
 export type { CommandKind } from './command-kind.js'
@@ -83,25 +75,32 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
   /** Whether the command calls an upstream service (an MCP `openWorldHint`). */
   static openWorld = false
 
-  private parsedCache: { input: unknown; result: Interfaces.ParserOutput } | undefined
+  private readonly parses = new ParseMemo()
   private readonly metaExtras: Partial<Meta> = {}
   private fieldSelection: FieldSelection | undefined
   private readonly credentialStores = new Map<StorageMode | undefined, Credentials>()
   private readonly checkpointClaims: Array<() => Promise<void>> = []
+  // The entry's run state, read once on first use: from then on this call's state flows from here.
+  private context: { state: RunState | undefined } | undefined
+
+  private get runState(): RunState | undefined {
+    this.context ??= { state: getRunState() }
+    return this.context.state
+  }
 
   /** The universal flags of this call. */
   protected get globals(): Globals {
-    return getRunState()?.globals ?? scanGlobals(this.argv)
+    return this.runState?.globals ?? scanGlobals(this.argv)
   }
 
   /** The error catalogue of this tool (core codes plus its declared extensions). */
   protected get catalogue(): Catalogue {
-    return getRunState()?.catalogue ?? defineErrorCodes(readToolSettings(this.config).errors)
+    return this.runState?.catalogue ?? defineErrorCodes(readToolSettings(this.config).errors)
   }
 
   /** Aborted when the process receives SIGINT/SIGTERM; pass it to anything long-running. */
   protected get signal(): AbortSignal {
-    return getRunState()?.signal ?? new AbortController().signal
+    return this.runState?.signal ?? new AbortController().signal
   }
 
   /** The work of the command: return the data of the envelope (or a raw outcome under `--format raw`). */
@@ -111,21 +110,13 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
   override async run(): Promise<Outcome> {
     const ctor = this.constructor as typeof AgentCommand
     const parsed = await this.parse(ctor as unknown as AnyInput)
-    // A deprecated command or flag the caller used is said in meta.notices (oclif's own warning is stderr only).
-    const given = parsed.raw.flatMap((r) => (r.type === 'flag' ? [r.flag] : []))
-    const state = getRunState()
-    for (const n of usageNotices(ctor, { ...ctor.baseFlags, ...ctor.flags } as never, given))
+    const state = this.runState
+    for (const n of callNotices(ctor, parsed))
       if (state) state.notices.push(n)
       else this.notice(n)
     const globals = this.globals
-    if (globals.format === 'raw' && !ctor.raw) {
-      throw usageError(`${this.id ?? 'this command'} has no raw output; use --format json or --format text`, {
-        allowed: ['json', 'text'],
-        got: 'raw',
-      })
-    }
-    if (globals.fields !== undefined)
-      this.fieldSelection = selectFields(globals.fields, effectiveOutput(ctor, await loadZod()))
+    checkFormat(ctor, this.id, globals.format)
+    this.fieldSelection = await requestedFields(globals.fields, ctor)
     let result: unknown = await this.execute()
     // `--wait`: the job's final envelope instead of its submission (checked against the job's result schema).
     let waited = false
@@ -134,17 +125,7 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
       if (settled.kind === 'items') return this.streamOf(settled.items)
       ;[result, waited] = [settled.data, true]
     }
-    if (isOutcome(result)) return result
-    if (ctor.stream) {
-      if (!isAsyncIterable(result))
-        throw new AgentError('E_INTERNAL', `${this.id} is a stream command but execute() returned no async iterable`)
-      const items = process.env.AGENTCLI_VALIDATE_OUTPUT === '1' ? this.checked(ctor, result) : result
-      return streamOutcome({ items, schemaVersion: ctor.schemaVersion, fields: this.fieldSelection?.paths })
-    }
-    if (process.env.AGENTCLI_VALIDATE_OUTPUT === '1')
-      await this.validateOutput(waited ? ({ output: ctor.output } as typeof AgentCommand) : ctor, result)
-    const data = this.fieldSelection ? projectData(result, this.fieldSelection) : result
-    return dataOutcome(data, ctor.schemaVersion, this.metaExtras)
+    return outcomeOf(result, { command: ctor, id: this.id, fields: this.fieldSelection, meta: this.metaExtras, waited })
   }
 
   /** oclif's parse, memoised, with every failure turned into `E_USAGE`/`E_VALIDATION` carrying `allowed`/`got`. */
@@ -153,19 +134,8 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
     argv: string[] = this.argv,
   ): Promise<Interfaces.ParserOutput<F, B, A>> {
     const source = (options ?? this.constructor) as AnyInput
-    if (this.parsedCache?.input === source) return this.parsedCache.result as Interfaces.ParserOutput<F, B, A>
-    const flags = { ...(source.baseFlags ?? {}), ...(source.flags ?? {}) }
-    const input = prepareInput({ flags, args: source.args ?? {}, strict: source.strict ?? true, '--': source['--'] })
-    try {
-      const result = await super.parse(
-        { ...input, baseFlags: {}, enableJsonFlag: false } as unknown as Interfaces.Input<F, B, A>,
-        argv,
-      )
-      this.parsedCache = { input: source, result }
-      return result
-    } catch (error) {
-      throw mapParseError(error, { flags })
-    }
+    const parser = (input: AnyInput, words: string[]) => super.parse(input, words)
+    return (await this.parses.parse(source, argv, parser)) as Interfaces.ParserOutput<F, B, A>
   }
 
   /** Errors go to the entry, which renders every outcome through one path. */
@@ -236,7 +206,7 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
       order?: PaginateOptions<T>['order']
     },
   ): Paginated<T>['page'] {
-    const query = listQuery(this.id ?? '', this.parsedCache?.result as never, new Set(Object.keys(GLOBAL_FLAGS)))
+    const query = listQuery(this.id ?? '', this.parses.result as never, new Set(Object.keys(GLOBAL_FLAGS)))
     const paginated = paginate({ ...options, items: all, query, issuer: `${this.config.bin}\0${this.id}` })
     Object.assign(this.metaExtras, truncationMeta(paginated, options))
     return paginated.page
@@ -247,30 +217,12 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
    * at once, and a detached worker runs {@link AgentCommand.work} with the same arguments.
    */
   protected async submit(options: { plan?: JobPlan } = {}): Promise<SubmittedJob> {
-    const ctor = this.constructor as typeof AgentCommand
-    const { resolveJobStore, submitJob } = await import('./jobs/runtime.js')
-    return submitJob({
-      config: this.config,
-      store: resolveJobStore(this.config),
-      command: this.id!,
-      argv: this.argv,
-      schemaVersion: ctor.schemaVersion,
-      ...(options.plan ? { plan: options.plan } : {}),
-    })
+    const { schemaVersion } = this.constructor as typeof AgentCommand
+    return submitCall({ config: this.config, id: this.id!, argv: this.argv, schemaVersion, plan: options.plan })
   }
 
-  private async awaitJob(submitted: SubmittedJob, timeoutSeconds: number): Promise<SettledResult> {
-    const { resolveJobStore } = await import('./jobs/runtime.js')
-    const { awaitSubmitted } = await import('./jobs/settle.js')
-    return awaitSubmitted({
-      store: resolveJobStore(this.config),
-      catalogue: this.catalogue,
-      jobId: submitted.job_id,
-      poll: submitted.poll,
-      bin: this.config.bin,
-      timeoutMs: timeoutSeconds * 1000,
-      signal: this.signal,
-    })
+  private awaitJob(submitted: SubmittedJob, timeoutSeconds: number) {
+    return awaitCall({ config: this.config, catalogue: this.catalogue, submitted, timeoutSeconds, signal: this.signal })
   }
 
   /** The work of an async job, run in the worker process; its return value is the job's result. */
@@ -285,11 +237,7 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
 
   /** Stop for a person: persist a checkpoint and throw `E_HUMAN_REQUIRED` (exit 9) with `details.resume`. */
   protected async requireHuman<S>(request: HumanRequest<S>): Promise<never> {
-    const fleet = await this.fleetBackend()
-    if (fleet)
-      throw await (await import('./fleet/checkpoints.js')).requireHumanShared(fleet.checkpoints, this.id!, request)
-    const { requireHuman } = await import('./checkpoints.js')
-    throw await requireHuman(this.config.dataDir, this.id!, request)
+    throw await humanRequired(await this.fleetBackend(), this.config.dataDir, this.id!, request)
   }
 
   /**
@@ -298,11 +246,8 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
    * (`completeCheckpoint`), the claim is handed back when the command ends.
    */
   protected async resumeCheckpoint<S>(id: string, command: string): Promise<Checkpoint<S>> {
-    const fleet = await this.fleetBackend()
-    if (fleet) return (await import('./fleet/checkpoints.js')).loadShared<S>(fleet.checkpoints, command, id)
-    const { claimCheckpoint } = await import('./checkpoints.js')
-    const claimed = await claimCheckpoint<S>(this.config.dataDir, command, id)
-    this.checkpointClaims.push(claimed.release)
+    const claimed = await claimResume<S>(await this.fleetBackend(), this.config.dataDir, id, command)
+    if (claimed.release) this.checkpointClaims.push(claimed.release)
     return claimed.checkpoint
   }
 
@@ -314,17 +259,12 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
 
   /** Complete the checkpoint a resume continued from: a resume works once (on a fleet, once across machines). */
   protected async completeCheckpoint(id: string): Promise<void> {
-    const fleet = await this.fleetBackend()
-    if (fleet) return (await import('./fleet/checkpoints.js')).completeShared(fleet.checkpoints, id)
-    const { completeCheckpoint } = await import('./checkpoints.js')
-    return completeCheckpoint(this.config.dataDir, id)
+    return completeResume(await this.fleetBackend(), this.config.dataDir, id)
   }
 
   /** The fleet's state store when a state URL is set (`<BIN>_STATE_URL`), else undefined: no driver loads. */
   protected async fleetBackend(): Promise<FleetBackend | undefined> {
-    const { stateLocation } = await import('./fleet/location.js')
-    if (stateLocation(this.config).kind === 'file') return undefined
-    return (await import('./fleet/backend.js')).openBackend(this.config)
+    return fleetBackendOf(this.config)
   }
 
   /** Return items to print as NDJSON from a command that streams only sometimes (e.g. a large job result). */
@@ -343,24 +283,7 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
     // One instance per mode for the life of the command: its keychain entries (each a D-Bus connection) are reused.
     const cached = this.credentialStores.get(mode)
     if (cached) return cached
-    const { Credentials } = await import('./credentials/credentials.js')
-    const settings = readToolSettings(this.config).credentials as
-      | { storage?: StorageMode; refreshable?: boolean }
-      | undefined
-    const fromEnv = toolEnv(this.config.bin).get('CREDENTIAL_STORE') as StorageMode | undefined
-    const chosen = mode ?? fromEnv ?? settings?.storage ?? 'auto'
-    if (!['auto', 'keychain', 'file'].includes(chosen)) {
-      throw new AgentError('E_CONFIG', `credential storage must be auto, keychain or file (got: '${chosen}')`, {
-        details: { allowed: ['auto', 'keychain', 'file'], got: chosen },
-      })
-    }
-    const store = new Credentials({
-      bin: this.config.bin,
-      configDir: this.config.configDir,
-      mode: chosen,
-      refreshable: Boolean(settings?.refreshable),
-      warn: (m) => this.warn(m),
-    })
+    const store = await openCredentialStore(this.config, mode, (m) => this.warn(m))
     this.credentialStores.set(mode, store)
     return store
   }
@@ -375,32 +298,7 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
    * expires within `skewSeconds`. Missing, or expired and not refreshable, is `E_AUTH` naming the login command.
    */
   protected async credential(options: { skewSeconds?: number; force?: boolean } = {}): Promise<CredentialRecord> {
-    const store = await this.credentialStore()
-    const found = await store.read()
-    const reauth = `${this.config.bin} login`
-    if (!found) throw new AgentError('E_AUTH', 'not logged in', { details: { reauth } })
-    const { isValid } = await import('./credentials/credentials.js')
-    const soon = Date.now() + (options.skewSeconds ?? 60) * 1000
-    if (!options.force && isValid(found.record, soon)) return found.record
-    if (found.source === 'env' || !found.record.refresh_token) {
-      if (!options.force && isValid(found.record)) return found.record
-      throw new AgentError('E_AUTH', 'the credentials expired and cannot be refreshed', {
-        details: { reauth, account: found.record.account },
-      })
-    }
-    let fresh: CredentialRecord
-    try {
-      fresh = await this.refreshCredential(found.record)
-      // Known to the redactor before anything can echo it (the save below may fail and report).
-      ;(await import('./credentials/register.js')).registerRecord(fresh)
-    } catch (error) {
-      throw new AgentError('E_AUTH', 'refreshing the credentials failed', {
-        details: { reauth, account: found.record.account },
-        cause: error,
-      })
-    }
-    await store.save(fresh)
-    return fresh
+    return usableCredential(await this.credentialStore(), this.config.bin, options, (r) => this.refreshCredential(r))
   }
 
   /** Exchange a refresh token for a new record. Tools that can refresh override this; by default it cannot. */
@@ -412,26 +310,10 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
    * An HTTP client for an upstream API: bearer token from {@link AgentCommand.credential} (when `auth` is
    * true), one refresh and retry on 401, the command's cancellation signal, failures mapped to the catalogue.
    */
-  protected async upstream(options: {
-    baseUrl: string
-    auth?: boolean
-    timeoutMs?: number
-    retries?: number
-  }): Promise<HttpClient> {
-    const { httpClient } = await import('./http/client.js')
-    const env = toolEnv(this.config.bin)
-    return httpClient({
-      baseUrl: options.baseUrl,
-      signal: this.signal,
-      timeoutMs: options.timeoutMs ?? env.get('HTTP_TIMEOUT_MS') ?? FRAMEWORK_SETTINGS.HTTP_TIMEOUT_MS.default,
-      retries: options.retries ?? env.get('HTTP_RETRIES') ?? FRAMEWORK_SETTINGS.HTTP_RETRIES.default,
-      userAgent: `${this.config.bin}/${this.config.version}`,
-      ...(options.auth
-        ? {
-            token: async () => (await this.credential()).access_token,
-            refresh: async () => (await this.credential({ force: true })).access_token,
-          }
-        : {}),
+  protected async upstream(options: UpstreamOptions): Promise<HttpClient> {
+    return upstreamClient(this.config, options, this.signal, {
+      token: async () => (await this.credential()).access_token,
+      refresh: async () => (await this.credential({ force: true })).access_token,
     })
   }
 
@@ -439,38 +321,6 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
   protected raw(body: RawOutcome['body']): RawOutcome {
     return rawOutcome(body)
   }
-
-  /** Under test, validate each streamed item against the item schema as it passes. */
-  private async *checked(ctor: typeof AgentCommand, items: AsyncIterable<unknown>): AsyncIterable<unknown> {
-    for await (const item of items) {
-      await this.validateOutput(ctor, item)
-      yield item
-    }
-  }
-
-  private async validateOutput(ctor: typeof AgentCommand, data: unknown): Promise<void> {
-    const z = await loadZod()
-    const schema = effectiveOutput(ctor, z)
-    if (!schema) return
-    // Validated as it will be printed: the renderer writes every time in UTC (see output/times.ts).
-    const result = schema.safeParse(utcTimes(data))
-    if (!result.success) {
-      throw new AgentError('E_INTERNAL', `output of ${this.id} does not match its declared schema`, {
-        details: {
-          issues: result.error.issues.map((i) => ({ path: i.path.map(String), code: i.code, message: i.message })),
-        },
-      })
-    }
-  }
 }
 
 addWaitFlags(AgentCommand, GLOBAL_FLAGS)
-
-function isSubmission(value: unknown): value is SubmittedJob {
-  const v = value as SubmittedJob
-  return typeof v === 'object' && v !== null && typeof v.job_id === 'string' && typeof v.poll === 'string'
-}
-
-function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value
-}

@@ -1,0 +1,50 @@
+import type { Declares } from '../_output-schema.js'
+import { AgentError } from '../errors/agent-error.js'
+import type { SubmittedJob } from '../jobs/runtime.js'
+import { dataOutcome, isOutcome, type Outcome, streamOutcome } from '../outcome.js'
+import type { Meta } from '../output/envelope.js'
+import { type FieldSelection, projectData } from '../output/fields.js'
+import { checkedItems, checkOutput, validatingOutput } from './check-output.js'
+
+/** The command, as the step from `execute()`'s result to an outcome sees it. */
+export type ResultSubject = Declares & { schemaVersion: string; stream?: boolean }
+
+/** What turning one call's result into its outcome needs besides the result. */
+export type ResultContext = {
+  command: ResultSubject
+  id: string | undefined
+  /** The checked `--fields` of the call, if any. */
+  fields: FieldSelection | undefined
+  /** What the command added to `meta` (notices, `replayed`, `truncated`). */
+  meta: Partial<Meta>
+  /** The data is a waited job's result, checked against the declared output alone. */
+  waited?: boolean
+}
+
+/**
+ * What `execute()` returned, as the outcome the entry renders: an outcome passes through; a stream command's items
+ * become NDJSON (each checked under test, projected by `--fields`); data is checked under test, then projected.
+ */
+export async function outcomeOf(result: unknown, ctx: ResultContext): Promise<Outcome> {
+  const { command, id, fields } = ctx
+  if (isOutcome(result)) return result
+  if (command.stream) {
+    if (!isAsyncIterable(result))
+      throw new AgentError('E_INTERNAL', `${id} is a stream command but execute() returned no async iterable`)
+    const items = validatingOutput() ? checkedItems(command, id, result) : result
+    return streamOutcome({ items, schemaVersion: command.schemaVersion, fields: fields?.paths })
+  }
+  if (validatingOutput()) await checkOutput(ctx.waited ? { output: command.output } : command, id, result)
+  const data = fields ? projectData(result, fields) : result
+  return dataOutcome(data, command.schemaVersion, ctx.meta)
+}
+
+/** Whether `execute()` returned a job's submission (what `--wait` waits for). */
+export function isSubmission(value: unknown): value is SubmittedJob {
+  const v = value as SubmittedJob
+  return typeof v === 'object' && v !== null && typeof v.job_id === 'string' && typeof v.poll === 'string'
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value
+}
