@@ -1,29 +1,22 @@
-import { Command, type Interfaces } from '@oclif/core'
+import type { Interfaces } from '@oclif/core'
 import { getRunState, type RunState } from './_state.js'
 import { addWaitFlags } from './_wait-flags.js'
-import type { Checkpoint, HumanRequest } from './checkpoints.js'
 import type { CommandKind } from './command-kind.js'
-import type { Credentials, StorageMode } from './credentials/credentials.js'
-import type { CredentialRecord } from './credentials/types.js'
 import { AgentError } from './errors/agent-error.js'
 import { type Catalogue, defineErrorCodes, type ErrorCode } from './errors/catalogue.js'
-import type { FleetBackend } from './fleet/types.js'
 import { GLOBAL_FLAGS, type Globals, scanGlobals } from './globals.js'
-import type { HttpClient } from './http/client.js'
 import type { JobContext, JobPlan, SubmittedJob } from './jobs/runtime.js'
 import type { JobRecord } from './jobs/types.js'
 import { listQuery, type Paginated, type PaginateOptions, paginate, truncationMeta } from './list.js'
 import { type Outcome, type RawOutcome, rawOutcome, type StreamOutcome, streamOutcome } from './outcome.js'
 import type { Meta, Notice } from './output/envelope.js'
-import { type FieldSelection, requestedFields } from './output/fields.js'
+import type { FieldSelection } from './output/fields.js'
 import { createProgress, type Progress, type ProgressOptions, SILENT_PROGRESS } from './output/progress.js'
 import type { Question } from './prompt.js'
-import { claimResume, completeResume, fleetBackendOf, humanRequired } from './run/checkpoints.js'
-import { openCredentialStore, usableCredential } from './run/credentials.js'
+import { CommandServices } from './run/command-services.js'
 import { awaitCall, submitCall } from './run/jobs.js'
-import { callNotices, checkFormat, ParseMemo } from './run/parse.js'
-import { isSubmission, outcomeOf } from './run/result.js'
-import { type UpstreamOptions, upstreamClient } from './run/upstream.js'
+import { ParseMemo } from './run/parse.js'
+import { beforeWork, isSubmission, outcomeOf } from './run/template.js'
 import type { OutputOf, OutputSchema } from './schema.js'
 import { readToolSettings } from './tool-settings.js'
 
@@ -48,7 +41,7 @@ type AnyInput = Interfaces.Input<Loose, Loose, Loose>
  * Pass the schema as the type argument (`extends AgentCommand<typeof listOutput>`) and the compiler checks what
  * `execute()` returns against it.
  */
-export abstract class AgentCommand<O extends OutputSchema | undefined = undefined> extends Command {
+export abstract class AgentCommand<O extends OutputSchema | undefined = undefined> extends CommandServices {
   static override baseFlags = GLOBAL_FLAGS
   /** Version of this command's output schema; bump the major on a breaking change (spec 002 §14). */
   static schemaVersion = '1.0'
@@ -78,8 +71,6 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
   private readonly parses = new ParseMemo()
   private readonly metaExtras: Partial<Meta> = {}
   private fieldSelection: FieldSelection | undefined
-  private readonly credentialStores = new Map<StorageMode | undefined, Credentials>()
-  private readonly checkpointClaims: Array<() => Promise<void>> = []
   // The entry's run state, read once on first use: from then on this call's state flows from here.
   private context: { state: RunState | undefined } | undefined
 
@@ -111,12 +102,8 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
     const ctor = this.constructor as typeof AgentCommand
     const parsed = await this.parse(ctor as unknown as AnyInput)
     const state = this.runState
-    for (const n of callNotices(ctor, parsed))
-      if (state) state.notices.push(n)
-      else this.notice(n)
-    const globals = this.globals
-    checkFormat(ctor, this.id, globals.format)
-    this.fieldSelection = await requestedFields(globals.fields, ctor)
+    const notice = state ? (n: Notice) => state.notices.push(n) : (n: Notice) => this.notice(n)
+    this.fieldSelection = await beforeWork(ctor, this.id, parsed, this.globals, notice)
     let result: unknown = await this.execute()
     // `--wait`: the job's final envelope instead of its submission (checked against the job's result schema).
     let waited = false
@@ -235,86 +222,10 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
     return this.work(ctx)
   }
 
-  /** Stop for a person: persist a checkpoint and throw `E_HUMAN_REQUIRED` (exit 9) with `details.resume`. */
-  protected async requireHuman<S>(request: HumanRequest<S>): Promise<never> {
-    throw await humanRequired(await this.fleetBackend(), this.config.dataDir, this.id!, request)
-  }
-
-  /**
-   * Claim the checkpoint a resume command continues from, for this call only (`E_NOT_FOUND` if unknown,
-   * `E_CONFLICT` if expired, used, or being resumed by another process). Unless the command completes it
-   * (`completeCheckpoint`), the claim is handed back when the command ends.
-   */
-  protected async resumeCheckpoint<S>(id: string, command: string): Promise<Checkpoint<S>> {
-    const claimed = await claimResume<S>(await this.fleetBackend(), this.config.dataDir, id, command)
-    if (claimed.release) this.checkpointClaims.push(claimed.release)
-    return claimed.checkpoint
-  }
-
-  /** oclif's last step, on success and failure alike: hand back checkpoint claims this call still holds. */
-  override async finally(error: Error | undefined): Promise<unknown> {
-    for (const release of this.checkpointClaims.splice(0)) await release().catch(() => {})
-    return super.finally(error)
-  }
-
-  /** Complete the checkpoint a resume continued from: a resume works once (on a fleet, once across machines). */
-  protected async completeCheckpoint(id: string): Promise<void> {
-    return completeResume(await this.fleetBackend(), this.config.dataDir, id)
-  }
-
-  /** The fleet's state store when a state URL is set (`<BIN>_STATE_URL`), else undefined: no driver loads. */
-  protected async fleetBackend(): Promise<FleetBackend | undefined> {
-    return fleetBackendOf(this.config)
-  }
-
   /** Return items to print as NDJSON from a command that streams only sometimes (e.g. a large job result). */
   protected streamOf(items: AsyncIterable<unknown>): StreamOutcome {
     const ctor = this.constructor as typeof AgentCommand
     return streamOutcome({ items, schemaVersion: ctor.schemaVersion, fields: this.fieldSelection?.paths })
-  }
-
-  /**
-   * The tool's credential store (env → keychain → file): read, save, remove, status. `mode` comes from the caller
-   * (login's --insecure-storage or --require-keychain), else `<BIN>_CREDENTIAL_STORE`, else
-   * `agentcli.credentials.storage` in package.json. For the current, refreshed credential use
-   * {@link AgentCommand.credential}.
-   */
-  protected async credentialStore(mode?: StorageMode): Promise<Credentials> {
-    // One instance per mode for the life of the command: its keychain entries (each a D-Bus connection) are reused.
-    const cached = this.credentialStores.get(mode)
-    if (cached) return cached
-    const store = await openCredentialStore(this.config, mode, (m) => this.warn(m))
-    this.credentialStores.set(mode, store)
-    return store
-  }
-
-  /** @deprecated Renamed {@link AgentCommand.credentialStore}: one letter from `credential()` was one too few. */
-  protected credentials(mode?: StorageMode): Promise<Credentials> {
-    return this.credentialStore(mode)
-  }
-
-  /**
-   * A usable credential of the current account: refreshed through {@link AgentCommand.refreshCredential} when it
-   * expires within `skewSeconds`. Missing, or expired and not refreshable, is `E_AUTH` naming the login command.
-   */
-  protected async credential(options: { skewSeconds?: number; force?: boolean } = {}): Promise<CredentialRecord> {
-    return usableCredential(await this.credentialStore(), this.config.bin, options, (r) => this.refreshCredential(r))
-  }
-
-  /** Exchange a refresh token for a new record. Tools that can refresh override this; by default it cannot. */
-  protected async refreshCredential(_record: CredentialRecord): Promise<CredentialRecord> {
-    throw new AgentError('E_AUTH', `${this.config.bin} cannot refresh credentials`)
-  }
-
-  /**
-   * An HTTP client for an upstream API: bearer token from {@link AgentCommand.credential} (when `auth` is
-   * true), one refresh and retry on 401, the command's cancellation signal, failures mapped to the catalogue.
-   */
-  protected async upstream(options: UpstreamOptions): Promise<HttpClient> {
-    return upstreamClient(this.config, options, this.signal, {
-      token: async () => (await this.credential()).access_token,
-      refresh: async () => (await this.credential({ force: true })).access_token,
-    })
   }
 
   /** Return bytes for `--format raw`. */

@@ -57,7 +57,7 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
    * profile and the OS user. Override it to add what only the tool knows (a role, a tenant); keep `account`.
    */
   protected async principal(): Promise<Record<string, unknown>> {
-    return defaultPrincipal(await this.credentials(), toolEnv(this.config.bin).prefix)
+    return defaultPrincipal(await this.credentials(), toolEnv(this.config.bin))
   }
 
   /** The tool's identity in a token: the bin name and the package name, stable across versions. */

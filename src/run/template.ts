@@ -1,10 +1,33 @@
 import type { Declares } from '../_output-schema.js'
 import { AgentError } from '../errors/agent-error.js'
+import type { Globals } from '../globals.js'
 import type { SubmittedJob } from '../jobs/runtime.js'
 import { dataOutcome, isOutcome, type Outcome, streamOutcome } from '../outcome.js'
-import type { Meta } from '../output/envelope.js'
-import { type FieldSelection, projectData } from '../output/fields.js'
+import type { Meta, Notice } from '../output/envelope.js'
+import { type FieldSelection, projectData, requestedFields } from '../output/fields.js'
 import { checkedItems, checkOutput, validatingOutput } from './check-output.js'
+import { callNotices, checkFormat, type Parsed, type UsageSubject } from './parse.js'
+
+/*
+ * The steps around a command's own work, in the order every call takes them, for any runner (oclif's `run()`, or
+ * one that calls `execute()` without oclif): after the parse, {@link beforeWork}; after `execute()`, {@link outcomeOf}.
+ */
+
+/**
+ * After a parse and before any work: the call's notices go to `notice` (before anything can fail, so an error
+ * envelope carries them too), `--format raw` is checked, and `--fields` is checked against the output schema.
+ */
+export async function beforeWork(
+  command: UsageSubject & Declares,
+  id: string | undefined,
+  parsed: Parsed,
+  globals: Pick<Globals, 'format' | 'fields'>,
+  notice: (n: Notice) => void,
+): Promise<FieldSelection | undefined> {
+  for (const n of callNotices(command, parsed)) notice(n)
+  checkFormat(command, id, globals.format)
+  return requestedFields(globals.fields, command)
+}
 
 /** The command, as the step from `execute()`'s result to an outcome sees it. */
 export type ResultSubject = Declares & { schemaVersion: string; stream?: boolean }
