@@ -11,8 +11,6 @@ import { listQuery, type Paginated, type PaginateOptions, paginate, truncationMe
 import { type Outcome, type RawOutcome, rawOutcome, type StreamOutcome, streamOutcome } from './outcome.js'
 import type { Meta, Notice } from './output/envelope.js'
 import type { FieldSelection } from './output/fields.js'
-import { createProgress, type Progress, type ProgressOptions, SILENT_PROGRESS } from './output/progress.js'
-import type { Question } from './prompt.js'
 import { CommandServices } from './run/command-services.js'
 import { awaitCall, submitCall } from './run/jobs.js'
 import { ParseMemo } from './run/parse.js'
@@ -135,42 +133,11 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
     return false
   }
 
-  /** A line for people on stderr; silenced by `--quiet`. */
-  override log(message = '', ...args: unknown[]): void {
-    if (!this.globals.quiet) process.stderr.write(`${[message, ...args].join(' ')}\n`)
-  }
-
-  /** Warnings go to stderr, never stdout; silenced by `--quiet`. */
-  override warn(input: string | Error): string | Error {
-    if (!this.globals.quiet) process.stderr.write(`warning: ${input instanceof Error ? input.message : input}\n`)
-    return input
-  }
-
   /** Add a notice to `meta.notices`. */
   protected notice(notice: Notice): void {
     const notices = this.metaExtras.notices ?? []
     notices.push(notice)
     this.metaExtras.notices = notices
-  }
-
-  /**
-   * Show a person how long work is going: a bar on stderr when it is a terminal, a plain line every few seconds
-   * when it is not, nothing under `--quiet`; never anything on stdout. Call `done()` when the work ends.
-   */
-  protected progress(options: ProgressOptions): Progress {
-    // A stream printing rows to the same terminal would have its rows cut by the redrawn bar.
-    const ctor = this.constructor as typeof AgentCommand
-    if (ctor.stream && process.stdout.isTTY && process.stderr.isTTY) return SILENT_PROGRESS
-    return createProgress(options, { quiet: this.globals.quiet })
-  }
-
-  /**
-   * Ask a person a question on the terminal. Off a terminal or under `--no-input` it never waits: it is `E_USAGE`
-   * naming `question.flag`, the flag that answers it (every question must have one).
-   */
-  protected async ask(question: Question): Promise<string> {
-    const { ask } = await import('./prompt.js')
-    return ask(question, this.globals.noInput)
   }
 
   /** Add a key to `meta` (e.g. `replayed`). */

@@ -4,15 +4,19 @@ import type { Credentials, StorageMode } from '../credentials/credentials.js'
 import type { CredentialRecord } from '../credentials/types.js'
 import { AgentError } from '../errors/agent-error.js'
 import type { FleetBackend } from '../fleet/types.js'
+import type { Globals } from '../globals.js'
 import type { HttpClient } from '../http/client.js'
+import { createProgress, type Progress, type ProgressOptions, SILENT_PROGRESS } from '../output/progress.js'
+import type { Question } from '../prompt.js'
 import { claimResume, completeResume, fleetBackendOf, humanRequired } from './checkpoints.js'
 import { openCredentialStore, usableCredential } from './credentials.js'
 import { type UpstreamOptions, upstreamClient } from './upstream.js'
 
 /**
- * What a command can ask for besides its input and output: credentials, an upstream client, human checkpoints,
- * the fleet's store. `AgentCommand` extends it (authors use these through `AgentCommand`); each method is thin
- * over its module, which loads only when called.
+ * What a command can ask for besides its input and output: lines, progress and questions for people (stderr and
+ * the terminal, never stdout), credentials, an upstream client, human checkpoints, the fleet's store.
+ * `AgentCommand` extends it (authors use these through `AgentCommand`); each method is thin over its module,
+ * which loads only when called.
  */
 export abstract class CommandServices extends Command {
   private readonly credentialStores = new Map<StorageMode | undefined, Credentials>()
@@ -20,6 +24,39 @@ export abstract class CommandServices extends Command {
 
   /** Aborted when the process receives SIGINT/SIGTERM; pass it to anything long-running. */
   protected abstract get signal(): AbortSignal
+  /** The universal flags of this call. */
+  protected abstract get globals(): Globals
+
+  /** A line for people on stderr; silenced by `--quiet`. */
+  override log(message = '', ...args: unknown[]): void {
+    if (!this.globals.quiet) process.stderr.write(`${[message, ...args].join(' ')}\n`)
+  }
+
+  /** Warnings go to stderr, never stdout; silenced by `--quiet`. */
+  override warn(input: string | Error): string | Error {
+    if (!this.globals.quiet) process.stderr.write(`warning: ${input instanceof Error ? input.message : input}\n`)
+    return input
+  }
+
+  /**
+   * Show a person how long work is going: a bar on stderr when it is a terminal, a plain line every few seconds
+   * when it is not, nothing under `--quiet`; never anything on stdout. Call `done()` when the work ends.
+   */
+  protected progress(options: ProgressOptions): Progress {
+    // A stream printing rows to the same terminal would have its rows cut by the redrawn bar.
+    if ((this.constructor as { stream?: boolean }).stream && process.stdout.isTTY && process.stderr.isTTY)
+      return SILENT_PROGRESS
+    return createProgress(options, { quiet: this.globals.quiet })
+  }
+
+  /**
+   * Ask a person a question on the terminal. Off a terminal or under `--no-input` it never waits: it is `E_USAGE`
+   * naming `question.flag`, the flag that answers it (every question must have one).
+   */
+  protected async ask(question: Question): Promise<string> {
+    const { ask } = await import('../prompt.js')
+    return ask(question, this.globals.noInput)
+  }
 
   /** Stop for a person: persist a checkpoint and throw `E_HUMAN_REQUIRED` (exit 9) with `details.resume`. */
   protected async requireHuman<S>(request: HumanRequest<S>): Promise<never> {
