@@ -1,6 +1,4 @@
-import type { Interfaces } from '@oclif/core'
-// The errors module alone, not oclif's index: a runner that parses without oclif's Command maps errors too.
-import { CLIError } from '@oclif/core/errors'
+import { Errors, type Interfaces } from '@oclif/core'
 import { AgentError, isAgentError, usageError, validationError } from './errors/agent-error.js'
 import { suggest } from './errors/suggest.js'
 import { isSensitiveKey } from './output/redact-keys.js'
@@ -93,7 +91,7 @@ export function mapParseError(error: unknown, declared: { flags: Record<string, 
     return error
   }
   const flagNames = Object.keys(declared.flags).map((name) => `--${name}`)
-  if (error instanceof CLIError && 'flags' in error && Array.isArray(error.flags)) {
+  if (error instanceof Errors.CLIError && 'flags' in error && Array.isArray(error.flags)) {
     // `--api-key=sk-…`: the name is what was wrong; the value is never echoed (message, got, suggestions).
     const got = [...new Set((error.flags as string[]).map(flagName))]
     // One shape everywhere (as for commands): the names meant, closest first, for every unknown flag together.
@@ -106,7 +104,7 @@ export function mapParseError(error: unknown, declared: { flags: Record<string, 
       suggestions,
     })
   }
-  if (error instanceof CLIError && 'args' in error && Array.isArray(error.args)) {
+  if (error instanceof Errors.CLIError && 'args' in error && Array.isArray(error.args)) {
     const args = error.args as Array<string | { name?: string }>
     if (args.every((a) => typeof a === 'string')) {
       return usageError(`Unexpected argument${args.length === 1 ? '' : 's'}: ${args.join(', ')}`, { unexpected: args })
@@ -114,7 +112,7 @@ export function mapParseError(error: unknown, declared: { flags: Record<string, 
     const missing = args.map((a) => (typeof a === 'string' ? a : (a.name ?? '?')))
     return usageError(`Missing required argument${missing.length === 1 ? '' : 's'}: ${missing.join(', ')}`, { missing })
   }
-  if (error instanceof CLIError) {
+  if (error instanceof Errors.CLIError) {
     const parse = (error as { parse?: ParseInfo }).parse
     const details: Record<string, unknown> = {}
     if (parse?.input?.flags && parse.output?.flags) {
