@@ -51,4 +51,16 @@ describe('one home per concern', () => {
     expect(using(/\bverifyToken\(/)).toEqual(['src/confirm/token.ts', 'src/write/confirm-flow.ts'])
     expect(using(/\bmintToken\(/)).toEqual(['src/confirm/token.ts', 'src/write/dry-run.ts'])
   })
+
+  it("a class between oclif's Command and a command hides none of Command's statics from the manifests", () => {
+    for (const file of [
+      'oclif.manifest.json',
+      'plugins/builtins/oclif.manifest.json',
+      'examples/tasks/oclif.manifest.json',
+    ]) {
+      const manifest = JSON.parse(readFileSync(join(root, file), 'utf8')) as { commands: Record<string, object> }
+      for (const [id, entry] of Object.entries(manifest.commands))
+        expect(entry, `${file}: ${id}`).toMatchObject({ strict: expect.any(Boolean), enableJsonFlag: false })
+    }
+  })
 })

@@ -19,6 +19,12 @@ import { type UpstreamOptions, upstreamClient } from './upstream.js'
  * which loads only when called.
  */
 export abstract class CommandServices extends Command {
+  /**
+   * Never oclif's `--json` (the universal `--json` is agentcli's own). Declared here as well because oclif's
+   * manifest collects statics up the class chain only while each class has one of its own: without one this
+   * class would hide `Command`'s (`strict`, `enableJsonFlag`) from every command's manifest entry.
+   */
+  static override enableJsonFlag = false
   private readonly credentialStores = new Map<StorageMode | undefined, Credentials>()
   private readonly checkpointClaims: Array<() => Promise<void>> = []
 
