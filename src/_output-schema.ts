@@ -4,7 +4,8 @@ import { dryRunSchema } from './confirm/preview.js'
 import { submittedSchema } from './jobs/schema.js'
 import type { OutputSchema, ZodNamespace } from './schema.js'
 
-type Declares = { kind?: CommandKind; async?: boolean; output?: OutputSchema | undefined }
+/** What a command declares about its output (a command class is one). */
+export type Declares = { kind?: CommandKind; async?: boolean; output?: OutputSchema | undefined }
 
 /**
  * Everything a command can print as `data`: its declared output (for an async command, the submission; the

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { userInfo } from 'node:os'
 import type { Credentials } from './credentials/credentials.js'
+import type { ToolEnv } from './settings.js'
 
 /** Who a write acts as: bound into its confirm token, its idempotency scope and its audit record. */
 export type Principal = {
@@ -18,17 +19,17 @@ export type Principal = {
 }
 
 /** The default principal: the credentials' account and scopes, the profile, the OS user. Reads no secret store. */
-export async function defaultPrincipal(credentials: Credentials, prefix: string): Promise<Principal> {
+export async function defaultPrincipal(credentials: Credentials, env: ToolEnv): Promise<Principal> {
   let osUser: string | null = null
   try {
     osUser = userInfo().username
   } catch {}
   const { account, scopes } = await credentials.session()
-  const token = process.env[`${prefix}TOKEN`]
+  const token = env.raw('TOKEN')
   return {
     account,
     scopes,
-    profile: process.env[`${prefix}PROFILE`] || 'default',
+    profile: env.raw('PROFILE') || 'default',
     os_user: osUser,
     credential: token ? createHash('sha256').update(`agentcli-principal\0${token}`).digest('hex').slice(0, 32) : null,
   }

@@ -3,16 +3,21 @@ import type { Catalogue } from './errors/catalogue.js'
 import type { Globals } from './globals.js'
 import type { Notice } from './output/envelope.js'
 
-/** What the entry knows about this process's run, shared with the command instance. */
+/**
+ * What the entry knows about this process's run and a command reads: each field has a reader. A command reads it
+ * once (`AgentCommand`'s context) and passes what it needs on explicitly.
+ */
 export type RunState = {
-  startedAt: number
+  /** The universal flags, scanned from argv before any parse. */
   globals: Globals
+  /** The tool's error catalogue. */
   catalogue: Catalogue
+  /** Aborted on SIGINT/SIGTERM. */
   signal: AbortSignal
+  /** `meta.notices` of the envelope the entry renders; a command adds to it. */
   notices: Notice[]
+  /** The tool's bin name: the default of every next-step hint's first words (`invocation()`). */
   bin: string
-  /** `TASKS_` for bin `tasks`: the prefix of the tool's environment variables. */
-  envPrefix: string
 }
 
 let current: RunState | undefined

@@ -1,38 +1,21 @@
-import { Command, type Interfaces } from '@oclif/core'
-import { effectiveOutput } from './_output-schema.js'
-import { mapParseError, prepareInput } from './_parse.js'
-import { getRunState } from './_state.js'
+import type { Interfaces } from '@oclif/core'
+import { getRunState, type RunState } from './_state.js'
 import { addWaitFlags } from './_wait-flags.js'
-import type { Checkpoint, HumanRequest } from './checkpoints.js'
 import type { CommandKind } from './command-kind.js'
-import type { Credentials, StorageMode } from './credentials/credentials.js'
-import type { CredentialRecord } from './credentials/types.js'
-import { usageNotices } from './deprecation.js'
-import { AgentError, usageError } from './errors/agent-error.js'
+import { AgentError } from './errors/agent-error.js'
 import { type Catalogue, defineErrorCodes, type ErrorCode } from './errors/catalogue.js'
-import type { FleetBackend } from './fleet/types.js'
 import { GLOBAL_FLAGS, type Globals, scanGlobals } from './globals.js'
-import type { HttpClient } from './http/client.js'
 import type { JobContext, JobPlan, SubmittedJob } from './jobs/runtime.js'
-import type { SettledResult } from './jobs/settle.js'
 import type { JobRecord } from './jobs/types.js'
 import { listQuery, type Paginated, type PaginateOptions, paginate, truncationMeta } from './list.js'
-import {
-  dataOutcome,
-  isOutcome,
-  type Outcome,
-  type RawOutcome,
-  rawOutcome,
-  type StreamOutcome,
-  streamOutcome,
-} from './outcome.js'
+import { type Outcome, type RawOutcome, rawOutcome, type StreamOutcome, streamOutcome } from './outcome.js'
 import type { Meta, Notice } from './output/envelope.js'
-import { type FieldSelection, projectData, selectFields } from './output/fields.js'
-import { createProgress, type Progress, type ProgressOptions, SILENT_PROGRESS } from './output/progress.js'
-import { utcTimes } from './output/times.js'
-import type { Question } from './prompt.js'
-import { loadZod, type OutputOf, type OutputSchema } from './schema.js'
-import { FRAMEWORK_SETTINGS, toolEnv } from './settings.js'
+import type { FieldSelection } from './output/fields.js'
+import { CommandServices } from './run/command-services.js'
+import { awaitCall, submitCall } from './run/jobs.js'
+import { ParseMemo } from './run/parse.js'
+import { beforeWork, isSubmission, outcomeOf } from './run/template.js'
+import type { OutputOf, OutputSchema } from './schema.js'
 import { readToolSettings } from './tool-settings.js'
 
 export type { CommandKind } from './command-kind.js'
@@ -56,7 +39,7 @@ type AnyInput = Interfaces.Input<Loose, Loose, Loose>
  * Pass the schema as the type argument (`extends AgentCommand<typeof listOutput>`) and the compiler checks what
  * `execute()` returns against it.
  */
-export abstract class AgentCommand<O extends OutputSchema | undefined = undefined> extends Command {
+export abstract class AgentCommand<O extends OutputSchema | undefined = undefined> extends CommandServices {
   static override baseFlags = GLOBAL_FLAGS
   /** Version of this command's output schema; bump the major on a breaking change (spec 002 §14). */
   static schemaVersion = '1.0'
@@ -83,25 +66,30 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
   /** Whether the command calls an upstream service (an MCP `openWorldHint`). */
   static openWorld = false
 
-  private parsedCache: { input: unknown; result: Interfaces.ParserOutput } | undefined
+  private readonly parses = new ParseMemo()
   private readonly metaExtras: Partial<Meta> = {}
   private fieldSelection: FieldSelection | undefined
-  private readonly credentialStores = new Map<StorageMode | undefined, Credentials>()
-  private readonly checkpointClaims: Array<() => Promise<void>> = []
+  // The entry's run state, read once on first use: from then on this call's state flows from here.
+  private context: { state: RunState | undefined } | undefined
+
+  private get runState(): RunState | undefined {
+    this.context ??= { state: getRunState() }
+    return this.context.state
+  }
 
   /** The universal flags of this call. */
   protected get globals(): Globals {
-    return getRunState()?.globals ?? scanGlobals(this.argv)
+    return this.runState?.globals ?? scanGlobals(this.argv)
   }
 
   /** The error catalogue of this tool (core codes plus its declared extensions). */
   protected get catalogue(): Catalogue {
-    return getRunState()?.catalogue ?? defineErrorCodes(readToolSettings(this.config).errors)
+    return this.runState?.catalogue ?? defineErrorCodes(readToolSettings(this.config).errors)
   }
 
   /** Aborted when the process receives SIGINT/SIGTERM; pass it to anything long-running. */
   protected get signal(): AbortSignal {
-    return getRunState()?.signal ?? new AbortController().signal
+    return this.runState?.signal ?? new AbortController().signal
   }
 
   /** The work of the command: return the data of the envelope (or a raw outcome under `--format raw`). */
@@ -111,21 +99,9 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
   override async run(): Promise<Outcome> {
     const ctor = this.constructor as typeof AgentCommand
     const parsed = await this.parse(ctor as unknown as AnyInput)
-    // A deprecated command or flag the caller used is said in meta.notices (oclif's own warning is stderr only).
-    const given = parsed.raw.flatMap((r) => (r.type === 'flag' ? [r.flag] : []))
-    const state = getRunState()
-    for (const n of usageNotices(ctor, { ...ctor.baseFlags, ...ctor.flags } as never, given))
-      if (state) state.notices.push(n)
-      else this.notice(n)
-    const globals = this.globals
-    if (globals.format === 'raw' && !ctor.raw) {
-      throw usageError(`${this.id ?? 'this command'} has no raw output; use --format json or --format text`, {
-        allowed: ['json', 'text'],
-        got: 'raw',
-      })
-    }
-    if (globals.fields !== undefined)
-      this.fieldSelection = selectFields(globals.fields, effectiveOutput(ctor, await loadZod()))
+    const state = this.runState
+    const notice = state ? (n: Notice) => state.notices.push(n) : (n: Notice) => this.notice(n)
+    this.fieldSelection = await beforeWork(ctor, this.id, parsed, this.globals, notice)
     let result: unknown = await this.execute()
     // `--wait`: the job's final envelope instead of its submission (checked against the job's result schema).
     let waited = false
@@ -134,17 +110,7 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
       if (settled.kind === 'items') return this.streamOf(settled.items)
       ;[result, waited] = [settled.data, true]
     }
-    if (isOutcome(result)) return result
-    if (ctor.stream) {
-      if (!isAsyncIterable(result))
-        throw new AgentError('E_INTERNAL', `${this.id} is a stream command but execute() returned no async iterable`)
-      const items = process.env.AGENTCLI_VALIDATE_OUTPUT === '1' ? this.checked(ctor, result) : result
-      return streamOutcome({ items, schemaVersion: ctor.schemaVersion, fields: this.fieldSelection?.paths })
-    }
-    if (process.env.AGENTCLI_VALIDATE_OUTPUT === '1')
-      await this.validateOutput(waited ? ({ output: ctor.output } as typeof AgentCommand) : ctor, result)
-    const data = this.fieldSelection ? projectData(result, this.fieldSelection) : result
-    return dataOutcome(data, ctor.schemaVersion, this.metaExtras)
+    return outcomeOf(result, { command: ctor, id: this.id, fields: this.fieldSelection, meta: this.metaExtras, waited })
   }
 
   /** oclif's parse, memoised, with every failure turned into `E_USAGE`/`E_VALIDATION` carrying `allowed`/`got`. */
@@ -153,19 +119,8 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
     argv: string[] = this.argv,
   ): Promise<Interfaces.ParserOutput<F, B, A>> {
     const source = (options ?? this.constructor) as AnyInput
-    if (this.parsedCache?.input === source) return this.parsedCache.result as Interfaces.ParserOutput<F, B, A>
-    const flags = { ...(source.baseFlags ?? {}), ...(source.flags ?? {}) }
-    const input = prepareInput({ flags, args: source.args ?? {}, strict: source.strict ?? true, '--': source['--'] })
-    try {
-      const result = await super.parse(
-        { ...input, baseFlags: {}, enableJsonFlag: false } as unknown as Interfaces.Input<F, B, A>,
-        argv,
-      )
-      this.parsedCache = { input: source, result }
-      return result
-    } catch (error) {
-      throw mapParseError(error, { flags })
-    }
+    const parser = (input: AnyInput, words: string[]) => super.parse(input, words)
+    return (await this.parses.parse(source, argv, parser)) as Interfaces.ParserOutput<F, B, A>
   }
 
   /** Errors go to the entry, which renders every outcome through one path. */
@@ -178,42 +133,11 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
     return false
   }
 
-  /** A line for people on stderr; silenced by `--quiet`. */
-  override log(message = '', ...args: unknown[]): void {
-    if (!this.globals.quiet) process.stderr.write(`${[message, ...args].join(' ')}\n`)
-  }
-
-  /** Warnings go to stderr, never stdout; silenced by `--quiet`. */
-  override warn(input: string | Error): string | Error {
-    if (!this.globals.quiet) process.stderr.write(`warning: ${input instanceof Error ? input.message : input}\n`)
-    return input
-  }
-
   /** Add a notice to `meta.notices`. */
   protected notice(notice: Notice): void {
     const notices = this.metaExtras.notices ?? []
     notices.push(notice)
     this.metaExtras.notices = notices
-  }
-
-  /**
-   * Show a person how long work is going: a bar on stderr when it is a terminal, a plain line every few seconds
-   * when it is not, nothing under `--quiet`; never anything on stdout. Call `done()` when the work ends.
-   */
-  protected progress(options: ProgressOptions): Progress {
-    // A stream printing rows to the same terminal would have its rows cut by the redrawn bar.
-    const ctor = this.constructor as typeof AgentCommand
-    if (ctor.stream && process.stdout.isTTY && process.stderr.isTTY) return SILENT_PROGRESS
-    return createProgress(options, { quiet: this.globals.quiet })
-  }
-
-  /**
-   * Ask a person a question on the terminal. Off a terminal or under `--no-input` it never waits: it is `E_USAGE`
-   * naming `question.flag`, the flag that answers it (every question must have one).
-   */
-  protected async ask(question: Question): Promise<string> {
-    const { ask } = await import('./prompt.js')
-    return ask(question, this.globals.noInput)
   }
 
   /** Add a key to `meta` (e.g. `replayed`). */
@@ -236,7 +160,7 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
       order?: PaginateOptions<T>['order']
     },
   ): Paginated<T>['page'] {
-    const query = listQuery(this.id ?? '', this.parsedCache?.result as never, new Set(Object.keys(GLOBAL_FLAGS)))
+    const query = listQuery(this.id ?? '', this.parses.result as never, new Set(Object.keys(GLOBAL_FLAGS)))
     const paginated = paginate({ ...options, items: all, query, issuer: `${this.config.bin}\0${this.id}` })
     Object.assign(this.metaExtras, truncationMeta(paginated, options))
     return paginated.page
@@ -247,30 +171,12 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
    * at once, and a detached worker runs {@link AgentCommand.work} with the same arguments.
    */
   protected async submit(options: { plan?: JobPlan } = {}): Promise<SubmittedJob> {
-    const ctor = this.constructor as typeof AgentCommand
-    const { resolveJobStore, submitJob } = await import('./jobs/runtime.js')
-    return submitJob({
-      config: this.config,
-      store: resolveJobStore(this.config),
-      command: this.id!,
-      argv: this.argv,
-      schemaVersion: ctor.schemaVersion,
-      ...(options.plan ? { plan: options.plan } : {}),
-    })
+    const { schemaVersion } = this.constructor as typeof AgentCommand
+    return submitCall({ config: this.config, id: this.id!, argv: this.argv, schemaVersion, plan: options.plan })
   }
 
-  private async awaitJob(submitted: SubmittedJob, timeoutSeconds: number): Promise<SettledResult> {
-    const { resolveJobStore } = await import('./jobs/runtime.js')
-    const { awaitSubmitted } = await import('./jobs/settle.js')
-    return awaitSubmitted({
-      store: resolveJobStore(this.config),
-      catalogue: this.catalogue,
-      jobId: submitted.job_id,
-      poll: submitted.poll,
-      bin: this.config.bin,
-      timeoutMs: timeoutSeconds * 1000,
-      signal: this.signal,
-    })
+  private awaitJob(submitted: SubmittedJob, timeoutSeconds: number) {
+    return awaitCall({ config: this.config, catalogue: this.catalogue, submitted, timeoutSeconds, signal: this.signal })
   }
 
   /** The work of an async job, run in the worker process; its return value is the job's result. */
@@ -283,194 +189,16 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
     return this.work(ctx)
   }
 
-  /** Stop for a person: persist a checkpoint and throw `E_HUMAN_REQUIRED` (exit 9) with `details.resume`. */
-  protected async requireHuman<S>(request: HumanRequest<S>): Promise<never> {
-    const fleet = await this.fleetBackend()
-    if (fleet)
-      throw await (await import('./fleet/checkpoints.js')).requireHumanShared(fleet.checkpoints, this.id!, request)
-    const { requireHuman } = await import('./checkpoints.js')
-    throw await requireHuman(this.config.dataDir, this.id!, request)
-  }
-
-  /**
-   * Claim the checkpoint a resume command continues from, for this call only (`E_NOT_FOUND` if unknown,
-   * `E_CONFLICT` if expired, used, or being resumed by another process). Unless the command completes it
-   * (`completeCheckpoint`), the claim is handed back when the command ends.
-   */
-  protected async resumeCheckpoint<S>(id: string, command: string): Promise<Checkpoint<S>> {
-    const fleet = await this.fleetBackend()
-    if (fleet) return (await import('./fleet/checkpoints.js')).loadShared<S>(fleet.checkpoints, command, id)
-    const { claimCheckpoint } = await import('./checkpoints.js')
-    const claimed = await claimCheckpoint<S>(this.config.dataDir, command, id)
-    this.checkpointClaims.push(claimed.release)
-    return claimed.checkpoint
-  }
-
-  /** oclif's last step, on success and failure alike: hand back checkpoint claims this call still holds. */
-  override async finally(error: Error | undefined): Promise<unknown> {
-    for (const release of this.checkpointClaims.splice(0)) await release().catch(() => {})
-    return super.finally(error)
-  }
-
-  /** Complete the checkpoint a resume continued from: a resume works once (on a fleet, once across machines). */
-  protected async completeCheckpoint(id: string): Promise<void> {
-    const fleet = await this.fleetBackend()
-    if (fleet) return (await import('./fleet/checkpoints.js')).completeShared(fleet.checkpoints, id)
-    const { completeCheckpoint } = await import('./checkpoints.js')
-    return completeCheckpoint(this.config.dataDir, id)
-  }
-
-  /** The fleet's state store when a state URL is set (`<BIN>_STATE_URL`), else undefined: no driver loads. */
-  protected async fleetBackend(): Promise<FleetBackend | undefined> {
-    const { stateLocation } = await import('./fleet/location.js')
-    if (stateLocation(this.config).kind === 'file') return undefined
-    return (await import('./fleet/backend.js')).openBackend(this.config)
-  }
-
   /** Return items to print as NDJSON from a command that streams only sometimes (e.g. a large job result). */
   protected streamOf(items: AsyncIterable<unknown>): StreamOutcome {
     const ctor = this.constructor as typeof AgentCommand
     return streamOutcome({ items, schemaVersion: ctor.schemaVersion, fields: this.fieldSelection?.paths })
   }
 
-  /**
-   * The tool's credential store (env → keychain → file): read, save, remove, status. `mode` comes from the caller
-   * (login's --insecure-storage or --require-keychain), else `<BIN>_CREDENTIAL_STORE`, else
-   * `agentcli.credentials.storage` in package.json. For the current, refreshed credential use
-   * {@link AgentCommand.credential}.
-   */
-  protected async credentialStore(mode?: StorageMode): Promise<Credentials> {
-    // One instance per mode for the life of the command: its keychain entries (each a D-Bus connection) are reused.
-    const cached = this.credentialStores.get(mode)
-    if (cached) return cached
-    const { Credentials } = await import('./credentials/credentials.js')
-    const settings = readToolSettings(this.config).credentials as
-      | { storage?: StorageMode; refreshable?: boolean }
-      | undefined
-    const fromEnv = toolEnv(this.config.bin).get('CREDENTIAL_STORE') as StorageMode | undefined
-    const chosen = mode ?? fromEnv ?? settings?.storage ?? 'auto'
-    if (!['auto', 'keychain', 'file'].includes(chosen)) {
-      throw new AgentError('E_CONFIG', `credential storage must be auto, keychain or file (got: '${chosen}')`, {
-        details: { allowed: ['auto', 'keychain', 'file'], got: chosen },
-      })
-    }
-    const store = new Credentials({
-      bin: this.config.bin,
-      configDir: this.config.configDir,
-      mode: chosen,
-      refreshable: Boolean(settings?.refreshable),
-      warn: (m) => this.warn(m),
-    })
-    this.credentialStores.set(mode, store)
-    return store
-  }
-
-  /** @deprecated Renamed {@link AgentCommand.credentialStore}: one letter from `credential()` was one too few. */
-  protected credentials(mode?: StorageMode): Promise<Credentials> {
-    return this.credentialStore(mode)
-  }
-
-  /**
-   * A usable credential of the current account: refreshed through {@link AgentCommand.refreshCredential} when it
-   * expires within `skewSeconds`. Missing, or expired and not refreshable, is `E_AUTH` naming the login command.
-   */
-  protected async credential(options: { skewSeconds?: number; force?: boolean } = {}): Promise<CredentialRecord> {
-    const store = await this.credentialStore()
-    const found = await store.read()
-    const reauth = `${this.config.bin} login`
-    if (!found) throw new AgentError('E_AUTH', 'not logged in', { details: { reauth } })
-    const { isValid } = await import('./credentials/credentials.js')
-    const soon = Date.now() + (options.skewSeconds ?? 60) * 1000
-    if (!options.force && isValid(found.record, soon)) return found.record
-    if (found.source === 'env' || !found.record.refresh_token) {
-      if (!options.force && isValid(found.record)) return found.record
-      throw new AgentError('E_AUTH', 'the credentials expired and cannot be refreshed', {
-        details: { reauth, account: found.record.account },
-      })
-    }
-    let fresh: CredentialRecord
-    try {
-      fresh = await this.refreshCredential(found.record)
-      // Known to the redactor before anything can echo it (the save below may fail and report).
-      ;(await import('./credentials/register.js')).registerRecord(fresh)
-    } catch (error) {
-      throw new AgentError('E_AUTH', 'refreshing the credentials failed', {
-        details: { reauth, account: found.record.account },
-        cause: error,
-      })
-    }
-    await store.save(fresh)
-    return fresh
-  }
-
-  /** Exchange a refresh token for a new record. Tools that can refresh override this; by default it cannot. */
-  protected async refreshCredential(_record: CredentialRecord): Promise<CredentialRecord> {
-    throw new AgentError('E_AUTH', `${this.config.bin} cannot refresh credentials`)
-  }
-
-  /**
-   * An HTTP client for an upstream API: bearer token from {@link AgentCommand.credential} (when `auth` is
-   * true), one refresh and retry on 401, the command's cancellation signal, failures mapped to the catalogue.
-   */
-  protected async upstream(options: {
-    baseUrl: string
-    auth?: boolean
-    timeoutMs?: number
-    retries?: number
-  }): Promise<HttpClient> {
-    const { httpClient } = await import('./http/client.js')
-    const env = toolEnv(this.config.bin)
-    return httpClient({
-      baseUrl: options.baseUrl,
-      signal: this.signal,
-      timeoutMs: options.timeoutMs ?? env.get('HTTP_TIMEOUT_MS') ?? FRAMEWORK_SETTINGS.HTTP_TIMEOUT_MS.default,
-      retries: options.retries ?? env.get('HTTP_RETRIES') ?? FRAMEWORK_SETTINGS.HTTP_RETRIES.default,
-      userAgent: `${this.config.bin}/${this.config.version}`,
-      ...(options.auth
-        ? {
-            token: async () => (await this.credential()).access_token,
-            refresh: async () => (await this.credential({ force: true })).access_token,
-          }
-        : {}),
-    })
-  }
-
   /** Return bytes for `--format raw`. */
   protected raw(body: RawOutcome['body']): RawOutcome {
     return rawOutcome(body)
   }
-
-  /** Under test, validate each streamed item against the item schema as it passes. */
-  private async *checked(ctor: typeof AgentCommand, items: AsyncIterable<unknown>): AsyncIterable<unknown> {
-    for await (const item of items) {
-      await this.validateOutput(ctor, item)
-      yield item
-    }
-  }
-
-  private async validateOutput(ctor: typeof AgentCommand, data: unknown): Promise<void> {
-    const z = await loadZod()
-    const schema = effectiveOutput(ctor, z)
-    if (!schema) return
-    // Validated as it will be printed: the renderer writes every time in UTC (see output/times.ts).
-    const result = schema.safeParse(utcTimes(data))
-    if (!result.success) {
-      throw new AgentError('E_INTERNAL', `output of ${this.id} does not match its declared schema`, {
-        details: {
-          issues: result.error.issues.map((i) => ({ path: i.path.map(String), code: i.code, message: i.message })),
-        },
-      })
-    }
-  }
 }
 
 addWaitFlags(AgentCommand, GLOBAL_FLAGS)
-
-function isSubmission(value: unknown): value is SubmittedJob {
-  const v = value as SubmittedJob
-  return typeof v === 'object' && v !== null && typeof v.job_id === 'string' && typeof v.poll === 'string'
-}
-
-function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value
-}

@@ -132,15 +132,7 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
     if (notice) notices.push(notice)
     const envName = `${env.prefix}FORMAT`
     globals = scanGlobals(argv, { name: envName, value: env.raw('FORMAT') })
-    setRunState({
-      startedAt,
-      globals,
-      catalogue,
-      signal: controller.signal,
-      notices,
-      bin: config.bin,
-      envPrefix: env.prefix,
-    })
+    setRunState({ globals, catalogue, signal: controller.signal, notices, bin: config.bin })
     if (argv[0] === '--version' && !globals.error) return await finish({ outcome: versionOutcome(config, globals) })
     // `tool help <command>` is `tool <command> --help` (unless the tool has its own `help` command).
     if (argv[0] === 'help' && !config.findCommand('help')) argv = [...argv.slice(1), '--help']

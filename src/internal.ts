@@ -6,5 +6,6 @@
 export { dryRunSchema } from './confirm/preview.js'
 export { CORE_CATALOGUE } from './errors/catalogue.js'
 export { GLOBAL_FLAGS } from './globals.js'
-export { type EvidenceStatus, envPrefix, readToolSettings, type ToolSettings } from './tool-settings.js'
+export { envPrefix } from './settings.js'
+export { type EvidenceStatus, readToolSettings, type ToolSettings } from './tool-settings.js'
 export { WRITE_FLAGS } from './write-command.js'

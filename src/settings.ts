@@ -1,6 +1,5 @@
 import { isAbsolute } from 'node:path'
 import { AgentError } from './errors/agent-error.js'
-import { envPrefix } from './tool-settings.js'
 
 /** How one setting's value is checked: the rule and the words `details.allowed` shows for it. */
 export type SettingRule =
@@ -131,10 +130,20 @@ function describeRule(rule: SettingRule): string {
   return rule.allowed
 }
 
+/**
+ * The prefix of a tool's environment variables: `TASKS_` for bin `tasks`. The one place it is computed; everything
+ * else asks {@link toolEnv} (its `prefix`, `name()`, `raw()`), or this function where no environment is read.
+ */
+export function envPrefix(bin: string): string {
+  return `${bin.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_`
+}
+
 /** A tool's environment, read in one place: the prefix, raw values, and checked framework settings. */
 export type ToolEnv = {
   /** `TASKS_` for bin `tasks`. */
   readonly prefix: string
+  /** The full name of the tool's variable `name`: `TASKS_FORMAT` for `FORMAT`. */
+  name(name: string): string
   /** The raw value of `<BIN>_<name>`, or undefined when unset or empty. */
   raw(name: string): string | undefined
   /** A framework setting, checked; undefined when unset. */
@@ -153,6 +162,7 @@ export function toolEnv(bin: string, env: NodeJS.ProcessEnv = process.env): Tool
   }
   return {
     prefix,
+    name: (name: string) => prefix + name,
     raw,
     get: get as ToolEnv['get'],
     checkAll: () => {

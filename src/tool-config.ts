@@ -39,7 +39,7 @@ export function readSetting<S extends SettingRule>(
   const env = toolEnv(config.bin)
   const variable = name.toUpperCase()
   const fromEnv = env.raw(variable)
-  if (fromEnv !== undefined) return checkSetting(rule, fromEnv, env.prefix + variable)
+  if (fromEnv !== undefined) return checkSetting(rule, fromEnv, env.name(variable))
   const file = readToolConfig(config.configDir)
   if (file[name] === undefined || file[name] === null) return undefined
   return checkSetting(rule, file[name], `${join(config.configDir, 'config.json')}: ${name}`)

@@ -21,11 +21,6 @@ export type ToolSettings = {
   [key: string]: unknown
 }
 
-/** The prefix of a tool's environment variables: `TASKS_` for bin `tasks`. */
-export function envPrefix(bin: string): string {
-  return `${bin.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_`
-}
-
 /** Read the `"agentcli"` section of the tool's package.json. */
 export function readToolSettings(config: Config): ToolSettings {
   const raw = (config.pjson as { agentcli?: Partial<ToolSettings> }).agentcli ?? {}

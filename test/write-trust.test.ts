@@ -267,7 +267,7 @@ describe('no environment variable moves the clock', () => {
   })
 
   it('the shipped code carries no clock override', () => {
-    for (const file of ['dist/write-command.js', 'examples/tasks/dist/bundle.cjs'])
+    for (const file of ['dist/write-command.js', 'dist/write/plan.js', 'examples/tasks/dist/bundle.cjs'])
       expect(readFileSync(join(ROOT, file), 'utf8')).not.toContain('AGENTCLI_NOW')
   })
 })

@@ -1,8 +1,7 @@
 import { join } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
 import { readJsonFile, writeJsonAtomic } from '../fs/json-file.js'
-import { toolEnv } from '../settings.js'
-import { envPrefix } from '../tool-settings.js'
+import { envPrefix, toolEnv } from '../settings.js'
 import { envSecretStore } from './env-store.js'
 import { fileSecretStore } from './file-store.js'
 import { KeychainError, keychainSecretStore } from './keychain-store.js'
@@ -56,7 +55,7 @@ export class Credentials {
   /** The injected store, when `<BIN>_TOKEN` is set. */
   injected(): SecretStore | undefined {
     const token = this.env.raw('TOKEN')
-    return token ? envSecretStore(`${this.env.prefix}TOKEN`, token, this.env.raw('ACCOUNT') ?? 'env') : undefined
+    return token ? envSecretStore(this.env.name('TOKEN'), token, this.env.raw('ACCOUNT') ?? 'env') : undefined
   }
 
   /** The current account: the injected one, else the one the last login chose. */

@@ -1,6 +1,6 @@
 import type { Config } from '@oclif/core'
 import { isAgentError } from '../errors/agent-error.js'
-import { envPrefix } from '../tool-settings.js'
+import { toolEnv } from '../settings.js'
 import { openBackend } from './backend.js'
 import { redactUrl, stateLocation } from './location.js'
 import { SCHEMA_VERSION } from './types.js'
@@ -13,7 +13,7 @@ export type StateCheck = { check: 'state_store'; status: 'pass' | 'warn' | 'fail
  * use, as this check does), and whether the machines can share confirm tokens at all (an injected secret).
  */
 export async function stateCheck(config: Config): Promise<StateCheck> {
-  const prefix = envPrefix(config.bin)
+  const env = toolEnv(config.bin)
   let location: ReturnType<typeof stateLocation>
   try {
     location = stateLocation(config)
@@ -32,14 +32,14 @@ export async function stateCheck(config: Config): Promise<StateCheck> {
   try {
     const backend = (await openBackend(config))!
     const health = await backend.health()
-    const shared = process.env[`${prefix}CONFIRM_SECRET`] || process.env[`${prefix}CONFIRM_SECRET_FILE`]
+    const shared = env.raw('CONFIRM_SECRET') || env.raw('CONFIRM_SECRET_FILE')
     const message = `${location.kind} ${backend.store.where} reachable, schema version ${health.schema_version} (this tool: ${SCHEMA_VERSION}), jobs on ${health.queue}`
     if (!shared)
       return {
         check: 'state_store',
         status: 'warn',
         message: `${message}; but no shared confirm secret: a token minted on one machine fails on another`,
-        fix: `inject one secret into every machine: ${prefix}CONFIRM_SECRET or ${prefix}CONFIRM_SECRET_FILE (docs/fleet.md)`,
+        fix: `inject one secret into every machine: ${env.name('CONFIRM_SECRET')} or ${env.name('CONFIRM_SECRET_FILE')} (docs/fleet.md)`,
       }
     return { check: 'state_store', status: 'pass', message, fix: null }
   } catch (error) {

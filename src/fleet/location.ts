@@ -34,7 +34,7 @@ export function stateSettings(config: Config): StateSettings {
  */
 export function stateLocation(config: Config): StateLocation {
   const env = toolEnv(config.bin)
-  const name = `${env.prefix}STATE_URL`
+  const name = env.name('STATE_URL')
   const fromEnv = env.get('STATE_URL')
   const fromSettings = stateSettings(config).url
   const url = fromEnv || fromSettings

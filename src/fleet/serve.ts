@@ -3,7 +3,7 @@ import { AgentError } from '../errors/agent-error.js'
 import type { Catalogue } from '../errors/catalogue.js'
 import { reconcile, runJob } from '../jobs/runtime.js'
 import type { JobRecord } from '../jobs/types.js'
-import { envPrefix } from '../tool-settings.js'
+import { toolEnv } from '../settings.js'
 import { openBackend } from './backend.js'
 
 type Worker = Parameters<typeof runJob>[0]['worker']
@@ -27,8 +27,8 @@ export async function serveJobs(options: {
   if (!backend) {
     throw new AgentError('E_CONFIG', 'a long-lived job worker needs a shared state store', {
       details: {
-        env: `${envPrefix(config.bin)}STATE_URL`,
-        fix: `set ${envPrefix(config.bin)}STATE_URL to a postgres:// or redis:// URL (see docs/fleet.md); without it each job runs in a worker the tool starts itself`,
+        env: toolEnv(config.bin).name('STATE_URL'),
+        fix: `set ${toolEnv(config.bin).name('STATE_URL')} to a postgres:// or redis:// URL (see docs/fleet.md); without it each job runs in a worker the tool starts itself`,
       },
     })
   }

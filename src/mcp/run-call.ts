@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { envPrefix } from '../tool-settings.js'
+import { toolEnv } from '../settings.js'
 
 /** How the server starts one CLI call of its own tool. */
 export type Launcher = {
@@ -47,7 +47,7 @@ export function runCall(
 ): Promise<CallResult> {
   const [exe, ...pre] = launcher.command
   const env = { ...process.env }
-  delete env[`${envPrefix(launcher.bin)}FORMAT`]
+  delete env[toolEnv(launcher.bin).name('FORMAT')]
   const started = performance.now()
   return new Promise((resolve) => {
     const child = spawn(exe!, [...pre, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] })

@@ -1,10 +1,13 @@
 import type { ZodType } from 'zod'
+import { type Declares, effectiveOutput } from '../_output-schema.js'
 import { validationError } from '../errors/agent-error.js'
+import { loadZod } from '../schema.js'
 import { OPEN, pageItemSchemas, schemaPaths } from './_field-paths.js'
 
 /*
  * The one owner of `--fields` (seed 000 §3): which paths a command accepts (also published in `reference`), how a
- * request is checked and normalised, and how data is projected. Commands, streams and `reference` call only this.
+ * request is checked and normalised, and how data and each streamed item are projected. Commands (either path),
+ * streams and `reference` call only this; the universal-flag scan only hands over the raw text.
  */
 
 /** Parsed dotted paths, each split into segments. */
@@ -138,4 +141,13 @@ export function projectObject(source: unknown, paths: FieldPaths): unknown {
 /** Apply a checked selection to a command's data. */
 export function projectData(data: unknown, selection: FieldSelection): unknown {
   return projectObject(data, selection.paths)
+}
+
+/**
+ * The `--fields` of one call (`raw` as the universal-flag scan read it), checked against everything the command
+ * can print as `data`; undefined when none was asked for. zod loads only when one was.
+ */
+export async function requestedFields(raw: string | undefined, command: Declares): Promise<FieldSelection | undefined> {
+  if (raw === undefined) return undefined
+  return selectFields(raw, effectiveOutput(command, await loadZod()))
 }

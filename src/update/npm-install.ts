@@ -2,7 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Config } from '@oclif/core'
-import { envPrefix, readToolSettings } from '../tool-settings.js'
+import { toolEnv } from '../settings.js'
+import { readToolSettings } from '../tool-settings.js'
 import { integrityError } from './errors.js'
 import {
   DEFAULT_NPM_REGISTRY,
@@ -21,12 +22,7 @@ import { updateTimeouts } from './timeouts.js'
  */
 export function npmRegistry(config: Config): string {
   const declared = (readToolSettings(config).update as { npm_registry?: string } | undefined)?.npm_registry
-  return (
-    process.env[`${envPrefix(config.bin)}NPM_REGISTRY`] ||
-    declared ||
-    process.env.npm_config_registry ||
-    DEFAULT_NPM_REGISTRY
-  )
+  return toolEnv(config.bin).raw('NPM_REGISTRY') || declared || process.env.npm_config_registry || DEFAULT_NPM_REGISTRY
 }
 
 /** What precedes the version in a tag (`v`), as the standalone path builds the identity from the version. */

@@ -102,7 +102,7 @@ async function configDirCheck(config: Config): Promise<Check> {
       check: 'config_dir',
       status: 'fail',
       message: `${dir} is not writable: ${error instanceof Error ? error.message : String(error)}`,
-      fix: `make ${existing} a writable directory, or point ${toolEnv(config.bin).prefix}CONFIG_DIR elsewhere`,
+      fix: `make ${existing} a writable directory, or point ${toolEnv(config.bin).name('CONFIG_DIR')} elsewhere`,
     }
   }
 }

@@ -1,0 +1,48 @@
+import type { Config } from '@oclif/core'
+import type { Checkpoint, HumanRequest } from '../checkpoints.js'
+import type { AgentError } from '../errors/agent-error.js'
+import type { FleetBackend } from '../fleet/types.js'
+
+/*
+ * Human checkpoints of one call, in this machine's data dir or, with a state URL, in the fleet's store. Drivers
+ * and the checkpoint modules load only when a command uses them.
+ */
+
+/** The fleet's state store when a state URL is set (`<BIN>_STATE_URL`), else undefined: no driver loads. */
+export async function fleetBackendOf(config: Config): Promise<FleetBackend | undefined> {
+  const { stateLocation } = await import('../fleet/location.js')
+  if (stateLocation(config).kind === 'file') return undefined
+  return (await import('../fleet/backend.js')).openBackend(config)
+}
+
+/** Persist a checkpoint and return the `E_HUMAN_REQUIRED` error to throw (with `details.resume`). */
+export async function humanRequired<S>(
+  fleet: FleetBackend | undefined,
+  dataDir: string,
+  id: string,
+  request: HumanRequest<S>,
+): Promise<AgentError> {
+  if (fleet) return (await import('../fleet/checkpoints.js')).requireHumanShared(fleet.checkpoints, id, request)
+  const { requireHuman } = await import('../checkpoints.js')
+  return requireHuman(dataDir, id, request)
+}
+
+/** Claim a checkpoint for this call; `release` is what hands a local claim back (a fleet's needs none). */
+export async function claimResume<S>(
+  fleet: FleetBackend | undefined,
+  dataDir: string,
+  id: string,
+  command: string,
+): Promise<{ checkpoint: Checkpoint<S>; release?: () => Promise<void> }> {
+  if (fleet)
+    return { checkpoint: await (await import('../fleet/checkpoints.js')).loadShared<S>(fleet.checkpoints, command, id) }
+  const { claimCheckpoint } = await import('../checkpoints.js')
+  return claimCheckpoint<S>(dataDir, command, id)
+}
+
+/** Complete a checkpoint: a resume works once (on a fleet, once across machines). */
+export async function completeResume(fleet: FleetBackend | undefined, dataDir: string, id: string): Promise<void> {
+  if (fleet) return (await import('../fleet/checkpoints.js')).completeShared(fleet.checkpoints, id)
+  const { completeCheckpoint } = await import('../checkpoints.js')
+  return completeCheckpoint(dataDir, id)
+}

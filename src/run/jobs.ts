@@ -1,0 +1,49 @@
+import type { Config } from '@oclif/core'
+import type { Catalogue } from '../errors/catalogue.js'
+import type { JobPlan, SubmittedJob } from '../jobs/runtime.js'
+import type { SettledResult } from '../jobs/settle.js'
+
+/*
+ * The async-job side of one call: submitting it instead of doing the work inline, and `--wait`. The job modules
+ * load only when a command submits.
+ */
+
+/** Submit this call as a job: `{job_id, status, poll, result}` at once; a detached worker does the work. */
+export async function submitCall(options: {
+  config: Config
+  id: string
+  argv: string[]
+  schemaVersion: string
+  plan?: JobPlan | undefined
+}): Promise<SubmittedJob> {
+  const { resolveJobStore, submitJob } = await import('../jobs/runtime.js')
+  return submitJob({
+    config: options.config,
+    store: resolveJobStore(options.config),
+    command: options.id,
+    argv: options.argv,
+    schemaVersion: options.schemaVersion,
+    ...(options.plan ? { plan: options.plan } : {}),
+  })
+}
+
+/** `--wait`: block until the submitted job settles (at most `timeoutSeconds`), then its result or its items. */
+export async function awaitCall(options: {
+  config: Config
+  catalogue: Catalogue
+  submitted: SubmittedJob
+  timeoutSeconds: number
+  signal: AbortSignal
+}): Promise<SettledResult> {
+  const { resolveJobStore } = await import('../jobs/runtime.js')
+  const { awaitSubmitted } = await import('../jobs/settle.js')
+  return awaitSubmitted({
+    store: resolveJobStore(options.config),
+    catalogue: options.catalogue,
+    jobId: options.submitted.job_id,
+    poll: options.submitted.poll,
+    bin: options.config.bin,
+    timeoutMs: options.timeoutSeconds * 1000,
+    signal: options.signal,
+  })
+}
