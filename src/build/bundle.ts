@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { BUNDLE_FILE } from '../boot/index.js'
+import { asciiOnly } from './bundle-ascii.js'
 import { bundleEntry } from './bundle-entry.js'
 import { lazyBuiltins, plainIdSort } from './bundle-plugins.js'
 
@@ -67,6 +68,8 @@ export async function bundleTool(dir: string): Promise<BundleReport | undefined>
     platform: 'node',
     format: 'cjs',
     target: 'node22',
+    // Strings and identifiers escaped to ASCII; asciiOnly escapes the rest (comments, regular expressions).
+    charset: 'ascii',
     outfile,
     external,
     // `import.meta.url` in an ES module becomes the bundle's own URL; only createRequire uses it, for externals.
@@ -74,11 +77,16 @@ export async function bundleTool(dir: string): Promise<BundleReport | undefined>
     banner: { js: 'var __agentcli_bundle_url = require("node:url").pathToFileURL(__filename).href;' },
     plugins: [lazyBuiltins(), plainIdSort()],
     logLevel: 'silent',
-    metafile: true,
+    write: false,
   })
   for (const warning of result.warnings) process.stderr.write(`agentcli-build: esbuild: ${warning.text}\n`)
-  const bytes = Object.values(result.metafile?.outputs ?? {}).reduce((sum, output) => sum + output.bytes, 0)
-  return { file: outfile, bytes, external }
+  const [output] = result.outputFiles
+  if (!output || result.outputFiles.length !== 1) throw new Error('esbuild wrote no single bundle file')
+  // The boot reads an ASCII bundle as latin1: a one-byte string, decoded without UTF-8 validation.
+  const text = asciiOnly(output.text)
+  mkdirSync(dirname(outfile), { recursive: true })
+  writeFileSync(outfile, text)
+  return { file: outfile, bytes: text.length, external }
 }
 
 function dependsOnAgentcli(require: NodeRequire, name: string): boolean {
