@@ -12,11 +12,18 @@ export type SourcePatch = {
   find: string
   replace: string
   count?: number
-  /** What it saves, measured (alternated medians of `tasks list`), and why the behaviour is unchanged. */
+  /**
+   * Why the behaviour is unchanged, and what it saves: CPU time of a bundled `tasks list` (process.cpuUsage at
+   * exit, median of 61 alternated rounds, each bundle built without this one patch against one with all).
+   */
   why: string
 }
 
-/** Every edit the bundle makes to third-party source, in one place. */
+/**
+ * Every edit the bundle makes to third-party source, in one place. Measured and left out because they saved
+ * nothing measurable: getters for oclif's terminal widths (the renderer creates stdout and stderr anyway) and
+ * skipping fdir's `require.resolve` of picomatch.
+ */
 export const SOURCE_PATCHES: readonly SourcePatch[] = [
   {
     name: 'plain-id-sort',
@@ -24,7 +31,7 @@ export const SOURCE_PATCHES: readonly SourcePatch[] = [
     file: 'lib/config/plugin.js',
     find: '.sort((a, b) => a.id.localeCompare(b.id))',
     replace: '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))',
-    why: "The first localeCompare of a process builds an ICU collator (≈ 6 ms). Command ids are lowercase ASCII words joined by ':' and '-', which code-point order sorts the same way.",
+    why: "The first localeCompare of a process builds an ICU collator (≈ 6 ms alone; 5.0 ms of a `list`). Command ids are lowercase ASCII words joined by ':' and '-', which code-point order sorts the same way.",
   },
   {
     name: 'wsl-without-powershell',
@@ -32,7 +39,7 @@ export const SOURCE_PATCHES: readonly SourcePatch[] = [
     file: 'lib/util/os.js',
     find: "return (await import('wsl-utils')).isWsl ? 'wsl' : (0, node_os_1.platform)();",
     replace: "return (await import('is-wsl')).default ? 'wsl' : (0, node_os_1.platform)();",
-    why: "Config.load asks whether this is WSL; wsl-utils answers with is-wsl's value but first evaluates its PowerShell helpers, which load child_process (≈ 4 ms). is-wsl alone gives the same answer.",
+    why: "Config.load asks whether this is WSL; wsl-utils answers with is-wsl's value but first evaluates its PowerShell helpers, which load child_process. is-wsl alone gives the same answer (0.8 ms of a `list`).",
   },
   {
     name: 'debug-only-when-asked',
@@ -41,7 +48,7 @@ export const SOURCE_PATCHES: readonly SourcePatch[] = [
     find: 'const debug_1 = __importDefault(require("debug"));',
     replace:
       'const debug_1 = process.env.DEBUG ? __importDefault(require("debug")) : { default: () => Object.assign(() => {}, { enabled: false }) };',
-    why: 'debug reads DEBUG once, at load: with it unset every logger is off, so a no-op logger is the same, and debug, supports-color and ms are not evaluated.',
+    why: 'debug reads DEBUG once, at load: with it unset every logger is off, so a no-op logger is the same, and debug, supports-color and ms are not evaluated (0.4 ms of a `list`).',
   },
   {
     name: 'no-engine-warning',
@@ -49,15 +56,6 @@ export const SOURCE_PATCHES: readonly SourcePatch[] = [
     file: 'lib/index.js',
     find: 'checkCWD();\ncheckNodeVersion();\n',
     replace: 'checkCWD();\n',
-    why: "In a bundle this reads the tool's package.json through require and parses its engines range with semver; agentcli/boot has already checked both agentcli's and the tool's range (an E_CONFIG envelope, not a warning).",
-  },
-  {
-    name: 'lazy-term-width',
-    package: '@oclif/core',
-    file: 'lib/screen.js',
-    find: 'exports.stdtermwidth = columns || termwidth(process.stdout);\nexports.errtermwidth = columns || termwidth(process.stderr);',
-    replace:
-      "let stdWidth, errWidth;\nObject.defineProperty(exports, 'stdtermwidth', { enumerable: true, get: () => (stdWidth ??= columns || termwidth(process.stdout)) });\nObject.defineProperty(exports, 'errtermwidth', { enumerable: true, get: () => (errWidth ??= columns || termwidth(process.stderr)) });",
-    why: 'Reading process.stdout and process.stderr at load creates both streams; every reader of these widths reads them when it formats, so a getter gives the same value then.',
+    why: "In a bundle this reads the tool's package.json through require and parses its engines range with semver; agentcli/boot has already checked both agentcli's and the tool's range (an E_CONFIG envelope, not a warning). 1.45 ms of a `list`.",
   },
 ]
