@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import Module from 'node:module'
 import { tmpdir } from 'node:os'
@@ -5,9 +6,27 @@ import { dirname, join } from 'node:path'
 import { Script } from 'node:vm'
 import { build } from 'esbuild'
 import { afterEach, describe, expect, it } from 'vitest'
+import { bundleTool } from '../src/build/bundle.js'
 import { sourcePatches } from '../src/build/bundle-plugins.js'
 import { SOURCE_PATCHES, type SourcePatch } from '../src/build/source-patches.js'
-import { ROOT } from './helpers.js'
+import { useToolCopy } from './copy.js'
+import { ROOT, seed, TASKS_BIN, useSandbox } from './helpers.js'
+
+const box = useSandbox()
+const copy = useToolCopy()
+
+/** What a bundled `list` on the normal path (oclif evaluated) loads: Node built-ins, and whether ICU compared. */
+function loadedBy(bin: string): { builtins: string[]; collator: boolean } {
+  seed(box(), [{ id: '1', title: 'a' }])
+  const out = join(box().root, 'builtins.json')
+  const result = spawnSync(
+    process.execPath,
+    ['--import', join(ROOT, 'test/fixtures/record-builtins.mjs'), bin, 'list'],
+    { env: { ...box().env, AGENTCLI_FAST: '0', RECORD_BUILTINS_TO: out }, encoding: 'utf8' },
+  )
+  expect(result.status, result.stderr).toBe(0)
+  return JSON.parse(readFileSync(out, 'utf8'))
+}
 
 /** The installed package a bundle of the example tool takes, found the way esbuild resolves it. */
 function installed(name: string, from = join(ROOT, 'examples/tasks')): string {
@@ -96,5 +115,18 @@ describe('the source-patch plugin', () => {
     await expect(bundle(project(), [patch({ file: 'lib/unused.js', find: '1' })])).rejects.toThrow(
       /source patch greet \(fake\/lib\/unused\.js\) no longer applies: the file was never loaded/,
     )
+  })
+})
+
+describe('what the patches keep off a bundled `list`', () => {
+  it('loads no child_process and builds no ICU collator; the same bundle unpatched does both', async () => {
+    const patched = loadedBy(TASKS_BIN)
+    expect(patched.builtins).not.toContain('child_process')
+    expect(patched.collator).toBe(false)
+    const dir = copy('examples/tasks')
+    await bundleTool(dir, { patches: [] })
+    const stock = loadedBy(join(dir, 'bin/run.js'))
+    expect(stock.builtins).toContain('child_process')
+    expect(stock.collator).toBe(true)
   })
 })
