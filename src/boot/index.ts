@@ -21,7 +21,7 @@ type BundleStat = { size: number; mtimeMs: number }
 
 /**
  * The whole of a tool's `bin/run.js`: start from the bundle when the tool has one (one file holding the tool,
- * agentcli and oclif, with a V8 code cache of everything the first run compiled), else from the tool's modules.
+ * agentcli and oclif, with a V8 code cache of what its runs compiled), else from the tool's modules.
  * `AGENTCLI_NO_BUNDLE=1` forces the modules, for stack traces that name source files.
  */
 export async function start(root: string | URL, options: RunOptions = {}): Promise<never> {
@@ -90,7 +90,7 @@ function tryBundle(file: string, stat: BundleStat): BundleExports | undefined {
  * Compile and run the bundle as a CommonJS module registered under its own path (oclif's explicit command
  * strategy then `require`s this very instance for its commands). Node's own compile cache stores code compiled
  * before the first line runs, which for a bundle is little more than its outer function; the cache written here
- * is taken when the process exits, so it holds every function the run compiled.
+ * is taken when the process exits, so it holds every function the run compiled (and those the cache it read gave).
  */
 export function loadBundle(file: string, stat: BundleStat = statSync(file)): BundleExports | undefined {
   // Dynamic import() from a vm script needs the main context's loader; without it, start from the modules.
