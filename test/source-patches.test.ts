@@ -129,4 +129,19 @@ describe('what the patches keep off a bundled `list`', () => {
     expect(stock.builtins).toContain('child_process')
     expect(stock.collator).toBe(true)
   })
+
+  it("still prints oclif's debug output when DEBUG asks for it, and nothing when it does not", () => {
+    seed(box(), [{ id: '1', title: 'a' }])
+    const list = (debug: string) =>
+      spawnSync(process.execPath, [TASKS_BIN, 'list'], {
+        env: { ...box().env, AGENTCLI_FAST: '0', DEBUG: debug },
+        encoding: 'utf8',
+      })
+    const asked = list('oclif:config')
+    expect(asked.status, asked.stderr).toBe(0)
+    expect(asked.stderr).toContain('oclif:config loading core plugin')
+    const quiet = list('')
+    expect(quiet.status).toBe(0)
+    expect(quiet.stderr).toBe('')
+  })
 })
