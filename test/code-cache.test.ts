@@ -1,4 +1,14 @@
-import { lstatSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  chownSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { env, seed, tasks, useSandbox } from './helpers.js'
@@ -114,5 +124,14 @@ describe('the code cache covers every command a user runs', () => {
     expect(lstatSync(file).isFile()).toBe(true)
     expect(header()).toEqual({ rewrites: 1, covers: ['list'] })
     expect(header(elsewhere)).toEqual({ rewrites: 7, covers: ['list'] })
+  })
+
+  it('does not read a valid cache others could have written: it is replaced by a fresh one', async () => {
+    await run(['list'])
+    rewrite(cacheFile(), { rewrites: 7, covers: ['list'] })
+    chmodSync(cacheFile(), 0o666)
+    await run(['list'])
+    expect(statSync(cacheFile()).mode & 0o777).toBe(0o600)
+    expect(header()).toEqual({ rewrites: 1, covers: ['list'] })
   })
 })
