@@ -1,6 +1,5 @@
 import {
   chmodSync,
-  chownSync,
   lstatSync,
   readdirSync,
   readFileSync,
