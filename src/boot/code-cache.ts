@@ -67,23 +67,81 @@ function fnv1a(text: string): string {
   return hash.toString(16).padStart(8, '0')
 }
 
+/** At most this many rewrites of one bundle build's cache (a new command's run rewrites it), then it stays. */
+export const MAX_REWRITES = 64
+/** A cache larger than this is neither read nor written: the bundle's whole compiled code is well under 2 MB. */
+export const MAX_CACHE_BYTES = 16 * 1024 * 1024
+/** The file starts with this, then the header's length (uint32 LE), the header (JSON), then V8's data. */
+const MAGIC = Buffer.from('agentcli-code-cache 1\n', 'latin1')
+const MAX_HEADER_BYTES = 64 * 1024
+
+/** What a cache file says about itself: how often it was rewritten and the runs (see {@link runKey}) it covers. */
+export type CacheHeader = { rewrites: number; covers: string[] }
+/** A cache file as read: its header, and V8's data when the file has the expected shape. */
+export type CodeCache = CacheHeader & { data?: Buffer }
+
 /**
- * The cached data, or `undefined` when there is none yet, it cannot be read, or it is not this user's own file
- * (checked on the open file, so a directory swapped after {@link codeCacheDir} looked at it gains nothing).
+ * The cache, or `undefined` when there is none yet, it cannot be read, it is too large, or it is not this user's
+ * own file (checked on the open file, so a directory swapped after {@link codeCacheDir} looked at it gains
+ * nothing). A file of another shape (damaged, an older format) comes back without data, to be replaced.
  */
-export function readCodeCache(file: string): Buffer | undefined {
+export function readCodeCache(file: string): CodeCache | undefined {
   let fd: number | undefined
   try {
     fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0))
     const stat = fstatSync(fd)
-    if (!stat.isFile() || (stat.mode & 0o022) !== 0) return undefined
+    if (!stat.isFile() || (stat.mode & 0o022) !== 0 || stat.size > MAX_CACHE_BYTES) return undefined
     if (typeof process.getuid === 'function' && stat.uid !== process.getuid()) return undefined
-    return readFileSync(fd)
+    return parseCodeCache(readFileSync(fd))
   } catch {
     return undefined
   } finally {
     if (fd !== undefined) closeSync(fd)
   }
+}
+
+function parseCodeCache(bytes: Buffer): CodeCache {
+  const start = MAGIC.length + 4
+  if (bytes.length < start || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return { rewrites: 0, covers: [] }
+  const length = bytes.readUInt32LE(MAGIC.length)
+  if (length > MAX_HEADER_BYTES || start + length > bytes.length) return { rewrites: 0, covers: [] }
+  try {
+    const { rewrites, covers } = JSON.parse(bytes.toString('utf8', start, start + length)) as Partial<CacheHeader>
+    if (!Number.isSafeInteger(rewrites) || !Array.isArray(covers)) return { rewrites: 0, covers: [] }
+    return { rewrites: rewrites as number, covers: covers.map(String), data: bytes.subarray(start + length) }
+  } catch {
+    return { rewrites: 0, covers: [] }
+  }
+}
+
+/**
+ * What identifies a run's code path well enough for the cache: the leading command words and the names of the
+ * flags given (never a value: `get 1` and `get 2` compile the same functions), plus `AGENTCLI_FAST`, which picks
+ * the path. Two runs with one key compile (nearly) the same functions; a new key may compile new ones.
+ */
+export function runKey(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): string {
+  const words: string[] = []
+  const flags = new Set<string>()
+  for (const arg of argv) {
+    if (arg === '--') break
+    if (arg.startsWith('-')) flags.add(arg.split('=', 1)[0]!.slice(0, 40))
+    else if (flags.size === 0 && words.length < 3 && /^[a-z][a-z0-9-]{0,39}$/.test(arg)) words.push(arg)
+  }
+  const fast = env.AGENTCLI_FAST === undefined ? [] : [`AGENTCLI_FAST=${env.AGENTCLI_FAST.slice(0, 8)}`]
+  return [...words, ...[...flags].sort().slice(0, 16), ...fast].join(' ')
+}
+
+/**
+ * The header to write at exit, or `undefined` when this run needs no new cache: the cache was accepted and
+ * already covers this run's key, or the bundle build's rewrites are spent. A cache V8 rejected is replaced
+ * (keeping its count, so a cache rejected on every run stops being rewritten).
+ */
+export function nextHeader(cache: CodeCache | undefined, rejected: boolean, key: string): CacheHeader | undefined {
+  const rewrites = cache?.rewrites ?? 0
+  if (rewrites >= MAX_REWRITES) return undefined
+  if (cache?.data === undefined || rejected) return { rewrites: rewrites + 1, covers: [key] }
+  if (cache.covers.includes(key)) return undefined
+  return { rewrites: rewrites + 1, covers: [...cache.covers, key] }
 }
 
 /** Caches of other bundles (an uninstalled version, a moved tool) go when they have not been rewritten this long. */
@@ -93,10 +151,14 @@ const STALE_AFTER_MS = 30 * 24 * 3600 * 1000
  * Write a cache whole or not at all (temporary file, then rename), readable by this user only, and remove the
  * caches of the same bundle's earlier builds and any cache untouched for 30 days. Best effort.
  */
-export function writeCodeCache(file: string, data: Buffer): void {
+export function writeCodeCache(file: string, data: Buffer, header: CacheHeader): void {
+  const head = Buffer.from(JSON.stringify(header), 'utf8')
+  if (head.length > MAX_HEADER_BYTES || MAGIC.length + 4 + head.length + data.length > MAX_CACHE_BYTES) return
+  const length = Buffer.alloc(4)
+  length.writeUInt32LE(head.length)
   const tmp = `${file}.${process.pid}.tmp`
   try {
-    writeFileSync(tmp, data, { mode: 0o600, flag: 'wx' })
+    writeFileSync(tmp, Buffer.concat([MAGIC, length, head, data]), { mode: 0o600, flag: 'wx' })
     renameSync(tmp, file)
     const dir = dirname(file)
     const name = basename(file)

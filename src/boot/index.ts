@@ -1,6 +1,6 @@
 import type { RunOptions } from '../entry.js'
 import { builtin } from './_builtin.js'
-import { cacheFileName, codeCacheDir, readCodeCache, writeCodeCache } from './code-cache.js'
+import { cacheFileName, codeCacheDir, nextHeader, readCodeCache, runKey, writeCodeCache } from './code-cache.js'
 import { holdSignals } from './early-signals.js'
 import { FRAMEWORK_NODE_RANGE, inFrameworkRange, unmetEngines } from './engines.js'
 import { rootPath } from './root-path.js'
@@ -8,6 +8,7 @@ import { rootPath } from './root-path.js'
 // Built-ins come from process.getBuiltinModule, not `import`: the ES module facade of `node:fs` alone costs
 // ≈ 2.5 ms (it reads every export, `fs.promises` included), a twentieth of a bundled start.
 const { readFileSync, statSync } = builtin<typeof import('node:fs')>('node:fs')
+const { isAscii } = builtin<typeof import('node:buffer')>('node:buffer')
 const Module = builtin<typeof import('node:module')>('node:module')
 const { dirname, join } = builtin<typeof import('node:path')>('node:path')
 const { constants, Script } = builtin<typeof import('node:vm')>('node:vm')
@@ -20,7 +21,7 @@ type BundleStat = { size: number; mtimeMs: number }
 
 /**
  * The whole of a tool's `bin/run.js`: start from the bundle when the tool has one (one file holding the tool,
- * agentcli and oclif, with a V8 code cache of everything the first run compiled), else from the tool's modules.
+ * agentcli and oclif, with a V8 code cache of what its runs compiled), else from the tool's modules.
  * `AGENTCLI_NO_BUNDLE=1` forces the modules, for stack traces that name source files.
  */
 export async function start(root: string | URL, options: RunOptions = {}): Promise<never> {
@@ -89,7 +90,7 @@ function tryBundle(file: string, stat: BundleStat): BundleExports | undefined {
  * Compile and run the bundle as a CommonJS module registered under its own path (oclif's explicit command
  * strategy then `require`s this very instance for its commands). Node's own compile cache stores code compiled
  * before the first line runs, which for a bundle is little more than its outer function; the cache written here
- * is taken when the process exits, so it holds every function the run compiled.
+ * is taken when the process exits, so it holds every function the run compiled (and those the cache it read gave).
  */
 export function loadBundle(file: string, stat: BundleStat = statSync(file)): BundleExports | undefined {
   // Dynamic import() from a vm script needs the main context's loader; without it, start from the modules.
@@ -98,12 +99,20 @@ export function loadBundle(file: string, stat: BundleStat = statSync(file)): Bun
   const { size, mtimeMs } = stat
   const dir = codeCacheDir()
   const cacheFile = dir ? join(dir, cacheFileName(file, size, mtimeMs)) : undefined
-  const cachedData = cacheFile ? readCodeCache(cacheFile) : undefined
-  const source = readFileSync(file, 'utf8')
+  const cache = cacheFile ? readCodeCache(cacheFile) : undefined
+  const source = readSource(file)
   dropLoaderWarning()
-  const script = new Script(Module.wrap(source), { filename: file, cachedData, importModuleDynamically: loader })
-  if (cacheFile && (cachedData === undefined || script.cachedDataRejected === true))
-    process.once('exit', () => writeCodeCache(cacheFile, script.createCachedData()))
+  const script = new Script(Module.wrap(source), {
+    filename: file,
+    cachedData: cache?.data,
+    importModuleDynamically: loader,
+  })
+  // Rewritten when this run's command (or flags) may compile functions the cache lacks: the new cache holds
+  // what the old one gave V8 and what this run added, so every command a user runs ends up covered.
+  const header = cacheFile
+    ? nextHeader(cache, script.cachedDataRejected === true, runKey(process.argv.slice(2)))
+    : undefined
+  if (cacheFile && header) process.once('exit', () => writeCodeCache(cacheFile, script.createCachedData(), header))
   const module = new Module(file)
   module.filename = file
   module.loaded = true
@@ -116,6 +125,15 @@ export function loadBundle(file: string, stat: BundleStat = statSync(file)): Bun
     throw error
   }
   return module.exports as BundleExports
+}
+
+/**
+ * agentcli-build writes ASCII bundles, read as latin1: a one-byte string (a two-byte one costs twice the memory and
+ * the copy), no UTF-8 decoding. A bundle built before that, with non-ASCII text, is still read as UTF-8.
+ */
+function readSource(file: string): string {
+  const bytes = readFileSync(file)
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8')
 }
 
 /**

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import type { Plugin } from 'esbuild'
+import { SOURCE_PATCHES, type SourcePatch } from './source-patches.js'
 
 /**
  * Node built-ins that cost milliseconds to load (measured: `crypto` ≈ 4 ms, `child_process` ≈ 4 ms on a 25 ms
@@ -46,20 +47,49 @@ module.exports = new Proxy({}, {
 }
 
 /**
- * oclif sorts each plugin's commands with `localeCompare`, and the first `localeCompare` of a process builds an
- * ICU collator (≈ 6 ms, a tenth of a bundled start). Command ids are lowercase ASCII words joined by `:` and
- * `-`, which code-point order sorts the same way. If oclif's source changes shape, nothing is replaced.
+ * Apply the source patches (see `SOURCE_PATCHES`) as esbuild loads each patched file. The build fails when a
+ * patch's text does not occur exactly as often as it says, or when a patched file was never loaded: either
+ * means the package changed shape, and a patch must not silently stop applying.
  */
-export function plainIdSort(): Plugin {
-  const from = '.sort((a, b) => a.id.localeCompare(b.id))'
-  const to = '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))'
+export function sourcePatches(patches: readonly SourcePatch[] = SOURCE_PATCHES): Plugin {
+  const byTarget = new Map<string, SourcePatch[]>()
+  for (const patch of patches) {
+    const target = `${patch.package}/${patch.file}`
+    byTarget.set(target, [...(byTarget.get(target) ?? []), patch])
+  }
+  const pattern = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replaceAll('/', '[\\\\/]')
+  const filter = new RegExp(`[\\\\/]node_modules[\\\\/](${[...byTarget.keys()].map(pattern).join('|')})$`)
   return {
-    name: 'agentcli-plain-id-sort',
+    name: 'agentcli-source-patches',
     setup(build) {
-      build.onLoad({ filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/ }, async (args) => ({
-        loader: 'js',
-        contents: (await readFile(args.path, 'utf8')).replaceAll(from, to),
-      }))
+      const applied = new Set<SourcePatch>()
+      build.onStart(() => applied.clear())
+      build.onLoad({ filter }, async (args) => {
+        const target = filter.exec(args.path)![1]!.replaceAll('\\', '/')
+        let contents = await readFile(args.path, 'utf8')
+        const errors: { text: string }[] = []
+        for (const patch of byTarget.get(target) ?? []) {
+          const found = contents.split(patch.find).length - 1
+          if (found !== (patch.count ?? 1)) {
+            errors.push({
+              text: notApplied(patch, `its text occurs ${found} times in ${args.path}, not ${patch.count ?? 1}`),
+            })
+            continue
+          }
+          contents = contents.replaceAll(patch.find, patch.replace)
+          applied.add(patch)
+        }
+        return errors.length > 0 ? { errors } : { loader: 'js', contents }
+      })
+      build.onEnd((result) => {
+        if (result.errors.length > 0) return
+        const missing = patches.filter((patch) => !applied.has(patch))
+        return { errors: missing.map((patch) => ({ text: notApplied(patch, 'the file was never loaded') })) }
+      })
     },
   }
+}
+
+function notApplied(patch: SourcePatch, reason: string): string {
+  return `source patch ${patch.name} (${patch.package}/${patch.file}) no longer applies: ${reason}; update src/build/source-patches.ts`
 }

@@ -1,9 +1,11 @@
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { BUNDLE_FILE } from '../boot/index.js'
+import { asciiOnly } from './bundle-ascii.js'
 import { bundleEntry } from './bundle-entry.js'
-import { lazyBuiltins, plainIdSort } from './bundle-plugins.js'
+import { lazyBuiltins, sourcePatches } from './bundle-plugins.js'
+import { SOURCE_PATCHES, type SourcePatch } from './source-patches.js'
 
 /** `"agentcli": {"bundle": …}` in a tool's package.json: `true`, or options. */
 export type BundleSettings = boolean | { external?: string[] }
@@ -25,6 +27,9 @@ const INLINED = new Set(['@oclif/core', 'semver', '@agentcli/plugin-builtins'])
  */
 const ALWAYS_EXTERNAL = ['typescript', 'ts-node', 'tsx', 'esbuild', 'pg', 'pg-native', 'pg-boss', 'ioredis', 'bullmq']
 
+/** How to bundle; the defaults are what `agentcli-build` does (`patches` is for measuring one patch's gain). */
+export type BundleOptions = { patches?: readonly SourcePatch[] }
+
 /** What a bundle build wrote. */
 export type BundleReport = { file: string; bytes: number; external: string[] }
 
@@ -33,7 +38,7 @@ export type BundleReport = { file: string; bytes: number; external: string[] }
  * the tool's explicit command target. One file means one module instance of agentcli (its run state and audit
  * are shared by every command) and no module resolution at start-up.
  */
-export async function bundleTool(dir: string): Promise<BundleReport | undefined> {
+export async function bundleTool(dir: string, options: BundleOptions = {}): Promise<BundleReport | undefined> {
   const root = resolve(dir)
   const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as ToolPjson
   const settings = pjson.agentcli?.bundle
@@ -67,18 +72,25 @@ export async function bundleTool(dir: string): Promise<BundleReport | undefined>
     platform: 'node',
     format: 'cjs',
     target: 'node22',
+    // Strings and identifiers escaped to ASCII; asciiOnly escapes the rest (comments, regular expressions).
+    charset: 'ascii',
     outfile,
     external,
     // `import.meta.url` in an ES module becomes the bundle's own URL; only createRequire uses it, for externals.
     define: { 'import.meta.url': '__agentcli_bundle_url' },
     banner: { js: 'var __agentcli_bundle_url = require("node:url").pathToFileURL(__filename).href;' },
-    plugins: [lazyBuiltins(), plainIdSort()],
+    plugins: [lazyBuiltins(), sourcePatches(options.patches ?? SOURCE_PATCHES)],
     logLevel: 'silent',
-    metafile: true,
+    write: false,
   })
   for (const warning of result.warnings) process.stderr.write(`agentcli-build: esbuild: ${warning.text}\n`)
-  const bytes = Object.values(result.metafile?.outputs ?? {}).reduce((sum, output) => sum + output.bytes, 0)
-  return { file: outfile, bytes, external }
+  const [output] = result.outputFiles
+  if (!output || result.outputFiles.length !== 1) throw new Error('esbuild wrote no single bundle file')
+  // The boot reads an ASCII bundle as latin1: a one-byte string, decoded without UTF-8 validation.
+  const text = asciiOnly(output.text)
+  mkdirSync(dirname(outfile), { recursive: true })
+  writeFileSync(outfile, text)
+  return { file: outfile, bytes: text.length, external }
 }
 
 function dependsOnAgentcli(require: NodeRequire, name: string): boolean {
