@@ -4,6 +4,8 @@ import { dirname, join, resolve } from 'node:path'
 import { Plugin } from '@oclif/core'
 import { META_FILE, parseChangelog } from '../describe/changelog.js'
 import { BIN_TEMPLATE, describeCommand } from '../describe/command.js'
+import type { CompactReference } from '../describe/compact.js'
+import { expandReference } from '../describe/expand.js'
 import type { Reference } from '../describe/reference.js'
 import { renderSkill, skillName } from '../describe/skill.js'
 import { loadZod } from '../schema.js'
@@ -102,15 +104,18 @@ export function binPath(root: string, pjson: PackageJson): string | undefined {
   return first ? join(root, first) : undefined
 }
 
-/** Ask the tool itself for its reference: the skill is rendered from exactly what agents will see. */
+/**
+ * Ask the tool itself for its reference: the skill is rendered from exactly what agents will see. Asked for the
+ * compact form (the smallest pipe) and expanded.
+ */
 export function readReference(bin: string): Reference {
   const result = spawnSync(process.execPath, [bin, 'reference', '--format', 'json', '--compact'], {
     encoding: 'utf8',
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' },
   })
-  const envelope = JSON.parse(result.stdout) as { ok: boolean; data: Reference }
+  const envelope = JSON.parse(result.stdout) as { ok: boolean; data: Reference | CompactReference }
   if (!envelope.ok) throw new Error(`${bin} reference failed: ${result.stdout}`)
-  return envelope.data
+  return expandReference(envelope.data)
 }
 
 function buildSkill(root: string, pjson: PackageJson, mode: SkillMode): BuildReport['skill'] {

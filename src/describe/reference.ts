@@ -10,6 +10,7 @@ import { BIN_TEMPLATE, type CommandDescription, describeCommand } from './comman
 import { CONTRACT_VERSION } from './contract-version.js'
 import { describeParam, type Param } from './params.js'
 import { type ReleaseReadiness, releaseReadiness } from './readiness.js'
+import { selectCommands } from './select.js'
 
 /** Version of the envelope and `reference` shapes this framework emits. */
 export const CONTRACT_SCHEMA_VERSION = '1.0'
@@ -46,8 +47,15 @@ export async function describeCommands(config: Config): Promise<CommandDescripti
   return out.sort((a, b) => byCodePoint(a.path, b.path))
 }
 
-/** Build the `reference` document of a tool. */
-export async function buildReference(config: Config, catalogue: Catalogue): Promise<Reference> {
+/**
+ * Build the `reference` document of a tool; with `paths` (words of command paths, see {@link selectCommands}),
+ * only those commands.
+ */
+export async function buildReference(
+  config: Config,
+  catalogue: Catalogue,
+  options: { paths?: readonly string[] } = {},
+): Promise<Reference> {
   const settings = readToolSettings(config)
   const errorCodes: Reference['error_codes'] = {}
   for (const code of Object.keys(catalogue.entries).sort()) {
@@ -64,7 +72,9 @@ export async function buildReference(config: Config, catalogue: Catalogue): Prom
     release_readiness: releaseReadiness(settings),
     global_flags: Object.entries(GLOBAL_FLAGS).map(([name, def]) => describeParam(name, 'flag', def as never)),
     command_kinds: { ...COMMAND_KINDS },
-    commands: await describeCommands(config),
+    commands: options.paths?.length
+      ? selectCommands(await describeCommands(config), options.paths)
+      : await describeCommands(config),
     exit_codes: Object.fromEntries(Object.entries(EXIT_CODES).map(([k, v]) => [String(k), v])),
     error_codes: errorCodes,
   }
