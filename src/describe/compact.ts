@@ -8,7 +8,7 @@ import type { Reference } from './reference.js'
 /**
  * `reference --compact`: the same information as {@link Reference} in a fraction of the bytes. Universal flags
  * are listed once (as in the full document), defaults and derivable keys are left out of each command and
- * parameter, a parameter several commands share is written once under `param_defs` (named by a string in
+ * parameter, a parameter several commands share is written once under `param_defs` (named by their index in
  * `params`), every subschema that occurs more than once is written once under `$defs` and referred to with
  * `{"$ref": "#/$defs/<name>"}`, and a closed object schema whose properties are all required drops `required`
  * and `additionalProperties`. {@link expandReference} gives the full document back, exactly.
@@ -23,7 +23,8 @@ export type CompactReference = Omit<Reference, 'global_flags' | 'commands' | 'er
   global_flags: CompactParam[]
   /** `retryable` is left out when false. */
   error_codes: Record<string, { exit: number; retryable?: boolean; description: string }>
-  param_defs: Record<string, CompactParam>
+  /** Parameters shared by several commands; a number in a command's `params` is an index here. */
+  param_defs: CompactParam[]
   commands: CompactCommand[]
   $defs: Record<string, unknown>
 }
@@ -40,25 +41,27 @@ function undialect(schema: Schema): Schema {
   return rest
 }
 
-/** Parameters that occur (identically) in more than one command are written once. */
-function shareParams(commands: CompactCommand[]): Record<string, CompactParam> {
+/**
+ * Parameters that occur (identically) in more than one command are written once, in `param_defs`, and named by
+ * their index there. An index rather than the flag's name: a name like `api-key` is a key the redactor blanks.
+ */
+function shareParams(commands: CompactCommand[]): CompactParam[] {
   const counts = new Map<string, number>()
   for (const c of commands)
     for (const p of c.params ?? []) counts.set(JSON.stringify(p), (counts.get(JSON.stringify(p)) ?? 0) + 1)
-  const names = new Map<string, string>()
-  const defs: Record<string, CompactParam> = {}
+  const index = new Map<string, number>()
+  const defs: CompactParam[] = []
   for (const c of commands) {
     if (!c.params || c.verbatim) continue
     c.params = c.params.map((p) => {
       const key = JSON.stringify(p)
       if ((counts.get(key) ?? 0) < 2) return p
-      let name = names.get(key)
-      if (!name) {
-        name = p.name in defs ? `${p.name}~${names.size}` : p.name
-        names.set(key, name)
-        defs[name] = p
+      let at = index.get(key)
+      if (at === undefined) {
+        at = defs.push(p) - 1
+        index.set(key, at)
       }
-      return name as unknown as CompactParam
+      return at as unknown as CompactParam
     })
   }
   return defs

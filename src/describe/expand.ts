@@ -36,7 +36,7 @@ export function expandReference(doc: CompactReference | Reference): Reference {
   }
   const expanded = commands.map((c) => {
     const resolved: CompactCommand = { ...c }
-    if (c.params) resolved.params = c.params.map((p) => (typeof p === 'string' ? param_defs[p]! : p))
+    if (c.params) resolved.params = c.params.map((p) => (typeof p === 'number' ? param_defs[p]! : p))
     if (!c.verbatim) {
       if (c.output_schema) resolved.output_schema = schema(c.output_schema)
       if (c.result_schema) resolved.result_schema = schema(c.result_schema)

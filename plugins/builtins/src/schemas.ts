@@ -34,7 +34,7 @@ const compactReferenceSchema = (z: ZodNamespace) =>
     .object({
       compact: z.literal(true),
       commands: z.array(z.object({ path: z.string() }).catchall(z.unknown())),
-      param_defs: z.record(z.string(), z.unknown()),
+      param_defs: z.array(z.record(z.string(), z.unknown())),
       $defs: z.record(z.string(), z.unknown()),
     })
     .catchall(z.unknown())
