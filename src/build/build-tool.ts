@@ -10,6 +10,7 @@ import type { Reference } from '../describe/reference.js'
 import { renderSkill, skillName } from '../describe/skill.js'
 import { loadZod } from '../schema.js'
 import { bundleTool } from './bundle.js'
+import { splitDescriptions } from './descriptions.js'
 
 /** What to do with the tool's SKILL.md. */
 export type SkillMode = 'write' | 'check' | 'skip'
@@ -33,8 +34,9 @@ export type PackageJson = {
 }
 
 /**
- * Write the manifest with each command's `reference` description baked in (so `reference` loads neither zod nor
- * the command modules), the embedded changelog, and the skill file.
+ * Write the manifest, and beside it (in `dist/agentcli.descriptions.json`, out of the start path) each command's
+ * `reference` description baked in (so `reference` loads neither zod nor the command modules) and its help
+ * texts; the embedded changelog, and the skill file.
  */
 export async function buildTool(
   dir: string,
@@ -52,7 +54,9 @@ export async function buildTool(
     manifest.commands[id]!.agent = describeCommand(cmd, BIN_TEMPLATE, z)
     addInheritedFlags(manifest.commands[id]!, cmd as unknown as LiveFlags)
   }
-  writeFileSync(join(root, 'oclif.manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`)
+  splitDescriptions(root, manifest)
+  // One line: every start parses it, and whitespace is a third of its bytes.
+  writeFileSync(join(root, 'oclif.manifest.json'), `${JSON.stringify(manifest)}\n`)
   // Before the skill: the skill is read from the tool as it will run, which is from its bundle.
   const bundle = await bundleTool(root)
 

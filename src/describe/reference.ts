@@ -1,4 +1,4 @@
-import type { Command, Config } from '@oclif/core'
+import type { Config } from '@oclif/core'
 import { COMMAND_KINDS, type CommandKind } from '../command-kind.js'
 import { byCodePoint } from '../compare.js'
 import type { Catalogue } from '../errors/catalogue.js'
@@ -8,6 +8,7 @@ import { loadZod } from '../schema.js'
 import { readToolSettings } from '../tool-settings.js'
 import { BIN_TEMPLATE, type CommandDescription, describeCommand } from './command.js'
 import { CONTRACT_VERSION } from './contract-version.js'
+import { bakedDescription } from './descriptions.js'
 import { describeParam, type Param } from './params.js'
 import { type ReleaseReadiness, releaseReadiness } from './readiness.js'
 import { selectCommands } from './select.js'
@@ -33,14 +34,13 @@ export type Reference = {
   error_codes: Record<string, { exit: number; retryable: boolean; description: string }>
 }
 
-type Baked = Command.Loadable & { agent?: CommandDescription }
-
 /** Describe every visible command: from the manifest when it was baked at build time, else by loading it. */
 export async function describeCommands(config: Config): Promise<CommandDescription[]> {
   const out: CommandDescription[] = []
-  for (const cmd of config.commands as Baked[]) {
+  for (const cmd of config.commands) {
     if (cmd.hidden) continue
-    const description = cmd.agent ?? describeCommand(await cmd.load(), BIN_TEMPLATE, await loadZod())
+    const description =
+      bakedDescription(config, cmd) ?? describeCommand(await cmd.load(), BIN_TEMPLATE, await loadZod())
     // Examples are baked as templates: a plugin's command must show the bin of the tool that loaded it.
     out.push({ ...description, examples: description.examples.map((e) => e.replaceAll(BIN_TEMPLATE, config.bin)) })
   }
