@@ -97,6 +97,8 @@ try {
     ['1000: item0', [large, 'item0']],
     ['10: reference', [small, 'reference']],
     ['1000: reference', [large, 'reference']],
+    ['10: reference item0', [small, 'reference', 'item0']],
+    ['1000: reference item0', [large, 'reference', 'item0']],
   ]
   const times = new Map(variants.map(([name]) => [name, []]))
   // Warm-up: the page cache and each command's code cache.
@@ -116,9 +118,10 @@ try {
   }
   const m = Object.fromEntries([...times].map(([name, xs]) => [name, median(xs)]))
   const lines = [`scale bench: ${rounds} rounds, medians (ms)`]
-  for (const [name] of variants) lines.push(`  ${name.padEnd(18)} ${m[name].toFixed(1)}`)
+  for (const [name] of variants) lines.push(`  ${name.padEnd(24)} ${m[name].toFixed(1)}`)
   lines.push(`  start-up 1000/10:  ${(m['1000: item0'] / m['10: item0']).toFixed(2)}x (target <= 1.3x)`)
   lines.push(`  reference 1000/10: ${(m['1000: reference'] / m['10: reference']).toFixed(2)}x (target <= 1.3x)`)
+  lines.push(`  reference item0 1000/10: ${(m['1000: reference item0'] / m['10: reference item0']).toFixed(2)}x`)
   process.stdout.write(`${lines.join('\n')}\n`)
 } finally {
   if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true })

@@ -34,9 +34,13 @@ describe('descriptions out of the start path', () => {
       for (const flag of Object.values(entry.flags)) expect(flag.description, `${id} ${flag.name}`).toBeUndefined()
     }
     expect(existsSync(join(EXAMPLE, DESCRIPTIONS_FILE))).toBe(true)
-    const moved = JSON.parse(readFileSync(join(EXAMPLE, DESCRIPTIONS_FILE), 'utf8'))
-    expect(moved.commands.list.agent.path).toBe('list')
-    expect(moved.commands.list.description).toMatch(/ordered by id/)
+    const lines = readFileSync(join(EXAMPLE, DESCRIPTIONS_FILE), 'utf8').trimEnd().split('\n')
+    expect(lines[0]).toBe('{"agentcli_descriptions":1}')
+    const list = lines.find((line) => line.startsWith('"list"\t'))!
+    const moved = JSON.parse(list.slice(list.indexOf('\t') + 1))
+    expect(moved.agent.path).toBe('list')
+    expect(moved.description).toMatch(/ordered by id/)
+    expect(moved.flags.status.description).toBe('Only tasks with this status.')
   })
 
   it('a normal run does not read the descriptions file; help and reference do', () => {

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { DESCRIPTIONS_FILE, type Descriptions, type MovedText } from '../describe/descriptions.js'
+import { DESCRIPTIONS_FILE, DESCRIPTIONS_HEADER, type MovedText } from '../describe/descriptions.js'
 
 type Entry = Record<string, unknown>
 
@@ -15,7 +15,7 @@ const MOVED = ['agent', 'description', 'examples', 'usage', 'flags', 'args'] as 
  * reads the command classes, never these cached definitions.
  */
 export function splitDescriptions(root: string, manifest: { commands: Record<string, Entry> }): void {
-  const file: Descriptions = { version: 1, commands: {} }
+  const lines = [DESCRIPTIONS_HEADER]
   for (const [id, entry] of Object.entries(manifest.commands)) {
     const moved: MovedText = {}
     for (const key of MOVED)
@@ -26,9 +26,9 @@ export function splitDescriptions(root: string, manifest: { commands: Record<str
     // oclif iterates these (flexible taxonomy): empty, not absent, until help puts them back.
     entry.flags = {}
     entry.args = {}
-    file.commands[id] = moved
+    lines.push(`${JSON.stringify(id)}\t${JSON.stringify(moved)}`)
   }
   const path = join(root, DESCRIPTIONS_FILE)
   mkdirSync(dirname(path), { recursive: true })
-  writeFileSync(path, `${JSON.stringify(file)}\n`)
+  writeFileSync(path, `${lines.join('\n')}\n`)
 }

@@ -22,21 +22,45 @@ export type MovedText = {
   args?: Record<string, Record<string, unknown>>
 }
 
-/** The descriptions file: format version and the moved texts by command id. */
-export type Descriptions = { version: 1; commands: Record<string, MovedText> }
+/**
+ * The descriptions file: a first line `{"agentcli_descriptions":1}`, then one line per command, its id as a JSON
+ * string, a tab, and its moved texts as JSON. One line per command so that `reference <path>` and a command's
+ * `--help` parse only what they show, whatever the number of commands.
+ */
+export const DESCRIPTIONS_HEADER = '{"agentcli_descriptions":1}'
+
+/** The moved texts of one plugin, each parsed on first use. */
+export type Descriptions = { get(id: string): MovedText | undefined }
 
 const files = new Map<string, Descriptions | undefined>()
+
+function parseFile(text: string): Descriptions | undefined {
+  const lines = text.split('\n')
+  if (lines[0] !== DESCRIPTIONS_HEADER) return undefined
+  const raw = new Map<string, string>()
+  for (const line of lines.slice(1)) {
+    const tab = line.indexOf('\t')
+    if (tab > 0) raw.set(JSON.parse(line.slice(0, tab)) as string, line.slice(tab + 1))
+  }
+  const parsed = new Map<string, MovedText>()
+  return {
+    get(id) {
+      if (!parsed.has(id) && raw.has(id)) parsed.set(id, JSON.parse(raw.get(id)!) as MovedText)
+      return parsed.get(id)
+    },
+  }
+}
 
 /** The descriptions file of a plugin root (undefined when it has none: an older build, or no build at all). */
 export function readDescriptions(root: string): Descriptions | undefined {
   if (!files.has(root)) {
-    let parsed: Descriptions | undefined
+    let text: string | undefined
     try {
-      parsed = JSON.parse(readFileSync(join(root, DESCRIPTIONS_FILE), 'utf8')) as Descriptions
+      text = readFileSync(join(root, DESCRIPTIONS_FILE), 'utf8')
     } catch {
-      parsed = undefined
+      text = undefined
     }
-    files.set(root, parsed?.version === 1 ? parsed : undefined)
+    files.set(root, text === undefined ? undefined : parseFile(text))
   }
   return files.get(root)
 }
@@ -45,7 +69,7 @@ type Cached = Command.Loadable & MovedText
 
 function movedText(config: Config, cmd: Command.Loadable): MovedText | undefined {
   const root = (cmd.pluginName ? config.plugins.get(cmd.pluginName)?.root : undefined) ?? config.root
-  return readDescriptions(root)?.commands[cmd.id]
+  return readDescriptions(root)?.get(cmd.id)
 }
 
 /** A command's baked `reference` description: in its manifest entry (older builds) or in the descriptions file. */
@@ -53,9 +77,13 @@ export function bakedDescription(config: Config, cmd: Command.Loadable): Command
   return (cmd as Cached).agent ?? movedText(config, cmd)?.agent
 }
 
-/** Put the moved texts back into the commands oclif holds, so help reads them as if the manifest had them. */
-export function restoreHelpText(config: Config): void {
-  for (const cmd of config.commands as Cached[]) {
+/**
+ * Put the moved texts back into the commands oclif holds, so help reads them as if the manifest had them: of the
+ * one command help is about (`id`), else of every command.
+ */
+export function restoreHelpText(config: Config, id?: string): void {
+  const found = id === undefined ? undefined : config.findCommand(id)
+  for (const cmd of (found ? [found] : config.commands) as Cached[]) {
     const moved = movedText(config, cmd)
     if (!moved) continue
     const target = cmd as Record<string, unknown>

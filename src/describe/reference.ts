@@ -34,11 +34,14 @@ export type Reference = {
   error_codes: Record<string, { exit: number; retryable: boolean; description: string }>
 }
 
-/** Describe every visible command: from the manifest when it was baked at build time, else by loading it. */
-export async function describeCommands(config: Config): Promise<CommandDescription[]> {
+/**
+ * Describe every visible command (or those of `ids`): from the descriptions baked at build time, else by loading
+ * it.
+ */
+export async function describeCommands(config: Config, ids?: ReadonlySet<string>): Promise<CommandDescription[]> {
   const out: CommandDescription[] = []
   for (const cmd of config.commands) {
-    if (cmd.hidden) continue
+    if (cmd.hidden || (ids && !ids.has(cmd.id))) continue
     const description =
       bakedDescription(config, cmd) ?? describeCommand(await cmd.load(), BIN_TEMPLATE, await loadZod())
     // Examples are baked as templates: a plugin's command must show the bin of the tool that loaded it.
@@ -72,10 +75,16 @@ export async function buildReference(
     release_readiness: releaseReadiness(settings),
     global_flags: Object.entries(GLOBAL_FLAGS).map(([name, def]) => describeParam(name, 'flag', def as never)),
     command_kinds: { ...COMMAND_KINDS },
-    commands: options.paths?.length
-      ? selectCommands(await describeCommands(config), options.paths)
-      : await describeCommands(config),
+    commands: options.paths?.length ? await describeNamed(config, options.paths) : await describeCommands(config),
     exit_codes: Object.fromEntries(Object.entries(EXIT_CODES).map(([k, v]) => [String(k), v])),
     error_codes: errorCodes,
   }
+}
+
+/** The commands `reference <path…>` names, in the order named; only those are described. */
+async function describeNamed(config: Config, words: readonly string[]): Promise<CommandDescription[]> {
+  const visible = config.commands.filter((c) => !c.hidden).map((c) => ({ id: c.id, path: c.id.replaceAll(':', ' ') }))
+  const named = selectCommands(visible, words)
+  const described = await describeCommands(config, new Set(named.map((c) => c.id)))
+  return named.map((n) => described.find((d) => d.path === n.path)!)
 }

@@ -8,16 +8,16 @@ import type { CommandDescription } from './command.js'
  * (`reference edit login status`); a quoted path (`"login status"`) or a colon id (`login:status`) works too.
  * A word that starts no known path is `E_USAGE` with every path as `allowed` and the closest as `suggestions`.
  */
-export function selectCommands(
-  commands: readonly CommandDescription[],
+export function selectCommands<C extends Pick<CommandDescription, 'path'>>(
+  commands: readonly C[],
   words: readonly string[],
-): CommandDescription[] {
+): C[] {
   const byPath = new Map(commands.map((c) => [c.path, c]))
   const tokens = words.flatMap((w) => w.split(/[\s:]+/)).filter((w) => w.length > 0)
-  const out: CommandDescription[] = []
+  const out: C[] = []
   let i = 0
   while (i < tokens.length) {
-    let found: CommandDescription | undefined
+    let found: C | undefined
     let n = tokens.length - i
     for (; n > 0 && !found; n--) found = byPath.get(tokens.slice(i, i + n).join(' '))
     if (!found) {

@@ -5,7 +5,7 @@ import { referenceSchema } from '../schemas.js'
 export default class Reference extends AgentCommand {
   static override summary = 'Describe this tool for agents: commands, flags, output schemas, error codes'
   static override description =
-    'The machine-readable description of the tool. Agents read it before anything else. Commands are sorted by path; hidden commands are left out. Name command paths (`reference edit`, `reference login resume`, several at once) to get only those commands, in full. --compact returns the same information in a fraction of the bytes: universal flags once, defaults left out, shared parameters under param_defs and shared schema parts under $defs ($ref), an object schema without type/required/additionalProperties being closed with every property required; expandReference() in agentcli/describe rebuilds the full document.'
+    'The machine-readable description of the tool; agents read it first. Commands are sorted by path; hidden ones are left out. `reference <command path…>`: only those commands, in full. `--compact`: the same, lossless, in far fewer bytes (docs/contract.md); `expandReference()` of agentcli/describe restores it.'
   static override examples = [
     '<%= config.bin %> reference --compact',
     '<%= config.bin %> reference list',
