@@ -1,9 +1,22 @@
+import { spawnSync } from 'node:child_process'
+import { dirname } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { expandReference, isCompactReference } from '../src/describe/expand.js'
 import { oneLine } from '../src/output/render.js'
-import { env, fixture, tasks, useSandbox } from './helpers.js'
+import { env, fixture, TASKS_BIN, tasks, useSandbox } from './helpers.js'
 
 const box = useSandbox()
+
+/** The example's stdout on a real terminal (util-linux `script` gives it a pty), line ends as sent. */
+function onTerminal(args: string): string {
+  const result = spawnSync('sh', ['-c', `sleep 2 | script -qec "${process.execPath} ${TASKS_BIN} ${args}" /dev/null`], {
+    encoding: 'utf8',
+    env: { ...box().env, PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, NO_COLOR: '1' },
+    timeout: 15_000,
+  })
+  expect(result.status, result.stderr).toBe(0)
+  return result.stdout.replaceAll('\r\n', '\n')
+}
 
 describe('reference --compact', () => {
   it('is at most 24 KB for the example tool and expands to exactly the full reference', async () => {
@@ -58,6 +71,14 @@ describe('JSON whitespace', () => {
     const both = await tasks(box(), ['context', '--pretty', '--compact'])
     expect(both.code).toBe(2)
     expect(env(both).error).toMatchObject({ code: 'E_USAGE', details: { got: ['--compact', '--pretty'] } })
+  })
+
+  it('on a terminal the envelope is indented, and --compact puts it on one line', () => {
+    const pretty = onTerminal('context --format json')
+    expect(pretty.startsWith('{\n  "ok": true')).toBe(true)
+    const compact = onTerminal('context --format json --compact')
+    expect(compact.trimEnd().split('\n')).toHaveLength(1)
+    expect(JSON.parse(compact)).toMatchObject({ ok: true })
   })
 
   it('the renderer indents on a terminal unless --compact, and never off one unless --pretty', () => {

@@ -55,8 +55,7 @@ export async function buildTool(
     addInheritedFlags(manifest.commands[id]!, cmd as unknown as LiveFlags)
   }
   splitDescriptions(root, manifest)
-  // One line: every start parses it, and whitespace is a third of its bytes.
-  writeFileSync(join(root, 'oclif.manifest.json'), `${JSON.stringify(manifest)}\n`)
+  writeFileSync(join(root, 'oclif.manifest.json'), manifestText(manifest))
   // Before the skill: the skill is read from the tool as it will run, which is from its bundle.
   const bundle = await bundleTool(root)
 
@@ -78,6 +77,17 @@ export async function buildTool(
     bundle_bytes: bundle?.bytes ?? null,
     skill: buildSkill(root, pjson, skill),
   }
+}
+
+/**
+ * The manifest with one command per line: every start parses it, and indentation was a third of its bytes; a
+ * line per command still diffs by command.
+ */
+function manifestText(manifest: { commands: Record<string, unknown> }): string {
+  const { commands, ...rest } = manifest
+  const lines = Object.entries(commands).map(([id, entry]) => `${JSON.stringify(id)}:${JSON.stringify(entry)}`)
+  const tail = JSON.stringify(rest).slice(1)
+  return `{"commands":{\n${lines.join(',\n')}\n}${tail === '}' ? '}' : `,${tail}`}\n`
 }
 
 type LiveFlags = {
