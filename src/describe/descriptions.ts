@@ -23,9 +23,10 @@ export type MovedText = {
 }
 
 /**
- * The descriptions file: a first line `{"agentcli_descriptions":1}`, then one line per command, its id as a JSON
- * string, a tab, and its moved texts as JSON. One line per command so that `reference <path>` and a command's
- * `--help` parse only what they show, whatever the number of commands.
+ * The descriptions file: a first line `{"agentcli_descriptions":1}` (with `shared_flags`, the flag definitions
+ * several commands hold identically), then one line per command, its id as a JSON string, a tab, and its moved
+ * texts as JSON, where a flag given as `0` is the shared one of that name. One line per command so that
+ * `reference <path>` and a command's `--help` parse only what they show, whatever the number of commands.
  */
 export const DESCRIPTIONS_HEADER = '{"agentcli_descriptions":1}'
 
@@ -36,7 +37,14 @@ const files = new Map<string, Descriptions | undefined>()
 
 function parseFile(text: string): Descriptions | undefined {
   const lines = text.split('\n')
-  if (lines[0] !== DESCRIPTIONS_HEADER) return undefined
+  let header: { agentcli_descriptions?: unknown; shared_flags?: Record<string, Record<string, unknown>> }
+  try {
+    header = JSON.parse(lines[0]!)
+  } catch {
+    return undefined
+  }
+  if (header.agentcli_descriptions !== 1) return undefined
+  const shared = header.shared_flags ?? {}
   const raw = new Map<string, string>()
   for (const line of lines.slice(1)) {
     const tab = line.indexOf('\t')
@@ -45,7 +53,13 @@ function parseFile(text: string): Descriptions | undefined {
   const parsed = new Map<string, MovedText>()
   return {
     get(id) {
-      if (!parsed.has(id) && raw.has(id)) parsed.set(id, JSON.parse(raw.get(id)!) as MovedText)
+      if (!parsed.has(id) && raw.has(id)) {
+        const moved = JSON.parse(raw.get(id)!) as MovedText
+        if (moved.flags)
+          for (const [name, def] of Object.entries(moved.flags))
+            if ((def as unknown) === 0) moved.flags[name] = structuredClone(shared[name]!)
+        parsed.set(id, moved)
+      }
       return parsed.get(id)
     },
   }
