@@ -43,7 +43,8 @@ describe('descriptions out of the start path', () => {
     const moved = JSON.parse(list.slice(list.indexOf('\t') + 1))
     expect(moved.agent.path).toBe('list')
     expect(moved.description).toMatch(/ordered by id/)
-    expect(moved.flags.status.description).toBe('Only tasks with this status.')
+    const status = moved.flags.status === 0 ? header.shared_flags.status : moved.flags.status
+    expect(status.description).toBe('Only tasks with this status.')
     // The universal flags are written once, in the header; a command keeps their place.
     expect(moved.flags.format).toBe(0)
   })
