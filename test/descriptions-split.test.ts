@@ -35,10 +35,8 @@ describe('descriptions out of the start path', () => {
     }
     expect(existsSync(join(EXAMPLE, DESCRIPTIONS_FILE))).toBe(true)
     const lines = readFileSync(join(EXAMPLE, DESCRIPTIONS_FILE), 'utf8').trimEnd().split('\n')
-    expect(JSON.parse(lines[0]!)).toMatchObject({
-      agentcli_descriptions: 1,
-      shared_flags: { format: { name: 'format' } },
-    })
+    const header = JSON.parse(lines[0]!)
+    expect(header).toMatchObject({ agentcli_descriptions: 1, shared_flags: { format: { name: 'format' } } })
     const list = lines.find((line) => line.startsWith('"list"\t'))!
     const moved = JSON.parse(list.slice(list.indexOf('\t') + 1))
     expect(moved.agent.path).toBe('list')
