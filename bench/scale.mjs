@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // How start-up and `reference` grow with the number of commands: a synthetic tool with 10 and with 1000 simple
 // commands, built in a temp dir with agentcli-build, `<tool> <cmd>` and `<tool> reference` alternated round-robin.
-// Prints medians and the 1000/10 ratios. Writes nothing inside the repository. Not a test.
+// Prints medians and the 1000/10 ratios. Writes nothing inside the repository (BENCH_KEEP=1 keeps the temp dir
+// for a look). BENCH_ROUNDS sets the rounds (15). Not a test.
 import { spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
