@@ -168,6 +168,8 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
     if (helpAsked) {
       await withRealStdout(async () => {
         // A tool's own help class wins; the default one adds the command's KIND.
+        // The long texts are out of the manifest (the start path); help puts them back first.
+        ;(await import('./describe/descriptions.js')).restoreHelpText(config, route?.id)
         const Help = config.pjson.oclif.helpClass ? await loadHelpClass(config) : (await import('./_help.js')).AgentHelp
         await new Help(config, config.pjson.oclif.helpOptions).showHelp(argv)
       })

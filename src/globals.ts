@@ -9,7 +9,10 @@ export type Format = (typeof FORMATS)[number]
 /** The universal flags as the framework reads them, before and independently of oclif's parse. */
 export type Globals = {
   format: Format
+  /** `--compact`: JSON on one line (the default off a terminal); `reference` returns its compact form. */
   compact: boolean
+  /** `--pretty`: JSON indented even off a terminal (the default on one). */
+  pretty: boolean
   quiet: boolean
   fields: string | undefined
   /** `--no-input`: nothing may prompt; a prompt is an error instead (also implied when stdin is not a TTY). */
@@ -35,7 +38,14 @@ export const GLOBAL_FLAGS = {
     description:
       'Return only these dotted paths of data; on a list, paths of the page (items.id, next_cursor) or of each item (id).',
   }),
-  compact: Flags.boolean({ helpGroup: HELP_GROUP, description: 'Print JSON on one line.' }),
+  compact: Flags.boolean({
+    helpGroup: HELP_GROUP,
+    description: 'Print JSON on one line (the default off a terminal); reference returns its compact, lossless form.',
+  }),
+  pretty: Flags.boolean({
+    helpGroup: HELP_GROUP,
+    description: 'Print JSON indented (the default on a terminal).',
+  }),
   quiet: Flags.boolean({
     helpGroup: HELP_GROUP,
     description: 'Silence progress and notes on stderr; errors still print.',
@@ -48,7 +58,7 @@ export const GLOBAL_FLAGS = {
 }
 
 const VALUE_FLAGS = new Set(['--format', '--fields'])
-const SWITCH_FLAGS = new Set(['--json', '--compact', '--quiet', '--no-input'])
+const SWITCH_FLAGS = new Set(['--json', '--compact', '--pretty', '--quiet', '--no-input'])
 
 function isGlobal(token: string): boolean {
   const name = token.split('=')[0]!
@@ -92,6 +102,7 @@ export function scanGlobals(argv: readonly string[], envFormat?: { name: string;
   let flagFormat: string | undefined
   let json = false
   let compact = false
+  let pretty = false
   let quiet = false
   let noInput = false
   let fields: string | undefined
@@ -108,6 +119,7 @@ export function scanGlobals(argv: readonly string[], envFormat?: { name: string;
       else fields = value
     } else if (token === '--json') json = true
     else if (token === '--compact') compact = true
+    else if (token === '--pretty') pretty = true
     else if (token === '--quiet') quiet = true
     else if (token === '--no-input') noInput = true
   }
@@ -146,7 +158,11 @@ export function scanGlobals(argv: readonly string[], envFormat?: { name: string;
       )
     }
   }
+  if (compact && pretty && !error)
+    error = new AgentError('E_USAGE', '--compact conflicts with --pretty; pass one of them', {
+      details: { got: ['--compact', '--pretty'] },
+    })
   // Errors about the format flags themselves are reported in JSON: which format was meant is unknown.
   if (error) format = 'json'
-  return { format, compact, quiet, fields, noInput, error }
+  return { format, compact, pretty, quiet, fields, noInput, error }
 }

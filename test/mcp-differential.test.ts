@@ -7,7 +7,7 @@ import type { Ref } from '../src/verify/reference-types.js'
 import { env, seed, tasks, useSandbox } from './helpers.js'
 import { openSession, sc, withoutDuration } from './mcp-session.js'
 
-const SERVER_FLAGS = new Set(['--format', '--json', '--compact', '--quiet', '--help', '-h'])
+const SERVER_FLAGS = new Set(['--format', '--json', '--compact', '--pretty', '--quiet', '--help', '-h'])
 
 /**
  * The MCP arguments of a CLI invocation, when it has some: a known command, then flags and positional arguments

@@ -44,7 +44,7 @@ describe('closed pipes', () => {
     )
     const script = `"${process.execPath}" "${TASKS_BIN}" list --limit 100 | head -c 10; echo " status=\${PIPESTATUS[0]}"`
     const result = spawnSync('bash', ['-c', script], { env: { ...process.env, ...box().env }, encoding: 'utf8' })
-    expect(result.stdout).toBe('{\n  "ok":  status=0\n')
+    expect(result.stdout).toBe('{"ok":true status=0\n')
     expect(result.stderr).toBe('')
   })
 })

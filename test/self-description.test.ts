@@ -22,6 +22,7 @@ describe('reference', () => {
       'json',
       'fields',
       'compact',
+      'pretty',
       'quiet',
       'no-input',
     ])

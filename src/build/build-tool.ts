@@ -4,10 +4,13 @@ import { dirname, join, resolve } from 'node:path'
 import { Plugin } from '@oclif/core'
 import { META_FILE, parseChangelog } from '../describe/changelog.js'
 import { BIN_TEMPLATE, describeCommand } from '../describe/command.js'
+import type { CompactReference } from '../describe/compact.js'
+import { expandReference } from '../describe/expand.js'
 import type { Reference } from '../describe/reference.js'
 import { renderSkill, skillName } from '../describe/skill.js'
 import { loadZod } from '../schema.js'
 import { bundleTool } from './bundle.js'
+import { splitDescriptions } from './descriptions.js'
 
 /** What to do with the tool's SKILL.md. */
 export type SkillMode = 'write' | 'check' | 'skip'
@@ -31,8 +34,9 @@ export type PackageJson = {
 }
 
 /**
- * Write the manifest with each command's `reference` description baked in (so `reference` loads neither zod nor
- * the command modules), the embedded changelog, and the skill file.
+ * Write the manifest, and beside it (in `dist/agentcli.descriptions.json`, out of the start path) each command's
+ * `reference` description baked in (so `reference` loads neither zod nor the command modules) and its help
+ * texts; the embedded changelog, and the skill file.
  */
 export async function buildTool(
   dir: string,
@@ -50,7 +54,8 @@ export async function buildTool(
     manifest.commands[id]!.agent = describeCommand(cmd, BIN_TEMPLATE, z)
     addInheritedFlags(manifest.commands[id]!, cmd as unknown as LiveFlags)
   }
-  writeFileSync(join(root, 'oclif.manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`)
+  splitDescriptions(root, manifest)
+  writeFileSync(join(root, 'oclif.manifest.json'), manifestText(manifest))
   // Before the skill: the skill is read from the tool as it will run, which is from its bundle.
   const bundle = await bundleTool(root)
 
@@ -72,6 +77,17 @@ export async function buildTool(
     bundle_bytes: bundle?.bytes ?? null,
     skill: buildSkill(root, pjson, skill),
   }
+}
+
+/**
+ * The manifest with one command per line: every start parses it, and indentation was a third of its bytes; a
+ * line per command still diffs by command.
+ */
+function manifestText(manifest: { commands: Record<string, unknown> }): string {
+  const { commands, ...rest } = manifest
+  const lines = Object.entries(commands).map(([id, entry]) => `${JSON.stringify(id)}:${JSON.stringify(entry)}`)
+  const tail = JSON.stringify(rest).slice(1)
+  return `{"commands":{\n${lines.join(',\n')}\n}${tail === '}' ? '}' : `,${tail}`}\n`
 }
 
 type LiveFlags = {
@@ -102,15 +118,18 @@ export function binPath(root: string, pjson: PackageJson): string | undefined {
   return first ? join(root, first) : undefined
 }
 
-/** Ask the tool itself for its reference: the skill is rendered from exactly what agents will see. */
+/**
+ * Ask the tool itself for its reference: the skill is rendered from exactly what agents will see. Asked for the
+ * compact form (the smallest pipe) and expanded.
+ */
 export function readReference(bin: string): Reference {
   const result = spawnSync(process.execPath, [bin, 'reference', '--format', 'json', '--compact'], {
     encoding: 'utf8',
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' },
   })
-  const envelope = JSON.parse(result.stdout) as { ok: boolean; data: Reference }
+  const envelope = JSON.parse(result.stdout) as { ok: boolean; data: Reference | CompactReference }
   if (!envelope.ok) throw new Error(`${bin} reference failed: ${result.stdout}`)
-  return envelope.data
+  return expandReference(envelope.data)
 }
 
 function buildSkill(root: string, pjson: PackageJson, mode: SkillMode): BuildReport['skill'] {

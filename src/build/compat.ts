@@ -1,4 +1,5 @@
 import type { CommandDescription } from '../describe/command.js'
+import { expandReference, isCompactReference } from '../describe/expand.js'
 import type { Param } from '../describe/params.js'
 
 /** One way the current `reference` breaks a client written against the previous one. */
@@ -143,10 +144,11 @@ export function compatBreaks(previous: ComparableReference, current: ComparableR
   return out
 }
 
-/** Read a saved `reference`: the envelope `tool reference` printed, or its `data` alone. */
+/** Read a saved `reference` (full or `--compact`): the envelope `tool reference` printed, or its `data` alone. */
 export function parseReference(text: string): ComparableReference {
   const value = JSON.parse(text) as { ok?: boolean; data?: unknown }
-  const ref = (value && typeof value === 'object' && 'data' in value ? value.data : value) as ComparableReference
+  const data = value && typeof value === 'object' && 'data' in value ? value.data : value
+  const ref = (isCompactReference(data) ? expandReference(data) : data) as ComparableReference
   if (!ref || !Array.isArray(ref.commands) || typeof ref.error_codes !== 'object')
     throw new Error('not a reference document (expected the output of `<tool> reference`)')
   return ref

@@ -70,6 +70,7 @@ export const UNIVERSAL_FLAG_NAMES: ReadonlySet<string> = new Set([
   'json',
   'fields',
   'compact',
+  'pretty',
   'quiet',
   'no-input',
 ])

@@ -9,9 +9,12 @@ export {
   type ToolMeta,
 } from './changelog.js'
 export { type CommandDescription, describeCommand, toJsonSchema, UNIVERSAL_ERRORS, WRITE_ERRORS } from './command.js'
+export { type CompactReference, compactReference } from './compact.js'
 export { CONTRACT_VERSION } from './contract-version.js'
+export { expandReference, isCompactReference } from './expand.js'
 export { buildOverview, type Overview } from './overview.js'
 export { describeParam, type Param } from './params.js'
 export { type ReleaseReadiness, readinessFixes, releaseReadiness } from './readiness.js'
 export { buildReference, CONTRACT_SCHEMA_VERSION, describeCommands, type Reference } from './reference.js'
+export { selectCommands } from './select.js'
 export { renderSkill, skillMinVersions, skillName } from './skill.js'

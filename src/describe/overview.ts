@@ -30,6 +30,6 @@ export async function buildOverview(config: Config): Promise<Overview> {
     contract_version: CONTRACT_VERSION,
     description: String(config.pjson.description ?? ''),
     commands,
-    hint: `run \`${invocation(config.bin)} reference\` for every command's flags, output schema and error codes`,
+    hint: `run \`${invocation(config.bin)} reference\` for every command's flags, output schema and error codes (\`reference --compact\`: the same in fewer bytes; \`reference <command>\`: one command)`,
   }
 }

@@ -1,4 +1,4 @@
-import type { Command, Config } from '@oclif/core'
+import type { Config } from '@oclif/core'
 import { COMMAND_KINDS, type CommandKind } from '../command-kind.js'
 import { byCodePoint } from '../compare.js'
 import type { Catalogue } from '../errors/catalogue.js'
@@ -8,8 +8,10 @@ import { loadZod } from '../schema.js'
 import { readToolSettings } from '../tool-settings.js'
 import { BIN_TEMPLATE, type CommandDescription, describeCommand } from './command.js'
 import { CONTRACT_VERSION } from './contract-version.js'
+import { bakedDescription } from './descriptions.js'
 import { describeParam, type Param } from './params.js'
 import { type ReleaseReadiness, releaseReadiness } from './readiness.js'
+import { selectCommands } from './select.js'
 
 /** Version of the envelope and `reference` shapes this framework emits. */
 export const CONTRACT_SCHEMA_VERSION = '1.0'
@@ -32,22 +34,31 @@ export type Reference = {
   error_codes: Record<string, { exit: number; retryable: boolean; description: string }>
 }
 
-type Baked = Command.Loadable & { agent?: CommandDescription }
-
-/** Describe every visible command: from the manifest when it was baked at build time, else by loading it. */
-export async function describeCommands(config: Config): Promise<CommandDescription[]> {
+/**
+ * Describe every visible command (or those of `ids`): from the descriptions baked at build time, else by loading
+ * it.
+ */
+export async function describeCommands(config: Config, ids?: ReadonlySet<string>): Promise<CommandDescription[]> {
   const out: CommandDescription[] = []
-  for (const cmd of config.commands as Baked[]) {
-    if (cmd.hidden) continue
-    const description = cmd.agent ?? describeCommand(await cmd.load(), BIN_TEMPLATE, await loadZod())
+  for (const cmd of config.commands) {
+    if (cmd.hidden || (ids && !ids.has(cmd.id))) continue
+    const description =
+      bakedDescription(config, cmd) ?? describeCommand(await cmd.load(), BIN_TEMPLATE, await loadZod())
     // Examples are baked as templates: a plugin's command must show the bin of the tool that loaded it.
     out.push({ ...description, examples: description.examples.map((e) => e.replaceAll(BIN_TEMPLATE, config.bin)) })
   }
   return out.sort((a, b) => byCodePoint(a.path, b.path))
 }
 
-/** Build the `reference` document of a tool. */
-export async function buildReference(config: Config, catalogue: Catalogue): Promise<Reference> {
+/**
+ * Build the `reference` document of a tool; with `paths` (words of command paths, see {@link selectCommands}),
+ * only those commands.
+ */
+export async function buildReference(
+  config: Config,
+  catalogue: Catalogue,
+  options: { paths?: readonly string[] } = {},
+): Promise<Reference> {
   const settings = readToolSettings(config)
   const errorCodes: Reference['error_codes'] = {}
   for (const code of Object.keys(catalogue.entries).sort()) {
@@ -64,8 +75,16 @@ export async function buildReference(config: Config, catalogue: Catalogue): Prom
     release_readiness: releaseReadiness(settings),
     global_flags: Object.entries(GLOBAL_FLAGS).map(([name, def]) => describeParam(name, 'flag', def as never)),
     command_kinds: { ...COMMAND_KINDS },
-    commands: await describeCommands(config),
+    commands: options.paths?.length ? await describeNamed(config, options.paths) : await describeCommands(config),
     exit_codes: Object.fromEntries(Object.entries(EXIT_CODES).map(([k, v]) => [String(k), v])),
     error_codes: errorCodes,
   }
+}
+
+/** The commands `reference <path…>` names, in the order named; only those are described. */
+async function describeNamed(config: Config, words: readonly string[]): Promise<CommandDescription[]> {
+  const visible = config.commands.filter((c) => !c.hidden).map((c) => ({ id: c.id, path: c.id.replaceAll(':', ' ') }))
+  const named = selectCommands(visible, words)
+  const described = await describeCommands(config, new Set(named.map((c) => c.id)))
+  return named.map((n) => described.find((d) => d.path === n.path)!)
 }

@@ -17,7 +17,7 @@ import { type Launcher, runCall } from './run-call.js'
 import { DEFAULT_MAX_ITEMS, MAX_ITEMS_CAP, type ToolDef } from './tools.js'
 
 /** Universal flags that are the server's business: an MCP call always answers one JSON envelope. */
-const RESERVED = new Set(['format', 'json', 'compact', 'quiet'])
+const RESERVED = new Set(['format', 'json', 'compact', 'pretty', 'quiet'])
 
 /** The SDK's server module (imported by the server, lazily). */
 export type Sdk = typeof import('@modelcontextprotocol/server')

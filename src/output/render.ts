@@ -15,7 +15,7 @@ import { utcTimes } from './times.js'
 
 /** Everything the renderer needs besides the outcome. */
 export type RenderContext = {
-  globals: Pick<Globals, 'format' | 'compact' | 'quiet'>
+  globals: Pick<Globals, 'format' | 'compact' | 'quiet'> & { pretty?: boolean }
   catalogue: Catalogue
   startedAt: number
   notices: readonly Notice[]
@@ -25,9 +25,22 @@ export type RenderContext = {
   failure?: string
 }
 
-/** Serialise an envelope, redacted: pretty by default, one line with `--compact`; always ends in `\n`. */
+/** Serialise an envelope, redacted: on one line or indented by two; always ends in `\n`. */
 export function serialize(envelope: Envelope, compact: boolean): string {
   return `${redactedJson(envelope, compact ? 0 : 2)}\n`
+}
+
+/**
+ * Whether JSON goes out on one line: `--compact` or `--pretty` decide; otherwise one line off a terminal (agents
+ * pay for every byte of whitespace) and indented on one (a person reads it).
+ */
+export function oneLine(
+  globals: { compact: boolean; pretty?: boolean },
+  stdout: { isTTY?: boolean } = process.stdout,
+): boolean {
+  if (globals.compact) return true
+  if (globals.pretty) return false
+  return !stdout.isTTY
 }
 
 /** Render a command's outcome; returns the exit code (0). */
@@ -48,7 +61,7 @@ export async function renderOutcome(outcome: Outcome, ctx: RenderContext): Promi
     }
     return 0
   }
-  await writeStdout(serialize(successEnvelope(data, outcome.schemaVersion, meta), ctx.globals.compact))
+  await writeStdout(serialize(successEnvelope(data, outcome.schemaVersion, meta), oneLine(ctx.globals)))
   return 0
 }
 
@@ -112,7 +125,7 @@ export async function renderError(
     )
     return exit
   }
-  await writeStdout(serialize(errorEnvelope(raw, schemaVersion, meta), ctx.globals.compact))
+  await writeStdout(serialize(errorEnvelope(raw, schemaVersion, meta), oneLine(ctx.globals)))
   return exit
 }
 

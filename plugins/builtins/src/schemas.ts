@@ -22,8 +22,24 @@ const param = (z: ZodNamespace) =>
     deprecated: deprecation(z).optional(),
   })
 
-/** Output of `reference`. */
-export const referenceSchema = (z: ZodNamespace) =>
+/** Output of `reference`: the full document, or with `--compact` its compact form (`expandReference` restores it). */
+export const referenceSchema = (z: ZodNamespace) => z.union([fullReferenceSchema(z), compactReferenceSchema(z)])
+
+/**
+ * `reference --compact`: defaults and derivable keys left out, shared parameters under `param_defs`, shared
+ * subschemas under `$defs` (docs/contract.md); the keys not listed are those of the full document.
+ */
+const compactReferenceSchema = (z: ZodNamespace) =>
+  z
+    .object({
+      compact: z.literal(true),
+      commands: z.array(z.object({ path: z.string() }).catchall(z.unknown())),
+      param_defs: z.array(z.record(z.string(), z.unknown())),
+      $defs: z.record(z.string(), z.unknown()),
+    })
+    .catchall(z.unknown())
+
+const fullReferenceSchema = (z: ZodNamespace) =>
   z.object({
     tool: z.string(),
     version: z.string(),

@@ -1,18 +1,25 @@
-import { AgentCommand, output } from 'agentcli'
-import { buildReference } from 'agentcli/describe'
+import { AgentCommand, Args, output } from 'agentcli'
+import { buildReference, compactReference } from 'agentcli/describe'
 import { referenceSchema } from '../schemas.js'
 
 export default class Reference extends AgentCommand {
   static override summary = 'Describe this tool for agents: commands, flags, output schemas, error codes'
   static override description =
-    'The machine-readable description of the tool. Agents read it before anything else. Commands are sorted by path; hidden commands are left out.'
+    'The machine-readable description of the tool; agents read it first. Commands are sorted by path; hidden ones are left out. `reference <command path…>`: only those commands, in full. `--compact`: the same, lossless, in far fewer bytes (docs/contract.md); `expandReference()` of agentcli/describe restores it.'
   static override examples = [
-    '<%= config.bin %> reference',
+    '<%= config.bin %> reference --compact',
+    '<%= config.bin %> reference list',
     '<%= config.bin %> reference --fields commands.path,commands.type',
   ]
+  static override strict = false
+  static override args = {
+    path: Args.string({ description: 'Command paths to describe (all when none); words of one path may be separate.' }),
+  }
   static override output = output(referenceSchema)
 
   async execute() {
-    return buildReference(this.config, this.catalogue)
+    const { argv } = await this.parse(Reference)
+    const reference = await buildReference(this.config, this.catalogue, { paths: argv as string[] })
+    return this.globals.compact ? compactReference(reference) : reference
   }
 }

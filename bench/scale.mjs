@@ -1,0 +1,130 @@
+#!/usr/bin/env node
+// How start-up and `reference` grow with the number of commands: a synthetic tool with 10 and with 1000 simple
+// commands, built in a temp dir with agentcli-build, `<tool> <cmd>` and `<tool> reference` alternated round-robin.
+// Prints medians and the 1000/10 ratios. Writes nothing inside the repository (BENCH_KEEP=1 keeps the temp dir
+// for a look). BENCH_ROUNDS sets the rounds (15). Not a test.
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const rounds = Number(process.env.BENCH_ROUNDS ?? 15)
+const node = process.execPath
+const work = mkdtempSync(join(tmpdir(), 'agentcli-scale-'))
+
+function command(i) {
+  return `import { AgentCommand, Flags, output } from 'agentcli'
+
+export default class Command${i} extends AgentCommand {
+  static summary = 'Show item ${i} of the synthetic store'
+  static description =
+    'Reads item ${i} and reports its id, name and count. A longer description, as real tools have: it says what the command reads, what it returns, which flags narrow it, and what an agent should do next with the result.'
+  static examples = ['<%= config.bin %> item${i} --name a', '<%= config.bin %> item${i} --limit 5']
+  static kind = 'read'
+  static flags = {
+    name: Flags.string({ description: 'Only the item with this name.' }),
+    limit: Flags.integer({ description: 'Items per page (1-100).', default: 10, min: 1, max: 100 }),
+  }
+  static output = output((z) => z.object({ id: z.string(), name: z.string(), count: z.number().int() }))
+  async execute() {
+    return { id: '${i}', name: 'item', count: 1 }
+  }
+}
+`
+}
+
+/** A tool with `n` commands (`item0` …) plus the built-ins, its dependencies linked from this checkout. */
+function makeTool(n) {
+  const dir = join(work, `tool-${n}`)
+  mkdirSync(join(dir, 'dist', 'commands'), { recursive: true })
+  mkdirSync(join(dir, 'bin'), { recursive: true })
+  mkdirSync(join(dir, 'node_modules', '@oclif'), { recursive: true })
+  mkdirSync(join(dir, 'node_modules', '@agentcli'), { recursive: true })
+  symlinkSync(root, join(dir, 'node_modules', 'agentcli'))
+  symlinkSync(join(root, 'node_modules', '@oclif', 'core'), join(dir, 'node_modules', '@oclif', 'core'))
+  symlinkSync(join(root, 'plugins', 'builtins'), join(dir, 'node_modules', '@agentcli', 'plugin-builtins'))
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({
+      name: `scale-${n}`,
+      version: '0.1.0',
+      type: 'module',
+      bin: { scale: './bin/run.js' },
+      dependencies: { agentcli: '*', '@oclif/core': '*', '@agentcli/plugin-builtins': '*' },
+      oclif: {
+        bin: 'scale',
+        dirname: `agentcli-scale-${n}`,
+        commands: { strategy: 'explicit', target: './dist/index.js', identifier: 'COMMANDS' },
+        topicSeparator: ' ',
+      },
+      agentcli: { bundle: true },
+    }),
+  )
+  writeFileSync(
+    join(dir, 'bin', 'run.js'),
+    "#!/usr/bin/env node\nconst { start } = await import('agentcli/boot')\nawait start(new URL('..', import.meta.url))\n",
+  )
+  const imports = []
+  const entries = []
+  for (let i = 0; i < n; i++) {
+    writeFileSync(join(dir, 'dist', 'commands', `item${i}.js`), command(i))
+    imports.push(`import Item${i} from './commands/item${i}.js'`)
+    entries.push(`  item${i}: Item${i},`)
+  }
+  writeFileSync(
+    join(dir, 'dist', 'index.js'),
+    `import { COMMANDS as BUILTINS } from '@agentcli/plugin-builtins'\n${imports.join('\n')}\nexport const COMMANDS = {\n  ...BUILTINS,\n${entries.join('\n')}\n}\n`,
+  )
+  const built = spawnSync(node, [join(root, 'bin', 'agentcli-build.js'), '--no-changelog', dir], { encoding: 'utf8' })
+  if (built.status !== 0) throw new Error(`build of ${n} commands failed: ${built.stderr}`)
+  return join(dir, 'bin', 'run.js')
+}
+
+try {
+  const home = join(work, 'home')
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    XDG_DATA_HOME: join(home, 'data'),
+    XDG_CONFIG_HOME: join(home, 'config'),
+    XDG_CACHE_HOME: join(home, 'cache'),
+  }
+  const small = makeTool(10)
+  const large = makeTool(1000)
+  const variants = [
+    ['10: item0', [small, 'item0']],
+    ['1000: item0', [large, 'item0']],
+    ['10: reference', [small, 'reference']],
+    ['1000: reference', [large, 'reference']],
+    ['10: reference item0', [small, 'reference', 'item0']],
+    ['1000: reference item0', [large, 'reference', 'item0']],
+  ]
+  const times = new Map(variants.map(([name]) => [name, []]))
+  // Warm-up: the page cache and each command's code cache.
+  for (let warm = 0; warm < 2; warm++) for (const [, args] of variants) spawnSync(node, args, { env, stdio: 'ignore' })
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, args] of variants) {
+      const start = process.hrtime.bigint()
+      const result = spawnSync(node, args, { env, stdio: ['ignore', 'ignore', 'pipe'] })
+      const ms = Number(process.hrtime.bigint() - start) / 1e6
+      if (result.status !== 0) throw new Error(`${name} exited ${result.status}: ${result.stderr}`)
+      times.get(name).push(ms)
+    }
+  }
+  const median = (xs) => {
+    const s = [...xs].sort((a, b) => a - b)
+    return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+  }
+  const m = Object.fromEntries([...times].map(([name, xs]) => [name, median(xs)]))
+  const lines = [`scale bench: ${rounds} rounds, medians (ms)`]
+  for (const [name] of variants) lines.push(`  ${name.padEnd(24)} ${m[name].toFixed(1)}`)
+  lines.push(`  start-up 1000/10:  ${(m['1000: item0'] / m['10: item0']).toFixed(2)}x (target <= 1.3x)`)
+  lines.push(`  reference 1000/10: ${(m['1000: reference'] / m['10: reference']).toFixed(2)}x (target <= 1.3x)`)
+  lines.push(`  reference item0 1000/10: ${(m['1000: reference item0'] / m['10: reference item0']).toFixed(2)}x`)
+  process.stdout.write(`${lines.join('\n')}\n`)
+} finally {
+  if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true })
+  else process.stderr.write(`kept ${work}\n`)
+}

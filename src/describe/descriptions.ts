@@ -1,0 +1,111 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Command, Config } from '@oclif/core'
+import type { CommandDescription } from './command.js'
+
+/**
+ * The long texts of a tool's commands, out of its oclif manifest: every start parses the manifest, and only
+ * `--help` and `reference` (with the overview and `mcp`) need these. Written by `agentcli-build` next to the
+ * compiled code, read here on first need.
+ */
+export const DESCRIPTIONS_FILE = join('dist', 'agentcli.descriptions.json')
+
+/** What the build moved out of one command's manifest entry. */
+export type MovedText = {
+  /** The command as `reference` describes it. */
+  agent?: CommandDescription
+  description?: string
+  examples?: unknown[]
+  usage?: unknown
+  /** oclif's cached flag and argument definitions, as its manifest would hold them. */
+  flags?: Record<string, Record<string, unknown>>
+  args?: Record<string, Record<string, unknown>>
+}
+
+/**
+ * The descriptions file: a first line `{"agentcli_descriptions":1}` (with `shared_flags`, the flag definitions
+ * several commands hold identically), then one line per command, its id as a JSON string, a tab, and its moved
+ * texts as JSON, where a flag given as `0` is the shared one of that name. One line per command so that
+ * `reference <path>` and a command's `--help` parse only what they show, whatever the number of commands.
+ */
+export const DESCRIPTIONS_HEADER = '{"agentcli_descriptions":1}'
+
+/** The moved texts of one plugin, each parsed on first use. */
+export type Descriptions = { get(id: string): MovedText | undefined }
+
+const files = new Map<string, Descriptions | undefined>()
+
+function parseFile(text: string): Descriptions | undefined {
+  const lines = text.split('\n')
+  let header: { agentcli_descriptions?: unknown; shared_flags?: Record<string, Record<string, unknown>> }
+  try {
+    header = JSON.parse(lines[0]!)
+  } catch {
+    return undefined
+  }
+  if (header.agentcli_descriptions !== 1) return undefined
+  const shared = header.shared_flags ?? {}
+  const raw = new Map<string, string>()
+  for (const line of lines.slice(1)) {
+    const tab = line.indexOf('\t')
+    if (tab > 0) raw.set(JSON.parse(line.slice(0, tab)) as string, line.slice(tab + 1))
+  }
+  const parsed = new Map<string, MovedText>()
+  return {
+    get(id) {
+      if (!parsed.has(id) && raw.has(id)) {
+        const moved = JSON.parse(raw.get(id)!) as MovedText
+        if (moved.flags)
+          for (const [name, def] of Object.entries(moved.flags))
+            if ((def as unknown) === 0) moved.flags[name] = structuredClone(shared[name]!)
+        parsed.set(id, moved)
+      }
+      return parsed.get(id)
+    },
+  }
+}
+
+/** The descriptions file of a plugin root (undefined when it has none: an older build, or no build at all). */
+export function readDescriptions(root: string): Descriptions | undefined {
+  if (!files.has(root)) {
+    let text: string | undefined
+    try {
+      text = readFileSync(join(root, DESCRIPTIONS_FILE), 'utf8')
+    } catch {
+      text = undefined
+    }
+    files.set(root, text === undefined ? undefined : parseFile(text))
+  }
+  return files.get(root)
+}
+
+type Cached = Command.Loadable & MovedText
+
+function movedText(config: Config, cmd: Command.Loadable): MovedText | undefined {
+  const root = (cmd.pluginName ? config.plugins.get(cmd.pluginName)?.root : undefined) ?? config.root
+  return readDescriptions(root)?.get(cmd.id)
+}
+
+/** A command's baked `reference` description: in its manifest entry (older builds) or in the descriptions file. */
+export function bakedDescription(config: Config, cmd: Command.Loadable): CommandDescription | undefined {
+  return (cmd as Cached).agent ?? movedText(config, cmd)?.agent
+}
+
+/**
+ * Put the moved texts back into the commands oclif holds, so help reads them as if the manifest had them: of the
+ * one command help is about (`id`), else of every command.
+ */
+export function restoreHelpText(config: Config, id?: string): void {
+  const found = id === undefined ? undefined : config.findCommand(id)
+  for (const cmd of (found ? [found] : config.commands) as Cached[]) {
+    const moved = movedText(config, cmd)
+    if (!moved) continue
+    const target = cmd as Record<string, unknown>
+    for (const key of ['description', 'examples', 'usage'] as const)
+      if (moved[key] !== undefined && target[key] === undefined) target[key] = moved[key]
+    for (const key of ['flags', 'args'] as const) {
+      const current = target[key] as Record<string, unknown> | undefined
+      if (moved[key] && (!current || Object.keys(current).length === 0)) target[key] = moved[key]
+    }
+  }
+}

@@ -1,0 +1,81 @@
+import { type CompactCommand, expandCommand, expandParam } from './_compact-command.js'
+import { openObjects } from './_schema-closed.js'
+import { resolveSchema } from './_schema-defs.js'
+import type { CompactReference } from './compact.js'
+import type { Reference } from './reference.js'
+
+/** The JSON Schema dialect every output schema names; written once in the compact document. */
+export const DIALECT = 'https://json-schema.org/draft/2020-12/schema'
+
+/** Whether a `reference` document is the compact form (`reference --compact`). */
+export function isCompactReference(doc: unknown): doc is CompactReference {
+  return typeof doc === 'object' && doc !== null && (doc as { compact?: unknown }).compact === true
+}
+
+/**
+ * The full `reference` document from its compact form, exactly as `reference` prints it: every `$ref` to the
+ * document's `$defs` resolved, every default and derived key put back. A full document is returned as it is, so
+ * a consumer can pass whichever form it was given.
+ */
+export function expandReference(doc: CompactReference | Reference): Reference {
+  if (!isCompactReference(doc)) return doc
+  const {
+    compact: _,
+    schema_dialect,
+    closed_objects,
+    $defs,
+    param_defs,
+    global_flags,
+    commands,
+    error_codes,
+    ...rest
+  } = doc
+  const schema = (s: unknown) => {
+    const resolved = resolveSchema(s, $defs)
+    return redialect((closed_objects ? openObjects(resolved) : resolved) as Record<string, unknown>, schema_dialect)
+  }
+  const expanded = commands.map((c) => {
+    const resolved: CompactCommand = { ...c }
+    if (c.params) resolved.params = c.params.map((p) => (typeof p === 'number' ? param_defs[p]! : p))
+    if (!c.verbatim) {
+      if (c.output_schema) resolved.output_schema = schema(c.output_schema)
+      if (c.result_schema) resolved.result_schema = schema(c.result_schema)
+    }
+    return expandCommand(resolved, doc.tool)
+  })
+  const errors: Reference['error_codes'] = {}
+  for (const [code, e] of Object.entries(error_codes))
+    errors[code] = { exit: e.exit, retryable: e.retryable ?? false, description: e.description }
+  const out = {
+    ...rest,
+    global_flags: global_flags.map(expandParam),
+    commands: expanded,
+    error_codes: errors,
+  } as Reference
+  // The full document's keys in their usual order.
+  const ordered: Record<string, unknown> = {}
+  for (const key of REFERENCE_KEYS) if (key in out) ordered[key] = out[key]
+  return Object.assign(ordered, out) as Reference
+}
+
+const REFERENCE_KEYS: ReadonlyArray<keyof Reference> = [
+  'tool',
+  'version',
+  'schema_version',
+  'contract_version',
+  'description',
+  'risk_tier',
+  'release_readiness',
+  'global_flags',
+  'command_kinds',
+  'commands',
+  'exit_codes',
+  'error_codes',
+]
+
+/** Put back the `$schema` the compact form left out (see `undialect`). */
+function redialect(schema: Record<string, unknown>, dialect: string = DIALECT): Record<string, unknown> {
+  if (schema.$dialect !== false) return { $schema: dialect, ...schema }
+  const { $dialect: _, ...rest } = schema
+  return rest
+}
