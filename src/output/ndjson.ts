@@ -59,7 +59,10 @@ export async function renderStream(spec: StreamSpec, ctx: RenderContext): Promis
       const fail = (error: unknown) => resolve(toAgentError(error))
       const pull = (): void => {
         try {
-          if (ended) return resolve(undefined)
+          if (ended) {
+            resolve(undefined)
+            return
+          }
           if (stdoutClosed()) {
             Promise.resolve(iterator.return?.()).then(() => resolve('closed'), fail)
             return
@@ -72,7 +75,10 @@ export async function renderStream(spec: StreamSpec, ctx: RenderContext): Promis
       }
       const step = (next: IteratorResult<unknown>): void => {
         try {
-          if (ended || next.done) return resolve(undefined)
+          if (ended || next.done) {
+            resolve(undefined)
+            return
+          }
           const data = utcTimes(spec.fields ? projectObject(next.value, spec.fields) : next.value)
           count++
           let written: Promise<void> | undefined
