@@ -24,7 +24,9 @@ export class ChunkWriter {
    * buffer before anything is awaited, so a line pushed before the stream's end is decided is never lost.
    */
   push(text: string, head?: Uint8Array, tail?: Uint8Array): Promise<void> | undefined {
-    const most = (head?.length ?? 0) + text.length * 3 + (tail?.length ?? 0)
+    // At most three bytes per UTF-16 unit; a long line is measured exactly rather than over-allocated.
+    let most = (head?.length ?? 0) + text.length * 3 + (tail?.length ?? 0)
+    if (most > SLACK) most = (head?.length ?? 0) + Buffer.byteLength(text) + (tail?.length ?? 0)
     if (this.used + most > this.buffer.length) this.grow(this.used + most)
     if (head) {
       this.buffer.set(head, this.used)

@@ -68,7 +68,8 @@ export async function renderStream(spec: StreamSpec, ctx: RenderContext): Promis
             return
           }
           if (ctx.signal?.aborted) throw ctx.signal.reason
-          iterator.next().then(step, fail)
+          // Promise.resolve: a hand-written iterator may answer with a plain result (no cost for a promise).
+          Promise.resolve(iterator.next()).then(step, fail)
         } catch (error) {
           fail(error)
         }
