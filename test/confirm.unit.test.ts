@@ -39,17 +39,20 @@ vi.mock('node:fs/promises', async (original) => {
     ...real,
     link: (...a: Parameters<typeof real.link>) => (fail.link ? injected(fail.link) : real.link(...a)),
     rm: (...a: Parameters<typeof real.rm>) => (fail.rm ? injected(fail.rm) : real.rm(...a)),
-    open: async (...a: Parameters<typeof real.open>) => {
-      if (fail.open) return injected(fail.open)
-      const handle = await real.open(...a)
-      if (!fail.write) return handle
-      const code = fail.write
-      // A full disk: the create succeeds, writing the content does not.
-      return Object.assign(Object.create(handle), {
-        writeFile: () => injected(code),
-        close: () => handle.close(),
-      })
-    },
+  }
+})
+// The token ledger's marker is created and written with synchronous calls.
+vi.mock('node:fs', async (original) => {
+  const real = await original<typeof import('node:fs')>()
+  const thrown = (code: string) => {
+    throw Object.assign(new Error(code), { code })
+  }
+  return {
+    ...real,
+    openSync: (...a: Parameters<typeof real.openSync>) => (fail.open ? thrown(fail.open) : real.openSync(...a)),
+    // A full disk: the create succeeds, writing the content does not.
+    writeSync: (...a: Parameters<typeof real.writeSync>) =>
+      fail.write ? thrown(fail.write) : (real.writeSync as (...b: unknown[]) => number)(...a),
   }
 })
 

@@ -506,7 +506,8 @@ describe('redaction happens at the choke points only', () => {
       .map(([path]) => path)
     // A new output path belongs in the renderer, where every envelope passes `redactedJson`/`redactForOutput`.
     // `tool mcp` owns stdout as its JSON-RPC transport; what it relays are envelopes its child runs rendered.
-    expect(writers.sort()).toEqual(['src/mcp/server.ts', 'src/output/ndjson.ts', 'src/output/render.ts'])
+    // The NDJSON writer's bytes go out through its chunk writer, which is handed only redacted lines.
+    expect(writers.sort()).toEqual(['src/mcp/server.ts', 'src/output/chunk-writer.ts', 'src/output/render.ts'])
   })
 
   it('the redactor is called by the choke points and the framework state writers, nowhere else', () => {

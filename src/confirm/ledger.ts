@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
-import { mkdir, open, readdir, readFile, stat, unlink } from 'node:fs/promises'
+import { closeSync, fsyncSync, mkdirSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs'
+import { readdir, readFile, stat, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
 import { beforeChange } from '../errors/before-change.js'
@@ -26,14 +27,6 @@ export type TokenLedgerOptions = {
 /** What a ledger stores for a token: a fingerprint, never the token or its id. */
 export function tokenFingerprint(tokenId: string): string {
   return createHash('sha256').update(`agentcli-token\0${tokenId}`).digest('hex')
-}
-
-/** Settle a clean-up step whose failure changes nothing about the answer. */
-function quietly(step: Promise<unknown>): Promise<void> {
-  return step.then(
-    () => undefined,
-    () => undefined,
-  )
 }
 
 function unusable(dir: string, error: unknown): AgentError {
@@ -63,10 +56,11 @@ export function fileTokenLedger(dataDir: string, options: TokenLedgerOptions = {
     )
     return degradedAnswer
   }
+  // Synchronous system calls: a confirm makes a handful of tiny ones, each a thread-pool round trip if async.
   return {
     async isUsed(tokenId) {
       try {
-        await stat(join(dir, tokenFingerprint(tokenId)))
+        statSync(join(dir, tokenFingerprint(tokenId)))
         return true
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
@@ -75,36 +69,53 @@ export function fileTokenLedger(dataDir: string, options: TokenLedgerOptions = {
     },
     async consume(tokenId, expiresAt, now) {
       const marker = join(dir, tokenFingerprint(tokenId))
+      let fd: number
       try {
-        await mkdir(dir, { recursive: true, mode: 0o700 })
-      } catch (error) {
-        return failed(error, true)
-      }
-      let handle: Awaited<ReturnType<typeof open>>
-      try {
-        handle = await open(marker, 'wx', 0o600)
+        fd = openMarker(dir, marker)
       } catch (error) {
         // Only the marker's own O_EXCL create can say "someone consumed it first".
         if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
         return failed(error, true)
       }
       try {
-        await handle.writeFile(String(expiresAt))
-        await handle.sync()
-        await handle.close()
+        writeSync(fd, String(expiresAt))
+        fsyncSync(fd)
+        closeSync(fd)
       } catch (error) {
         // A marker without its expiry would outlive the token by a day; one that cannot be written means a
         // full or failing disk, where the write itself would fail next: give the token back and stop here.
-        await quietly(handle.close())
-        await quietly(unlink(marker))
+        quietlySync(() => closeSync(fd))
+        quietlySync(() => unlinkSync(marker))
         return failed(error, true)
       }
       if (Math.random() < 0.05) await prune(dir, now)
       return true
     },
     async release(tokenId) {
-      await quietly(unlink(join(dir, tokenFingerprint(tokenId))))
+      quietlySync(() => unlinkSync(join(dir, tokenFingerprint(tokenId))))
     },
+  }
+}
+
+/**
+ * Create the marker with O_EXCL; the ledger directory (0700) is made only when it is missing. An EEXIST from
+ * that mkdir (a file where the directory goes, put there in between) reads as "taken": refused, never applied.
+ */
+function openMarker(dir: string, marker: string): number {
+  try {
+    return openSync(marker, 'wx', 0o600)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+  }
+  mkdirSync(dir, { recursive: true, mode: 0o700 })
+  return openSync(marker, 'wx', 0o600)
+}
+
+function quietlySync(step: () => void): void {
+  try {
+    step()
+  } catch {
+    // Clean-up whose failure changes nothing about the answer.
   }
 }
 

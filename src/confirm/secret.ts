@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { chmod, link, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { readFileSync, statSync } from 'node:fs'
+import { chmod, link, mkdir, rm, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
 
@@ -57,7 +58,7 @@ export function fileSecretSource(configDir: string, warn: (message: string) => v
 
 async function readOrCreate(dir: string, path: string, warn: (message: string) => void): Promise<Buffer> {
   try {
-    return await readChecked(path, warn)
+    return readChecked(path, warn)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
   }
@@ -81,8 +82,8 @@ async function readOrCreate(dir: string, path: string, warn: (message: string) =
  * can write is refused. A group-writable one is only warned about, since with per-user groups (umask 002) it is
  * an ordinary setup.
  */
-async function checkDir(dir: string, warn: (message: string) => void): Promise<void> {
-  const mode = (await stat(dir)).mode & 0o777
+function checkDir(dir: string, warn: (message: string) => void): void {
+  const mode = statSync(dir).mode & 0o777
   if ((mode & 0o002) !== 0) {
     throw new AgentError(
       'E_CONFIG',
@@ -95,9 +96,10 @@ async function checkDir(dir: string, warn: (message: string) => void): Promise<v
   if ((mode & 0o020) !== 0) warn(`${dir} holds the confirm secret and its group can write it; run chmod 700 ${dir}`)
 }
 
-async function readChecked(path: string, warn: (message: string) => void): Promise<Buffer> {
-  const info = await stat(path)
-  await checkDir(dirname(path), warn)
+/** Synchronous system calls: three tiny ones on every write, each a thread-pool round trip if async. */
+function readChecked(path: string, warn: (message: string) => void): Buffer {
+  const info = statSync(path)
+  checkDir(dirname(path), warn)
   if ((info.mode & 0o077) !== 0) {
     throw new AgentError('E_CONFIG', `${path} is readable by other users (mode ${(info.mode & 0o777).toString(8)})`, {
       details: { path, mode: (info.mode & 0o777).toString(8), fix: `chmod 600 ${path}` },
@@ -105,7 +107,7 @@ async function readChecked(path: string, warn: (message: string) => void): Promi
   }
   let text: string
   try {
-    text = await readFile(path, 'utf8')
+    text = readFileSync(path, 'utf8')
   } catch (error) {
     throw wrapIo(error, path)
   }

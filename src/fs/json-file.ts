@@ -1,7 +1,8 @@
-import { mkdir, readFile } from 'node:fs/promises'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
 import { beforeChange, noteChange } from '../errors/before-change.js'
+import { writeFileAtomic } from './atomic-write.js'
 
 /** Options of {@link writeJsonAtomic}. */
 export type WriteOptions = { mode?: number; dirMode?: number }
@@ -17,7 +18,7 @@ export async function readJsonFile<T>(
 ): Promise<T> {
   let text: string
   try {
-    text = await readFile(path, 'utf8')
+    text = readFileSync(path, 'utf8')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return fallback()
     throw beforeChange(
@@ -48,11 +49,17 @@ function corrupt(path: string, why: string, cause?: unknown): AgentError {
 
 /** Write JSON atomically (temp file + fsync + rename), creating the directory with `dirMode` (0700 by default). */
 export async function writeJsonAtomic(path: string, value: unknown, options: WriteOptions = {}): Promise<void> {
-  // Loaded on first write: read-only commands never pay for it.
-  const { default: writeFileAtomic } = await import('write-file-atomic')
+  const text = `${JSON.stringify(value, null, 2)}\n`
+  const write = () => writeFileAtomic(path, text, { mode: options.mode ?? 0o600, fsync: true })
   try {
-    await mkdir(dirname(path), { recursive: true, mode: options.dirMode ?? 0o700 })
-    await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`, { mode: options.mode ?? 0o600, fsync: true })
+    try {
+      await write()
+    } catch (error) {
+      // The directory is made only when missing: the common case costs no mkdir.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      mkdirSync(dirname(path), { recursive: true, mode: options.dirMode ?? 0o700 })
+      await write()
+    }
   } catch (error) {
     // The rename never happened: the file is as it was.
     throw beforeChange(

@@ -50,12 +50,16 @@ export function utcTimes<T>(value: T): T {
     }
     return (out ?? value) as T
   }
-  if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return value
+  const proto = Object.getPrototypeOf(value)
+  if (proto !== Object.prototype && proto !== null) return value
   let out: Record<string, unknown> | undefined
-  for (const key of Object.keys(value)) {
+  // for…in instead of Object.keys: no array per object (this runs on every item of a stream). It also visits
+  // enumerable keys inherited from Object.prototype, if anything put one there; those are skipped where they
+  // would matter, on a change.
+  for (const key in value) {
     const current = (value as Record<string, unknown>)[key]
     const next = utcTimes(current)
-    if (next === current) continue
+    if (next === current || !Object.hasOwn(value, key)) continue
     out ??= { ...(value as Record<string, unknown>) }
     out[key] = next
   }
