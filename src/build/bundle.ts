@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path'
 import { BUNDLE_FILE } from '../boot/index.js'
 import { bundleEntry } from './bundle-entry.js'
 import { lazyBuiltins, plainIdSort } from './bundle-plugins.js'
+import { bundleFast, type FastReport } from './fast-bundle.js'
 
 /** `"agentcli": {"bundle": …}` in a tool's package.json: `true`, or options. */
 export type BundleSettings = boolean | { external?: string[] }
@@ -26,7 +27,7 @@ const INLINED = new Set(['@oclif/core', 'semver', '@agentcli/plugin-builtins'])
 const ALWAYS_EXTERNAL = ['typescript', 'ts-node', 'tsx', 'esbuild', 'pg', 'pg-native', 'pg-boss', 'ioredis', 'bullmq']
 
 /** What a bundle build wrote. */
-export type BundleReport = { file: string; bytes: number; external: string[] }
+export type BundleReport = { file: string; bytes: number; external: string[]; fast: FastReport }
 
 /**
  * Bundle the tool, agentcli, its agentcli plugins and oclif into `dist/bundle.cjs` with esbuild, entered through
@@ -61,24 +62,36 @@ export async function bundleTool(dir: string): Promise<BundleReport | undefined>
   const esbuild = await loadEsbuild()
   const outfile = join(root, BUNDLE_FILE)
   const contents = await bundleEntry(esbuild, root, resolve(root, commands.target), identifier, external)
+  const options = {
+    target: 'node22',
+    // `import.meta.url` in an ES module becomes the bundle's own URL; only createRequire uses it, for externals.
+    define: { 'import.meta.url': '__agentcli_bundle_url' },
+    banner: { js: 'var __agentcli_bundle_url = require("node:url").pathToFileURL(__filename).href;' },
+  }
   const result = await esbuild.build({
+    ...options,
     stdin: { contents, resolveDir: root, sourcefile: 'agentcli-bundle-entry.js' },
     bundle: true,
     platform: 'node',
     format: 'cjs',
-    target: 'node22',
     outfile,
     external,
-    // `import.meta.url` in an ES module becomes the bundle's own URL; only createRequire uses it, for externals.
-    define: { 'import.meta.url': '__agentcli_bundle_url' },
-    banner: { js: 'var __agentcli_bundle_url = require("node:url").pathToFileURL(__filename).href;' },
     plugins: [lazyBuiltins(), plainIdSort()],
     logLevel: 'silent',
     metafile: true,
   })
   for (const warning of result.warnings) process.stderr.write(`agentcli-build: esbuild: ${warning.text}\n`)
   const bytes = Object.values(result.metafile?.outputs ?? {}).reduce((sum, output) => sum + output.bytes, 0)
-  return { file: outfile, bytes, external }
+  // The fast path (src/fast/): the commands the build proves simple, in a second bundle without oclif.
+  const fast = await bundleFast(esbuild, {
+    root,
+    pjson,
+    target: resolve(root, commands.target),
+    identifier,
+    external,
+    options,
+  })
+  return { file: outfile, bytes, external, fast }
 }
 
 function dependsOnAgentcli(require: NodeRequire, name: string): boolean {

@@ -9,7 +9,13 @@ import { redactForOutput } from './redact.js'
 type Write = typeof process.stdout.write
 
 let original: Write | undefined
+let unguarded: { stdout: Write; stderr: Write } | undefined
 let closed = false
+
+const onStdoutError = (error: NodeJS.ErrnoException) => {
+  // A reader that went away (`| head -c 10`) is not our failure: stop writing, exit quietly.
+  if (error.code === 'EPIPE') closed = true
+}
 
 /**
  * Divert every other writer of stdout to stderr, and scrub secrets from everything written to stderr.
@@ -18,6 +24,7 @@ let closed = false
 export function guardStdout(): void {
   if (original) return
   original = process.stdout.write.bind(process.stdout) as Write
+  unguarded = { stdout: process.stdout.write, stderr: process.stderr.write }
   const stderrWrite = process.stderr.write.bind(process.stderr) as Write
   const scrubbed = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
     const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')
@@ -25,10 +32,20 @@ export function guardStdout(): void {
   }) as Write
   process.stderr.write = scrubbed
   process.stdout.write = scrubbed
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    // A reader that went away (`| head -c 10`) is not our failure: stop writing, exit quietly.
-    if (error.code === 'EPIPE') closed = true
-  })
+  process.stdout.on('error', onStdoutError)
+}
+
+/**
+ * Undo {@link guardStdout}: for a run the fast path hands to oclif's path (whose own copy of this module guards
+ * stdout again) before anything was written.
+ */
+export function releaseStdout(): void {
+  if (!unguarded) return
+  process.stdout.off('error', onStdoutError)
+  process.stdout.write = unguarded.stdout
+  process.stderr.write = unguarded.stderr
+  original = undefined
+  unguarded = undefined
 }
 
 /** True once the reader of stdout has gone away. */
