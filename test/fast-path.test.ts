@@ -1,12 +1,14 @@
 import { spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { invocation as fuzzInvocation, prng } from '../src/verify/fuzz.js'
 import type { Ref } from '../src/verify/reference-types.js'
+import { useToolCopy } from './copy.js'
 import { ROOT, seed, TASKS_BIN, tasks, useSandbox } from './helpers.js'
 
 const box = useSandbox()
+const copy = useToolCopy()
 const TABLE = JSON.parse(readFileSync(join(ROOT, 'examples/tasks/dist/fast-routes.json'), 'utf8')) as {
   ids: string[]
   routes: Record<string, unknown>
@@ -186,4 +188,32 @@ describe('the fast path and oclif’s path answer alike', () => {
     const plans = Array.from({ length: 300 }, () => fuzzInvocation(r, fastOnly))
     for (const plan of plans) await expectSame(plan.args, plan.env)
   }, 600_000)
+})
+
+describe('the fast bundle', () => {
+  it('has its own code cache, written by its first run, beside the main bundle’s', () => {
+    seed(box(), SEEDED)
+    const cacheDir = join(box().env.XDG_CACHE_HOME!, 'agentcli', 'code-cache')
+    const caches = () => (existsSync(cacheDir) ? readdirSync(cacheDir).filter((f) => f.endsWith('.v8')) : [])
+    expect(traced(['list']).code).toBe(0)
+    expect(caches()).toHaveLength(1)
+    expect(traced(['get', '1']).code).toBe(0)
+    expect(caches()).toHaveLength(1)
+    expect(traced(['reference']).code).toBe(0)
+    expect(caches()).toHaveLength(2)
+  })
+
+  it('is skipped without a word when it cannot be loaded: oclif’s path serves the call', () => {
+    const dir = copy('examples/tasks', (d) => {
+      const fast = join(d, 'dist/fast.cjs')
+      writeFileSync(fast, `${readFileSync(fast, 'utf8')}\n}}} not javascript`)
+    })
+    const run = spawnSync(process.execPath, [join(dir, 'bin/run.js'), 'list'], {
+      encoding: 'utf8',
+      env: { ...box().env },
+    })
+    expect(run.status, run.stderr).toBe(0)
+    expect(JSON.parse(run.stdout).ok).toBe(true)
+    expect(run.stderr).toBe('')
+  })
 })
