@@ -6,6 +6,7 @@ import { toAgentError } from './errors/normalize.js'
 import { type Globals, normalizeArgv, scanGlobals } from './globals.js'
 import { readUpdateNotice } from './notices.js'
 import { dataOutcome, isOutcome, type Outcome } from './outcome.js'
+import { now } from './output/clock.js'
 import { addSensitiveKeys, registerSecret } from './output/redact.js'
 import { type RenderContext, renderError, renderOutcome } from './output/render.js'
 import { guardStdout, releaseStdout } from './output/stdout.js'
@@ -53,7 +54,7 @@ export type Session = {
 
 /** Open the session of this process's run: from here on, every outcome leaves as exactly one envelope. */
 export function openSession(options: SessionOptions = {}): Session {
-  const startedAt = performance.now()
+  const startedAt = now()
   guardStdout()
   const controller = new AbortController()
   const rawArgv = options.argv ?? process.argv.slice(2)
@@ -95,7 +96,7 @@ export function openSession(options: SessionOptions = {}): Session {
         await (await import('./confirm/audit.js')).appendAudit(audit, {
           result_code: resultCode,
           exit_code: code,
-          duration_ms: Math.round(performance.now() - startedAt),
+          duration_ms: Math.round(now() - startedAt),
         })
     } catch (renderFailure) {
       process.stderr.write(`agentcli: could not render the result: ${String(renderFailure)}\n`)

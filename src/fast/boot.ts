@@ -1,11 +1,14 @@
 import { builtin } from '../boot/_builtin.js'
 import type { HeldSignals } from '../boot/early-signals.js'
 import type { RunOptions } from '../entry.js'
-import { FAST_FILES, isRouteTable, lookUp, type RouteTable } from './route-table.js'
+import type { RouteTable } from './route-table.js'
 import type { FastOptions, HandOver } from './run.js'
 
 const { readFileSync, statSync } = builtin<typeof import('node:fs')>('node:fs')
 const { join } = builtin<typeof import('node:path')>('node:path')
+
+/** Where `agentcli-build` writes the table and the fast bundle, relative to the tool's root. */
+export const FAST_FILES = { table: 'dist/fast-routes.json', bundle: 'dist/fast.cjs' } as const
 
 type FastBundle = { runFast(root: string, options: FastOptions): Promise<HandOver>; commands: FastOptions['commands'] }
 type Loader = (file: string, stat: { size: number; mtimeMs: number }) => unknown
@@ -41,4 +44,47 @@ function readTable(file: string): RouteTable | undefined {
     // No table (a tool built before the fast path, or without a bundle): oclif's path, as before.
     return undefined
   }
+}
+
+const GLOBAL_VALUE = new Set(['--format', '--fields'])
+const GLOBAL_SWITCH = new Set(['--json', '--compact', '--quiet', '--no-input'])
+const HELP = new Set(['--help', '-h'])
+
+function isGlobal(token: string): boolean {
+  return GLOBAL_SWITCH.has(token) || GLOBAL_VALUE.has(token.split('=')[0]!)
+}
+
+/**
+ * Where the argv of this start goes, as far as the table can tell without loading anything: a fast route's id,
+ * `--version`, or undefined (oclif's path). Help anywhere, `--`, a bare call, an unknown command or a command
+ * word that a longer non-fast id continues all go to oclif's path. The fast runner checks again with the
+ * framework's own argv functions, so this only has to be conservative.
+ */
+export function lookUp(table: RouteTable, argv: readonly string[]): string | undefined {
+  let i = 0
+  for (const token of argv) if (token === '--' || HELP.has(token)) return undefined
+  // Universal flags may come first (`tasks --format text list`): oclif's path moves them behind the command.
+  while (i < argv.length && isGlobal(argv[i]!)) i += GLOBAL_VALUE.has(argv[i]!) ? 2 : 1
+  if (argv[i] === '--version') return '--version'
+  const words: string[] = []
+  for (let j = i; j < argv.length && !argv[j]!.startsWith('-'); j++) words.push(argv[j]!)
+  const ids = new Set(table.ids)
+  for (let n = words.length; n > 0; n--) {
+    const id = words.slice(0, n).join(':')
+    if (ids.has(id)) return Object.hasOwn(table.routes, id) ? id : undefined
+  }
+  return undefined
+}
+
+/** Whether a parsed file is a route table this framework writes. */
+export function isRouteTable(value: unknown): value is RouteTable {
+  const t = value as RouteTable
+  return (
+    typeof t === 'object' &&
+    t !== null &&
+    t.format === 1 &&
+    Array.isArray(t.ids) &&
+    typeof t.routes === 'object' &&
+    t.routes !== null
+  )
 }

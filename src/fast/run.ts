@@ -53,6 +53,9 @@ export async function runFast(root: string, options: FastOptions): Promise<HandO
     session.setShape({ schemaVersion: String(Command.schemaVersion ?? '1.0'), stream: Command.stream === true })
     if (globals.error) throw globals.error
     env.checkAll()
+    // A signal that arrived while the bundle loaded is only dispatched when the event loop turns; oclif's path
+    // turns it in Config.load. One turn here, so a held signal is answered before the command runs.
+    await new Promise((resolve) => setImmediate(resolve))
     session.stopIfInterrupted()
     // What oclif's plugin sets on a class it hands out; nothing on the fast path reads the plugin.
     Command.id = route.id

@@ -4,6 +4,7 @@ import { toAgentError } from '../errors/normalize.js'
 import type { Globals } from '../globals.js'
 import { runnable } from '../invocation.js'
 import type { Outcome, RawOutcome } from '../outcome.js'
+import { now } from './clock.js'
 import { buildMeta, type Envelope, errorBody, errorEnvelope, type Notice, successEnvelope } from './envelope.js'
 import { renderStream, whenAborted } from './ndjson.js'
 import { settleProgress } from './progress.js'
@@ -36,11 +37,11 @@ export async function renderOutcome(outcome: Outcome, ctx: RenderContext): Promi
   settleProgress()
   if (outcome.kind === 'raw') return renderRaw(outcome.body, ctx)
   const notices = utcTimes([...ctx.notices, ...(outcome.meta.notices ?? [])])
-  const meta = buildMeta(performance.now() - ctx.startedAt, { ...utcTimes(outcome.meta), notices })
+  const meta = buildMeta(now() - ctx.startedAt, { ...utcTimes(outcome.meta), notices })
   const data = utcTimes(outcome.data)
   if (ctx.globals.format === 'text') {
     const { data: safeData, meta: safeMeta } = redactForOutput({ data, meta })
-    await writeStdout(renderText(safeData, terminalText()))
+    await writeStdout(renderText(safeData, terminalText()), { whole: true })
     if (!ctx.globals.quiet) {
       if (safeMeta.truncation_hint) process.stderr.write(`note: ${safeMeta.truncation_hint}\n`)
       for (const notice of safeMeta.notices ?? [])
@@ -48,7 +49,9 @@ export async function renderOutcome(outcome: Outcome, ctx: RenderContext): Promi
     }
     return 0
   }
-  await writeStdout(serialize(successEnvelope(data, outcome.schemaVersion, meta), ctx.globals.compact))
+  await writeStdout(serialize(successEnvelope(data, outcome.schemaVersion, meta), ctx.globals.compact), {
+    whole: true,
+  })
   return 0
 }
 
@@ -104,7 +107,7 @@ export async function renderError(
     process.stderr.write(errorText(redactForOutput(raw)))
     return exit
   }
-  const meta = buildMeta(performance.now() - ctx.startedAt, { notices: [...ctx.notices] })
+  const meta = buildMeta(now() - ctx.startedAt, { notices: [...ctx.notices] })
   if (stream) {
     // A stream command's stdout is NDJSON from its first byte, even when it fails before its first item.
     await writeStdout(
@@ -112,7 +115,7 @@ export async function renderError(
     )
     return exit
   }
-  await writeStdout(serialize(errorEnvelope(raw, schemaVersion, meta), ctx.globals.compact))
+  await writeStdout(serialize(errorEnvelope(raw, schemaVersion, meta), ctx.globals.compact), { whole: true })
   return exit
 }
 
