@@ -159,6 +159,9 @@ describe('the fast path and oclif’s path answer alike', () => {
     [['--version', '--compact']],
     [['--version', 'list']],
     [['--format=text', '--version']],
+    [['--version'], { TASKS_FORMAT: 'text' }],
+    [['list', '--limit', '3', '--status', 'open', '--fields', 'id'], { TASKS_FORMAT: 'text' }],
+    [['get', '1'], { TASKS_TOKEN: 'task 1' }],
   ]
 
   it('for a corpus of edge invocations, on an empty store and a seeded one', async () => {
