@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url'
 import type { Plugin } from 'esbuild'
 import { FAST_FILES } from '../fast/boot.js'
 import { findSources } from './bundle-entry.js'
-import { lazyBuiltins } from './bundle-plugins.js'
+import { LAZY_BUILTINS, lazyBuiltins } from './bundle-plugins.js'
 import { routeTable, whyToolNotFast } from './fast-routes.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: command classes as oclif holds them
@@ -101,7 +101,7 @@ export async function bundleFast(esbuild: typeof import('esbuild'), build: FastB
     plugins: [
       liteOclif(join(framework, 'dist/fast'), unexpected),
       pureFramework(join(framework, 'dist')),
-      lazyBuiltins(),
+      lazyBuiltins([...LAZY_BUILTINS, 'fs/promises']),
     ],
     logLevel: 'silent',
     metafile: true,
