@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { invocation as fuzzInvocation, prng } from '../src/verify/fuzz.js'
@@ -169,6 +169,27 @@ describe('the fast path and oclif’s path answer alike', () => {
     seed(box(), SEEDED)
     for (const [args, env] of EDGES) await expectSame(args, env)
   }, 240_000)
+
+  it('with an update notice in the cache (and with a corrupt one, which both remove)', async () => {
+    seed(box(), SEEDED)
+    const cache = join(box().env.XDG_CACHE_HOME!, 'tasks')
+    mkdirSync(cache, { recursive: true })
+    const notice = {
+      latest_version: '9.0.0',
+      checked_at: '2026-01-01T00:00:00.000Z',
+      install_method: 'npm',
+      recommended_command: 'npm install -g tasks-example',
+      release_url: null,
+      severity: 'info',
+    }
+    writeFileSync(join(cache, 'update-notice.json'), JSON.stringify(notice))
+    for (const args of [['list'], ['get', '1', '--format', 'text'], ['--version']]) await expectSame(args)
+    for (const args of [['list'], ['--version']]) {
+      writeFileSync(join(cache, 'update-notice.json'), '{"latest_version": "not a version"')
+      await expectSame(args)
+      expect(existsSync(join(cache, 'update-notice.json'))).toBe(false)
+    }
+  }, 60_000)
 
   it('across cursor pagination: the cursor one path mints, the other accepts', async () => {
     seed(box(), SEEDED)

@@ -101,6 +101,7 @@ export async function bundleFast(esbuild: typeof import('esbuild'), build: FastB
     plugins: [
       liteOclif(join(framework, 'dist/fast'), unexpected),
       pureFramework(join(framework, 'dist')),
+      lazySemver(),
       lazyBuiltins([...LAZY_BUILTINS, 'fs/promises']),
     ],
     logLevel: 'silent',
@@ -137,6 +138,30 @@ function pureFramework(dist: string): Plugin {
         })
         return inside(found.path, dist) ? { ...found, sideEffects: false } : undefined
       })
+    },
+  }
+}
+
+/**
+ * `semver`'s functions, evaluated when first called: its regular expressions are built when the module is
+ * evaluated, and a run reads the update notice with them only when there is a notice to read.
+ */
+function lazySemver(): Plugin {
+  const filter = /^semver\/functions\/(valid|gt)\.js$/
+  return {
+    name: 'agentcli-lazy-semver',
+    setup(build) {
+      build.onResolve({ filter }, (args) =>
+        args.namespace === 'lazy-semver'
+          ? undefined
+          : { path: args.path, namespace: 'lazy-semver', pluginData: args.resolveDir },
+      )
+      build.onLoad({ filter: /.*/, namespace: 'lazy-semver' }, (args) => ({
+        loader: 'js',
+        resolveDir: args.pluginData as string,
+        // esbuild bundles the inner require as a function it calls on first use.
+        contents: `module.exports = (...args) => require(${JSON.stringify(args.path)})(...args)\n`,
+      }))
     },
   }
 }
