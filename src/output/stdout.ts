@@ -8,10 +8,8 @@
  * one envelope of a run, written while nothing else has asked for stdout, goes straight to file descriptor 1.
  */
 
-import { builtin } from '../boot/_builtin.js'
+import { writeSync } from 'node:fs'
 import { redactForOutput } from './redact.js'
-
-const { writeSync } = builtin<typeof import('node:fs')>('node:fs')
 
 type Write = typeof process.stdout.write
 type Name = 'stdout' | 'stderr'
