@@ -87,26 +87,37 @@ export async function bundleFast(esbuild: typeof import('esbuild'), build: FastB
     }),
   ]
   const unexpected = new Set<string>()
-  const result = await esbuild.build({
-    ...build.options,
-    stdin: { contents: `${lines.join('\n')}\n`, resolveDir: root, sourcefile: 'agentcli-fast-entry.js' },
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    outfile,
-    external: build.external,
-    // Every start reads, hashes and deserialises the whole file: without comments and indentation it is a third
-    // of the size and all ASCII (a one-byte string). Names stay, so a stack trace still names its functions.
-    minifyWhitespace: true,
-    plugins: [
-      liteOclif(join(framework, 'dist/fast'), unexpected),
-      pureFramework(join(framework, 'dist')),
-      lazySemver(),
-      lazyBuiltins([...LAZY_BUILTINS, 'fs/promises']),
-    ],
-    logLevel: 'silent',
-    metafile: true,
-  })
+  // A fast route whose modules import from `@oclif/core` what the lite one does not export fails this build:
+  // that is no fast path (said on stderr; the fast-path tests fail), never a failed tool build.
+  const result = await esbuild
+    .build({
+      ...build.options,
+      stdin: { contents: `${lines.join('\n')}\n`, resolveDir: root, sourcefile: 'agentcli-fast-entry.js' },
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      outfile,
+      external: build.external,
+      // Every start reads, hashes and deserialises the whole file: without comments and indentation it is a third
+      // of the size and all ASCII (a one-byte string). Names stay, so a stack trace still names its functions.
+      minifyWhitespace: true,
+      plugins: [
+        liteOclif(join(framework, 'dist/fast'), unexpected),
+        pureFramework(join(framework, 'dist')),
+        lazySemver(),
+        lazyBuiltins([...LAZY_BUILTINS, 'fs/promises']),
+      ],
+      logLevel: 'silent',
+      metafile: true,
+    })
+    .catch((error: { errors?: Array<{ text: string }> }) => {
+      process.stderr.write(`agentcli-build: no fast path: ${error.errors?.[0]?.text ?? String(error)}\n`)
+      return undefined
+    })
+  if (!result) {
+    rmSync(outfile, { force: true })
+    return none
+  }
   if (unexpected.size > 0) {
     rmSync(outfile, { force: true })
     process.stderr.write(
