@@ -1,23 +1,18 @@
-import { type Command, Config, Errors, loadHelpClass } from '@oclif/core'
+import { type Command, Config, loadHelpClass } from '@oclif/core'
 import { callAudit } from './_call-audit.js'
-import { getAudit, type RunState, setAudit, setRunState } from './_state.js'
+import { setAudit } from './_state.js'
 import type { HeldSignals } from './boot/early-signals.js'
 import { bundledPjson } from './boot/pjson.js'
 import { rootPath } from './boot/root-path.js'
 import { kindOf } from './command-kind.js'
 import { AgentError, usageError } from './errors/agent-error.js'
-import { type Catalogue, CatalogueDefinitionError, CORE_CATALOGUE, defineErrorCodes } from './errors/catalogue.js'
 import { toAgentError } from './errors/normalize.js'
 import { suggest } from './errors/suggest.js'
-import { type Globals, normalizeArgv, onlyGlobals, scanGlobals } from './globals.js'
+import { onlyGlobals } from './globals.js'
 import { invocation } from './invocation.js'
-import { readUpdateNotice } from './notices.js'
-import { dataOutcome, isOutcome, type Outcome } from './outcome.js'
-import { addSensitiveKeys, registerSecret } from './output/redact.js'
-import { type RenderContext, renderError, renderOutcome } from './output/render.js'
-import { guardStdout, withRealStdout } from './output/stdout.js'
-import { toolEnv } from './settings.js'
-import { readToolSettings } from './tool-settings.js'
+import { dataOutcome } from './outcome.js'
+import { withRealStdout } from './output/stdout.js'
+import { exit, openSession, versionOutcome } from './session.js'
 
 /** Options of {@link run}. */
 export type RunOptions = {
@@ -36,110 +31,33 @@ export type RunOptions = {
 const HELP_FLAGS = new Set(['--help', '-h'])
 
 /**
- * The entry point of a tool's `bin/run.js`. It owns argv, routing, signals, uncaught errors, the renderer and
- * the exit code: every outcome leaves as exactly one envelope, and this is the only place the process exits.
+ * The entry point of a tool's `bin/run.js` on oclif's path: Config.load, routing, help, the audit draft, the init
+ * hook, the command. The session (`src/session.ts`, shared with the fast path) owns signals, uncaught errors,
+ * settings, the renderer and the one exit: every outcome leaves as exactly one envelope.
  */
 export async function run(root: string | URL, options: RunOptions = {}): Promise<never> {
-  const startedAt = performance.now()
-  guardStdout()
-  const controller = new AbortController()
-  const rawArgv = options.argv ?? process.argv.slice(2)
-  let argv = normalizeArgv(rawArgv)
-  let globals: Globals = scanGlobals(argv)
-  let catalogue: Catalogue = CORE_CATALOGUE
-  let schemaVersion = '1.0'
-  let stream = false
-  const notices: RunState['notices'] = []
-  let finished = false
-  let interrupted = false
-
-  const ctx = (): RenderContext => ({ globals, catalogue, startedAt, notices, signal: controller.signal })
-  const finish = async (result: { outcome?: Outcome; error?: unknown }): Promise<never> => {
-    if (finished) return new Promise<never>(() => {})
-    finished = true
-    let code: number
-    let resultCode = 'OK'
-    try {
-      if (result.outcome) {
-        const rendering = ctx()
-        code = await renderOutcome(result.outcome, rendering)
-        if (rendering.failure) resultCode = rendering.failure
-      } else {
-        const error = interrupted ? toAgentError(controller.signal.reason) : toAgentError(result.error)
-        debugStack(error)
-        resultCode = error.code
-        code = await renderError(error, ctx(), schemaVersion, stream)
-      }
-      const audit = getAudit()
-      // Loaded only when a non-read command ran: read commands never pay for the audit module.
-      if (audit)
-        await (await import('./confirm/audit.js')).appendAudit(audit, {
-          result_code: resultCode,
-          exit_code: code,
-          duration_ms: Math.round(performance.now() - startedAt),
-        })
-    } catch (renderFailure) {
-      process.stderr.write(`agentcli: could not render the result: ${String(renderFailure)}\n`)
-      code = 1
-    }
-    return exit(code)
-  }
-
-  // The first signal asks the command to stop (its `signal` aborts; a stream stops at the next item) and gives it
-  // a grace period; a second one answers at once. Either way the run ends in one E_INTERRUPTED envelope, unless
-  // the renderer is already writing one (then only a stuck write is cut short).
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (interrupted) {
-      if (finished) return void exit(130)
-      return void finish({ error: interruption(signal) })
-    }
-    interrupted = true
-    process.stderr.write(`received ${signal}, stopping\n`)
-    controller.abort(interruption(signal))
-    setTimeout(() => void finish({ error: interruption(signal) }), options.interruptGraceMs ?? 2000).unref()
-  }
-  // Nothing has started yet: a signal before the command runs is answered without running it.
-  const stopIfInterrupted = () => {
-    if (interrupted) throw controller.signal.reason
-  }
-  process.on('SIGINT', onSignal)
-  process.on('SIGTERM', onSignal)
-  process.on('uncaughtException', (error) => void finish({ error }))
-  process.on('unhandledRejection', (error) => void finish({ error }))
-  options.held?.release()
-  const held = options.held?.first()
-  if (held) onSignal(held)
-  if (options.fatal) return finish({ error: options.fatal })
-
+  const session = openSession(options)
+  if (options.fatal) return session.finish({ error: options.fatal })
   try {
-    stopIfInterrupted()
+    session.stopIfInterrupted()
     const rootDir = rootPath(root)
     const config = await Config.load({
       root: rootDir,
       userPlugins: false,
       ...(options.bundle ? { pjson: bundledPjson(rootDir, options.bundle) as never } : {}),
     })
-    stopIfInterrupted()
-    const env = toolEnv(config.bin)
-    // Before anything is read from or written to them (the update notice, an audit line): oclif took these as given.
-    for (const dir of ['CONFIG_DIR', 'DATA_DIR', 'CACHE_DIR'] as const) env.get(dir)
-    const settings = readToolSettings(config)
-    catalogue = defineErrorCodes(settings.errors)
-    if (Array.isArray(settings.redact_keys)) addSensitiveKeys(settings.redact_keys as string[])
-    // An injected token is a secret this process holds, whether or not the command ever reads it.
-    registerSecret(env.raw('TOKEN'))
-    const notice = readUpdateNotice(config.cacheDir, config.version)
-    if (notice) notices.push(notice)
-    const envName = `${env.prefix}FORMAT`
-    globals = scanGlobals(argv, { name: envName, value: env.raw('FORMAT') })
-    setRunState({ globals, catalogue, signal: controller.signal, notices, bin: config.bin })
-    if (argv[0] === '--version' && !globals.error) return await finish({ outcome: versionOutcome(config, globals) })
+    session.stopIfInterrupted()
+    const env = session.configure(config)
+    const { globals } = session
+    let { argv } = session
+    if (argv[0] === '--version' && !globals.error)
+      return await session.finish({ outcome: versionOutcome(config, globals) })
     // `tool help <command>` is `tool <command> --help` (unless the tool has its own `help` command).
     if (argv[0] === 'help' && !config.findCommand('help')) argv = [...argv.slice(1), '--help']
     // A bare call off a terminal is an agent finding its way: one envelope pointing at `reference`, not help text.
-    if (onlyGlobals(rawArgv) && !globals.error && !process.stdout.isTTY) {
+    if (onlyGlobals(session.rawArgv) && !globals.error && !process.stdout.isTTY) {
       const { buildOverview } = await import('./describe/overview.js')
-      return await finish({ outcome: dataOutcome(await buildOverview(config), '1.0') })
+      return await session.finish({ outcome: dataOutcome(await buildOverview(config), '1.0') })
     }
     const helpAsked = argv.length === 0 || helpRequested(argv)
     const commandWords = argv.filter((a) => !a.startsWith('-'))
@@ -152,8 +70,8 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
     }
     // Known before any flag error is raised, so a stream command answers in NDJSON whatever went wrong.
     if (route) {
-      schemaVersion = String((route.command as { schemaVersion?: unknown }).schemaVersion ?? '1.0')
-      stream = (route.command as { stream?: unknown }).stream === true
+      const command = route.command as { schemaVersion?: unknown; stream?: unknown }
+      session.setShape({ schemaVersion: String(command.schemaVersion ?? '1.0'), stream: command.stream === true })
       // Every call of a non-read command is audited, from here on: a refusal at parse is an attempt too.
       const kind = kindOf(route.command)
       if (kind !== 'read' && !helpAsked) {
@@ -178,40 +96,14 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
     if (!route) throw new Error('unreachable: no route')
     // Bad settings are one E_CONFIG envelope before any work, never a retry loop or a crash inside the command.
     env.checkAll()
-    argv = route.rest
     const init = await config.runHook('init', { argv: route.rest, id: route.id })
     if (init.failures.length > 0) throw hookFailure(init.failures[0]!.error)
-    stopIfInterrupted()
+    session.stopIfInterrupted()
     const result = await config.runCommand(route.id, route.rest, route.command)
-    return await finish({ outcome: isOutcome(result) ? result : dataOutcome(result ?? null, schemaVersion) })
+    return await session.finish({ value: result })
   } catch (error) {
-    // oclif's `this.exit(0)` throws; a clean exit is a success with no data, any other is a tool bug.
-    if (error instanceof Errors.ExitError) {
-      if (error.oclif.exit === 0) return finish({ outcome: dataOutcome(null, schemaVersion) })
-      return finish({
-        error: new AgentError('E_INTERNAL', `command exited with ${error.oclif.exit}; throw an AgentError instead`, {
-          details: { exit_code: error.oclif.exit },
-        }),
-      })
-    }
-    if (error instanceof CatalogueDefinitionError)
-      return finish({ error: new AgentError('E_INTERNAL', error.message, { cause: error }) })
-    return finish({ error })
+    return session.finish({ error })
   }
-}
-
-function interruption(signal: NodeJS.Signals): AgentError {
-  return new AgentError('E_INTERRUPTED', `interrupted by ${signal}`, { details: { signal } })
-}
-
-function exit(code: number): never {
-  process.exit(code)
-}
-
-function debugStack(error: AgentError): void {
-  if (!process.env.DEBUG) return
-  const cause = error.cause instanceof Error ? error.cause : error
-  process.stderr.write(`${cause.stack ?? String(cause)}\n`)
 }
 
 function helpRequested(argv: readonly string[]): boolean {
@@ -226,12 +118,6 @@ function hookFailure(error: unknown): AgentError {
   const agentError = toAgentError(error)
   if (agentError.code !== 'E_INTERNAL') return agentError
   return new AgentError('E_INTERNAL', `init hook failed: ${agentError.message}`, { cause: error })
-}
-
-function versionOutcome(config: Config, globals: Globals): Outcome {
-  const data = { tool: config.bin, version: config.version }
-  if (globals.format === 'text') return { ...dataOutcome(`${config.bin} ${config.version}`, '1.0') }
-  return dataOutcome(data, '1.0')
 }
 
 type Route = { id: string; rest: string[]; command: Command.Loadable }

@@ -1,6 +1,9 @@
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import semver from 'semver'
+// The two functions, not the package: every start reads the notice, and semver's index evaluates its ranges'
+// regular expressions too.
+import semverGt from 'semver/functions/gt.js'
+import semverValid from 'semver/functions/valid.js'
 import { writeJsonAtomic } from './fs/json-file.js'
 import type { Notice } from './output/envelope.js'
 
@@ -25,7 +28,7 @@ export function isNoticeCache(value: unknown): value is NoticeCache {
   const c = value as Record<string, unknown>
   return (
     isText(c.latest_version) &&
-    semver.valid(c.latest_version) !== null &&
+    semverValid(c.latest_version) !== null &&
     isText(c.checked_at) &&
     isText(c.install_method) &&
     isText(c.recommended_command) &&
@@ -67,7 +70,7 @@ export function readUpdateNotice(cacheDir: string, currentVersion: string): Noti
     discard(path)
     return undefined
   }
-  if (!semver.valid(currentVersion) || !semver.gt(cache.latest_version, currentVersion)) return undefined
+  if (!semverValid(currentVersion) || !semverGt(cache.latest_version, currentVersion)) return undefined
   return {
     type: 'update_available',
     current_version: currentVersion,

@@ -199,7 +199,8 @@ export default class Probe extends AgentCommand {
         const bundle = join(d, 'dist/bundle.cjs')
         writeFileSync(bundle, `${readFileSync(bundle, 'utf8')}${damage}`)
       })
-      const run = runCopy(dir, ['list'])
+      // `reference` is not a fast route (see test/fast-path.test.ts): it runs from dist/bundle.cjs.
+      const run = runCopy(dir, ['reference'])
       expect(run.status, run.stderr).toBe(0)
       expect(JSON.parse(run.stdout).ok).toBe(true)
       expect(run.stderr).toMatch(/dist\/bundle\.cjs could not be loaded \(.+\); running from the modules/)
@@ -209,7 +210,7 @@ export default class Probe extends AgentCommand {
   it('keeps one cache per bundle: a rebuilt bundle replaces the old cache', () => {
     const dir = copy('examples/tasks')
     expect(build(dir).status).toBe(0)
-    const run = () => runCopy(dir, ['list'])
+    const run = () => runCopy(dir, ['reference'])
     expect(run().status).toBe(0)
     const before = caches()
     expect(before).toHaveLength(1)

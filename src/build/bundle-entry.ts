@@ -39,7 +39,7 @@ export async function bundleEntry(
  * Match each command class to the module that exports it, among the modules the target imports (two levels:
  * the tool's commands, and a plugin's index and its commands). Importing them is free: the target already did.
  */
-async function findSources(
+export async function findSources(
   esbuild: typeof import('esbuild'),
   root: string,
   target: string,

@@ -33,7 +33,8 @@ function lazyModuleSource(id: string, keys: string[]): string {
 const load = () => (real ??= process.getBuiltinModule(${JSON.stringify(id)}))
 const keys = ${JSON.stringify(keys)}
 module.exports = new Proxy({}, {
-  get: (_, key) => load()[key],
+  // esbuild's interop asks a CommonJS module whether it is an ES module; no built-in is, and asking loads nothing.
+  get: (_, key) => (key === '__esModule' && !real ? undefined : load()[key]),
   has: (_, key) => key in load(),
   ownKeys: () => (real ? Reflect.ownKeys(real) : keys),
   getOwnPropertyDescriptor: (_, key) =>

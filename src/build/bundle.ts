@@ -5,6 +5,7 @@ import { BUNDLE_FILE } from '../boot/index.js'
 import { asciiOnly } from './bundle-ascii.js'
 import { bundleEntry } from './bundle-entry.js'
 import { lazyBuiltins, sourcePatches } from './bundle-plugins.js'
+import { bundleFast, type FastReport } from './fast-bundle.js'
 import { SOURCE_PATCHES, type SourcePatch } from './source-patches.js'
 
 /** `"agentcli": {"bundle": …}` in a tool's package.json: `true`, or options. */
@@ -31,7 +32,7 @@ const ALWAYS_EXTERNAL = ['typescript', 'ts-node', 'tsx', 'esbuild', 'pg', 'pg-na
 export type BundleOptions = { patches?: readonly SourcePatch[] }
 
 /** What a bundle build wrote. */
-export type BundleReport = { file: string; bytes: number; external: string[] }
+export type BundleReport = { file: string; bytes: number; external: string[]; fast: FastReport }
 
 /**
  * Bundle the tool, agentcli, its agentcli plugins and oclif into `dist/bundle.cjs` with esbuild, entered through
@@ -66,19 +67,22 @@ export async function bundleTool(dir: string, options: BundleOptions = {}): Prom
   const esbuild = await loadEsbuild()
   const outfile = join(root, BUNDLE_FILE)
   const contents = await bundleEntry(esbuild, root, resolve(root, commands.target), identifier, external)
+  const shared = {
+    target: 'node22',
+    // Strings and identifiers escaped to ASCII; asciiOnly escapes the rest (comments, regular expressions).
+    charset: 'ascii' as const,
+    // `import.meta.url` in an ES module becomes the bundle's own URL; only createRequire uses it, for externals.
+    define: { 'import.meta.url': '__agentcli_bundle_url' },
+    banner: { js: 'var __agentcli_bundle_url = require("node:url").pathToFileURL(__filename).href;' },
+  }
   const result = await esbuild.build({
+    ...shared,
     stdin: { contents, resolveDir: root, sourcefile: 'agentcli-bundle-entry.js' },
     bundle: true,
     platform: 'node',
     format: 'cjs',
-    target: 'node22',
-    // Strings and identifiers escaped to ASCII; asciiOnly escapes the rest (comments, regular expressions).
-    charset: 'ascii',
     outfile,
     external,
-    // `import.meta.url` in an ES module becomes the bundle's own URL; only createRequire uses it, for externals.
-    define: { 'import.meta.url': '__agentcli_bundle_url' },
-    banner: { js: 'var __agentcli_bundle_url = require("node:url").pathToFileURL(__filename).href;' },
     plugins: [lazyBuiltins(), sourcePatches(options.patches ?? SOURCE_PATCHES)],
     logLevel: 'silent',
     write: false,
@@ -90,7 +94,16 @@ export async function bundleTool(dir: string, options: BundleOptions = {}): Prom
   const text = asciiOnly(output.text)
   mkdirSync(dirname(outfile), { recursive: true })
   writeFileSync(outfile, text)
-  return { file: outfile, bytes: text.length, external }
+  // The fast path (src/fast/): the commands the build proves simple, in a second bundle without oclif.
+  const fast = await bundleFast(esbuild, {
+    root,
+    pjson,
+    target: resolve(root, commands.target),
+    identifier,
+    external,
+    options: shared,
+  })
+  return { file: outfile, bytes: text.length, external, fast }
 }
 
 function dependsOnAgentcli(require: NodeRequire, name: string): boolean {

@@ -1,6 +1,7 @@
 import type { AgentError } from '../errors/agent-error.js'
 import { toAgentError } from '../errors/normalize.js'
 import { ChunkWriter } from './chunk-writer.js'
+import { now } from './clock.js'
 import { errorBody } from './envelope.js'
 import type { FieldPaths } from './fields.js'
 import { projectObject } from './fields.js'
@@ -105,7 +106,7 @@ export async function renderStream(spec: StreamSpec, ctx: RenderContext): Promis
   const failure = result
   // Not awaited: a producer stuck in an await would hold the error line back.
   if (ctx.signal?.aborted) void Promise.resolve(iterator.return?.()).catch(() => {})
-  const meta = { duration_ms: Math.round(performance.now() - ctx.startedAt) }
+  const meta = { duration_ms: Math.round(now() - ctx.startedAt) }
   if (failure) {
     settleProgress()
     const { body, exit } = errorBody(failure, ctx.catalogue)

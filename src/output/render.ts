@@ -1,9 +1,11 @@
+import { isatty } from 'node:tty'
 import type { AgentError } from '../errors/agent-error.js'
 import type { Catalogue } from '../errors/catalogue.js'
 import { toAgentError } from '../errors/normalize.js'
 import type { Globals } from '../globals.js'
 import { runnable } from '../invocation.js'
 import type { Outcome, RawOutcome } from '../outcome.js'
+import { now } from './clock.js'
 import { buildMeta, type Envelope, errorBody, errorEnvelope, type Notice, successEnvelope } from './envelope.js'
 import { renderStream, whenAborted } from './ndjson.js'
 import { settleProgress } from './progress.js'
@@ -36,10 +38,11 @@ export function serialize(envelope: Envelope, compact: boolean): string {
  */
 export function oneLine(
   globals: { compact: boolean; pretty?: boolean },
-  stdout: { isTTY?: boolean } = process.stdout,
+  stdout: { isTTY?: boolean } = { isTTY: isatty(1) },
 ): boolean {
   if (globals.compact) return true
   if (globals.pretty) return false
+  // fd 1 asked directly: \`process.stdout\` is built on first touch, a cost the fast path does not pay.
   return !stdout.isTTY
 }
 
@@ -49,11 +52,11 @@ export async function renderOutcome(outcome: Outcome, ctx: RenderContext): Promi
   settleProgress()
   if (outcome.kind === 'raw') return renderRaw(outcome.body, ctx)
   const notices = utcTimes([...ctx.notices, ...(outcome.meta.notices ?? [])])
-  const meta = buildMeta(performance.now() - ctx.startedAt, { ...utcTimes(outcome.meta), notices })
+  const meta = buildMeta(now() - ctx.startedAt, { ...utcTimes(outcome.meta), notices })
   const data = utcTimes(outcome.data)
   if (ctx.globals.format === 'text') {
     const { data: safeData, meta: safeMeta } = redactForOutput({ data, meta })
-    await writeStdout(renderText(safeData, terminalText()))
+    await writeStdout(renderText(safeData, terminalText()), { whole: true })
     if (!ctx.globals.quiet) {
       if (safeMeta.truncation_hint) process.stderr.write(`note: ${safeMeta.truncation_hint}\n`)
       for (const notice of safeMeta.notices ?? [])
@@ -61,7 +64,9 @@ export async function renderOutcome(outcome: Outcome, ctx: RenderContext): Promi
     }
     return 0
   }
-  await writeStdout(serialize(successEnvelope(data, outcome.schemaVersion, meta), oneLine(ctx.globals)))
+  await writeStdout(serialize(successEnvelope(data, outcome.schemaVersion, meta), oneLine(ctx.globals)), {
+    whole: true,
+  })
   return 0
 }
 
@@ -117,7 +122,7 @@ export async function renderError(
     process.stderr.write(errorText(redactForOutput(raw)))
     return exit
   }
-  const meta = buildMeta(performance.now() - ctx.startedAt, { notices: [...ctx.notices] })
+  const meta = buildMeta(now() - ctx.startedAt, { notices: [...ctx.notices] })
   if (stream) {
     // A stream command's stdout is NDJSON from its first byte, even when it fails before its first item.
     await writeStdout(
@@ -125,7 +130,7 @@ export async function renderError(
     )
     return exit
   }
-  await writeStdout(serialize(errorEnvelope(raw, schemaVersion, meta), oneLine(ctx.globals)))
+  await writeStdout(serialize(errorEnvelope(raw, schemaVersion, meta), oneLine(ctx.globals)), { whole: true })
   return exit
 }
 

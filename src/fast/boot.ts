@@ -1,0 +1,90 @@
+import { builtin } from '../boot/_builtin.js'
+import type { HeldSignals } from '../boot/early-signals.js'
+import type { RunOptions } from '../entry.js'
+import type { RouteTable } from './route-table.js'
+import type { FastOptions, HandOver } from './run.js'
+
+const { readFileSync, statSync } = builtin<typeof import('node:fs')>('node:fs')
+const { join } = builtin<typeof import('node:path')>('node:path')
+
+/** Where `agentcli-build` writes the table and the fast bundle, relative to the tool's root. */
+export const FAST_FILES = { table: 'dist/fast-routes.json', bundle: 'dist/fast.cjs' } as const
+
+type FastBundle = { runFast(root: string, options: FastOptions): Promise<HandOver>; commands: FastOptions['commands'] }
+type Loader = (file: string, stat: { size: number; mtimeMs: number }) => unknown
+
+/**
+ * `agentcli/boot`'s first try: when the route table says this argv is a fast route (or `--version`), run it from
+ * the fast bundle, which holds no oclif. Resolves to undefined when the table does not take the argv (nothing
+ * was loaded but the table), or with the signals held again when the fast runner handed the run over; a run the
+ * fast path serves never resolves (the session exits). `AGENTCLI_FAST=0` always takes oclif's path (for the
+ * differential test, and to compare the two).
+ */
+export async function startFast(
+  dir: string,
+  bundle: string,
+  options: RunOptions & { held: HeldSignals },
+  load: Loader,
+): Promise<HandOver | undefined> {
+  if (process.env.AGENTCLI_FAST === '0' || process.platform !== 'linux') return undefined
+  const table = readTable(join(dir, FAST_FILES.table))
+  if (!table || !lookUp(table, options.argv ?? process.argv.slice(2))) return undefined
+  const file = join(dir, FAST_FILES.bundle)
+  const stat = statSync(file, { throwIfNoEntry: false })
+  const fast = stat ? (load(file, stat) as FastBundle | undefined) : undefined
+  if (typeof fast?.runFast !== 'function') return undefined
+  return fast.runFast(dir, { ...options, bundle, table, commands: fast.commands })
+}
+
+function readTable(file: string): RouteTable | undefined {
+  try {
+    const table: unknown = JSON.parse(readFileSync(file, 'utf8'))
+    return isRouteTable(table) ? table : undefined
+  } catch {
+    // No table (a tool built before the fast path, or without a bundle): oclif's path, as before.
+    return undefined
+  }
+}
+
+const GLOBAL_VALUE = new Set(['--format', '--fields'])
+const GLOBAL_SWITCH = new Set(['--json', '--compact', '--quiet', '--no-input'])
+const HELP = new Set(['--help', '-h'])
+
+function isGlobal(token: string): boolean {
+  return GLOBAL_SWITCH.has(token) || GLOBAL_VALUE.has(token.split('=')[0]!)
+}
+
+/**
+ * Where the argv of this start goes, as far as the table can tell without loading anything: a fast route's id,
+ * `--version`, or undefined (oclif's path). Help anywhere, `--`, a bare call, an unknown command or a command
+ * word that a longer non-fast id continues all go to oclif's path. The fast runner checks again with the
+ * framework's own argv functions, so this only has to be conservative.
+ */
+export function lookUp(table: RouteTable, argv: readonly string[]): string | undefined {
+  let i = 0
+  for (const token of argv) if (token === '--' || HELP.has(token)) return undefined
+  // Universal flags may come first (`tasks --format text list`): oclif's path moves them behind the command.
+  while (i < argv.length && isGlobal(argv[i]!)) i += GLOBAL_VALUE.has(argv[i]!) ? 2 : 1
+  if (argv[i] === '--version') return '--version'
+  const words: string[] = []
+  for (let j = i; j < argv.length && !argv[j]!.startsWith('-'); j++) words.push(argv[j]!)
+  const ids = new Set(table.ids)
+  for (let n = words.length; n > 0; n--) {
+    const id = words.slice(0, n).join(':')
+    if (ids.has(id)) return Object.hasOwn(table.routes, id) ? id : undefined
+  }
+  return undefined
+}
+
+/** Whether a parsed file is a route table this framework writes. */
+export function isRouteTable(value: unknown): value is RouteTable {
+  const t = value as RouteTable
+  return (
+    typeof t === 'object' &&
+    t !== null &&
+    t.format === 1 &&
+    Array.isArray(t.ids) &&
+    typeof t.routes === 'object' &&
+    t.routes !== null
+  )
+}

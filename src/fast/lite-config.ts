@@ -1,0 +1,96 @@
+import { builtin } from '../boot/_builtin.js'
+import { notProvided } from './fallback.js'
+
+const { arch, homedir, tmpdir } = builtin<typeof import('node:os')>('node:os')
+const { join } = builtin<typeof import('node:path')>('node:path')
+
+type Pjson = { name?: string; version?: string; oclif?: Record<string, unknown> } & Record<string, unknown>
+
+/** The part of oclif's `Config` a fast route may read: what {@link liteConfig} computes, as oclif computes it. */
+export type LiteConfig = {
+  root: string
+  name: string
+  version: string
+  pjson: Pjson
+  bin: string
+  binAliases: string[] | undefined
+  dirname: string
+  platform: NodeJS.Platform
+  arch: string
+  windows: boolean
+  home: string
+  cacheDir: string
+  configDir: string
+  dataDir: string
+  userAgent: string
+  scopedEnvVar(key: string): string | undefined
+  scopedEnvVarKey(key: string): string
+  scopedEnvVarKeys(key: string): string[]
+  scopedEnvVarTrue(key: string): boolean
+  runHook(event: string, options: unknown): Promise<{ successes: unknown[]; failures: unknown[] }>
+}
+
+/** Keys read by language machinery (`await`, `JSON.stringify`, inspection), not by a command: never a fallback. */
+const MACHINERY = new Set(['then', 'toJSON', 'constructor', 'inspect'])
+
+/**
+ * A config for a fast route, computed exactly as oclif's `Config.load` computes these fields on Linux (the only
+ * platform the route table is used on): `<BIN>_CACHE_DIR`/`_CONFIG_DIR`/`_DATA_DIR` (and bin aliases), else XDG,
+ * else the home directory. Any other property of oclif's `Config` is not provided: reading it hands the run to
+ * oclif's path, before anything was printed.
+ */
+export function liteConfig(root: string, pjson: Pjson): LiteConfig {
+  const oclif = pjson.oclif ?? {}
+  const name = String(pjson.name)
+  const version = String(pjson.version || '0.0.0')
+  const bin = String(oclif.bin || name)
+  const binAliases = oclif.binAliases as string[] | undefined
+  const dirname = String(oclif.dirname || name)
+  const platform = process.platform
+  const cpu = arch() === 'ia32' ? 'x86' : arch()
+  const keys = (key: string) =>
+    [bin, ...(binAliases ?? [])]
+      .filter(Boolean)
+      .map((alias) => [alias.replaceAll('@', '').replaceAll(/[/-]/g, '_'), key].join('_').toUpperCase())
+  const scoped = (key: string) => process.env[keys(key).find((k) => process.env[k]) as string]
+  const home = process.env.HOME || homedir() || tmpdir()
+  const dir = (category: string) =>
+    join(
+      process.env[`XDG_${category.toUpperCase()}_HOME`] ||
+        join(home, category === 'data' ? '.local/share' : `.${category}`),
+      dirname,
+    )
+  const config: LiteConfig = {
+    root,
+    name,
+    version,
+    pjson,
+    bin,
+    binAliases,
+    dirname,
+    platform,
+    arch: cpu,
+    windows: false,
+    home,
+    cacheDir: scoped('CACHE_DIR') || dir('cache'),
+    configDir: scoped('CONFIG_DIR') || dir('config'),
+    dataDir: scoped('DATA_DIR') || dir('data'),
+    userAgent: `${name}/${version} ${platform}-${cpu} node-${process.version}`,
+    scopedEnvVar: scoped,
+    scopedEnvVarKey: (key) =>
+      [bin, key]
+        .map((p) => p.replaceAll('@', '').replaceAll(/[/-]/g, '_'))
+        .join('_')
+        .toUpperCase(),
+    scopedEnvVarKeys: keys,
+    scopedEnvVarTrue: (key) => ['1', 'true'].includes(scoped(key) ?? ''),
+    // The route table holds only tools without oclif hooks or plugins: every hook runs nothing.
+    runHook: async () => ({ successes: [], failures: [] }),
+  }
+  return new Proxy(config, {
+    get(target, key, receiver) {
+      if (typeof key === 'symbol' || key in target || MACHINERY.has(key)) return Reflect.get(target, key, receiver)
+      return notProvided(`config.${key}`)
+    },
+  })
+}

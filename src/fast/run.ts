@@ -1,0 +1,92 @@
+import { type HeldSignals, holdSignals } from '../boot/early-signals.js'
+import { bundledPjson } from '../boot/pjson.js'
+import type { RunOptions } from '../entry.js'
+import { openSession, type Session, versionOutcome } from '../session.js'
+import { FastFallback, fallbackReached } from './fallback.js'
+import { liteConfig } from './lite-config.js'
+import type { RouteTable } from './route-table.js'
+
+/** A command class as the fast bundle holds it: oclif's shape, over the lite `Command`. */
+type FastCommand = (new (
+  argv: string[],
+  config: unknown,
+) => { _run(): Promise<unknown> }) & {
+  id?: string
+  plugin?: unknown
+  schemaVersion?: unknown
+  stream?: unknown
+}
+
+/** What `agentcli/boot` hands the fast bundle. */
+export type FastOptions = Pick<RunOptions, 'argv' | 'interruptGraceMs' | 'held'> & {
+  /** The tool's main bundle: the pjson is the one oclif's path sees when it runs from it. */
+  bundle: string
+  table: RouteTable
+  /** The fast routes' classes, each a getter that evaluates its module on first read. */
+  commands: Record<string, FastCommand>
+}
+
+/**
+ * What {@link runFast} resolves to when it hands the run to oclif's path: nothing was printed and the session's
+ * hold on the process is undone, except that signals are held again (for oclif's path's session to answer).
+ */
+export type HandOver = { held: HeldSignals }
+
+/**
+ * Serve one fast route without oclif: the shared session, a lite config, the command's own class on the lite
+ * `Command` (its parse is oclif's parser). Resolves only to hand the run over ({@link HandOver}); otherwise the
+ * session's finish exits.
+ */
+export async function runFast(root: string, options: FastOptions): Promise<HandOver> {
+  const session = openSession(options)
+  try {
+    session.stopIfInterrupted()
+    const config = liteConfig(root, bundledPjson(root, options.bundle) as never)
+    const env = session.configure(config)
+    const { globals, argv } = session
+    if (argv[0] === '--version' && !globals.error)
+      return await session.finish({ outcome: versionOutcome(config, globals) })
+    const route = fastRoute(options.table, argv)
+    if (!route) return handOver(session)
+    const Command = options.commands[route.id]
+    if (!Command) return handOver(session)
+    session.setShape({ schemaVersion: String(Command.schemaVersion ?? '1.0'), stream: Command.stream === true })
+    if (globals.error) throw globals.error
+    env.checkAll()
+    // A signal that arrived while the bundle loaded is only dispatched when the event loop turns; oclif's path
+    // turns it in Config.load. One turn here, so a held signal is answered before the command runs.
+    await new Promise((resolve) => setImmediate(resolve))
+    session.stopIfInterrupted()
+    // What oclif's plugin sets on a class it hands out; nothing on the fast path reads the plugin.
+    Command.id = route.id
+    const value = await new Command(route.rest, config)._run()
+    if (fallbackReached()) return handOver(session)
+    return await session.finish({ value })
+  } catch (error) {
+    if ((error instanceof FastFallback || fallbackReached()) && !session.interrupted()) return handOver(session)
+    return session.finish({ error })
+  }
+}
+
+/** The route of the normalised argv: the longest leading words that name a command, if it is a fast route. */
+function fastRoute(table: RouteTable, argv: readonly string[]): { id: string; rest: string[] } | undefined {
+  for (const token of argv) if (token === '--' || token === '--help' || token === '-h') return undefined
+  const words: string[] = []
+  for (const token of argv) {
+    if (token.startsWith('-')) break
+    words.push(token)
+  }
+  const ids = new Set(table.ids)
+  for (let n = words.length; n > 0; n--) {
+    const id = words.slice(0, n).join(':')
+    if (ids.has(id)) return Object.hasOwn(table.routes, id) ? { id, rest: argv.slice(n) } : undefined
+  }
+  return undefined
+}
+
+function handOver(session: Session): HandOver {
+  const held = holdSignals()
+  session.close()
+  process.exitCode = undefined
+  return { held }
+}

@@ -1,0 +1,214 @@
+import { getAudit, type RunState, setRunState } from './_state.js'
+import type { HeldSignals } from './boot/early-signals.js'
+import { AgentError } from './errors/agent-error.js'
+import { type Catalogue, CatalogueDefinitionError, CORE_CATALOGUE, defineErrorCodes } from './errors/catalogue.js'
+import { toAgentError } from './errors/normalize.js'
+import { type Globals, normalizeArgv, scanGlobals } from './globals.js'
+import { readUpdateNotice } from './notices.js'
+import { dataOutcome, isOutcome, type Outcome } from './outcome.js'
+import { now } from './output/clock.js'
+import { addSensitiveKeys, registerSecret } from './output/redact.js'
+import { type RenderContext, renderError, renderOutcome } from './output/render.js'
+import { guardStdout, releaseStdout } from './output/stdout.js'
+import { type ToolEnv, toolEnv } from './settings.js'
+import { readToolSettings } from './tool-settings.js'
+
+/** What a session needs to know about the tool: oclif's `Config` and the fast path's lite config both have it. */
+export type SessionConfig = { bin: string; version: string; cacheDir: string; pjson: unknown }
+
+/** What ends a run: an outcome to render, what a command returned (`value`), or anything thrown. */
+export type RunResult = { outcome?: Outcome; value?: unknown; error?: unknown }
+
+/** How {@link openSession} is started: the entry's own options. */
+export type SessionOptions = {
+  argv?: string[] | undefined
+  interruptGraceMs?: number | undefined
+  held?: HeldSignals | undefined
+}
+
+/**
+ * One run of a tool, whichever path serves it (oclif's, or the fast path of `src/fast/`): the stdout guard,
+ * SIGINT/SIGTERM and uncaught errors → one envelope, the tool's settings, catalogue, redaction keys and injected
+ * token, the update notice, `<BIN>_FORMAT`, the run state commands read, and the one exit (render → audit → exit).
+ */
+export type Session = {
+  readonly startedAt: number
+  readonly signal: AbortSignal
+  /** argv as the caller wrote it; {@link Session.argv} has the universal flags moved behind the command. */
+  readonly rawArgv: readonly string[]
+  argv: string[]
+  readonly globals: Globals
+  /** Read the tool's settings and set the run state; returns the tool's environment. */
+  configure(config: SessionConfig): ToolEnv
+  /** The command about to run: how its failure is printed (`schema_version`; NDJSON for a stream). */
+  setShape(shape: { schemaVersion: string; stream: boolean }): void
+  /** Throws the interruption when a signal already arrived: nothing starts after one. */
+  stopIfInterrupted(): void
+  /** Render, audit, exit: the end of every run. */
+  finish(result: RunResult): Promise<never>
+  /** Whether a signal arrived (the fast path never hands such a run over). */
+  interrupted(): boolean
+  /** Undo what {@link openSession} did to the process, for a run handed to oclif's path before any output. */
+  close(): void
+}
+
+/** Open the session of this process's run: from here on, every outcome leaves as exactly one envelope. */
+export function openSession(options: SessionOptions = {}): Session {
+  const startedAt = now()
+  guardStdout()
+  const controller = new AbortController()
+  const rawArgv = options.argv ?? process.argv.slice(2)
+  const argv = normalizeArgv(rawArgv)
+  let globals: Globals = scanGlobals(argv)
+  let catalogue: Catalogue = CORE_CATALOGUE
+  let schemaVersion = '1.0'
+  let stream = false
+  const notices: RunState['notices'] = []
+  let finished = false
+  let interrupted = false
+
+  const ctx = (): RenderContext => ({ globals, catalogue, startedAt, notices, signal: controller.signal })
+  const finish = async (result: RunResult): Promise<never> => {
+    if (finished) return new Promise<never>(() => {})
+    finished = true
+    let code: number
+    let resultCode = 'OK'
+    try {
+      const outcome =
+        'value' in result
+          ? isOutcome(result.value)
+            ? result.value
+            : dataOutcome(result.value ?? null, schemaVersion)
+          : (result.outcome ?? (exitedCleanly(result.error) ? dataOutcome(null, schemaVersion) : undefined))
+      if (outcome) {
+        const rendering = ctx()
+        code = await renderOutcome(outcome, rendering)
+        if (rendering.failure) resultCode = rendering.failure
+      } else {
+        const error = toAgentError(interrupted ? controller.signal.reason : thrown(result.error))
+        debugStack(error)
+        resultCode = error.code
+        code = await renderError(error, ctx(), schemaVersion, stream)
+      }
+      const audit = getAudit()
+      // Loaded only when a non-read command ran: read commands never pay for the audit module.
+      if (audit)
+        await (await import('./confirm/audit.js')).appendAudit(audit, {
+          result_code: resultCode,
+          exit_code: code,
+          duration_ms: Math.round(now() - startedAt),
+        })
+    } catch (renderFailure) {
+      process.stderr.write(`agentcli: could not render the result: ${String(renderFailure)}\n`)
+      code = 1
+    }
+    return exit(code)
+  }
+
+  // The first signal asks the command to stop (its `signal` aborts; a stream stops at the next item) and gives it
+  // a grace period; a second one answers at once. Either way the run ends in one E_INTERRUPTED envelope, unless
+  // the renderer is already writing one (then only a stuck write is cut short).
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupted) {
+      if (finished) return void exit(130)
+      return void finish({ error: interruption(signal) })
+    }
+    interrupted = true
+    process.stderr.write(`received ${signal}, stopping\n`)
+    controller.abort(interruption(signal))
+    setTimeout(() => void finish({ error: interruption(signal) }), options.interruptGraceMs ?? 2000).unref()
+  }
+  const onUncaught = (error: unknown) => void finish({ error })
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+  process.on('uncaughtException', onUncaught)
+  process.on('unhandledRejection', onUncaught)
+  options.held?.release()
+  const held = options.held?.first()
+  if (held) onSignal(held)
+
+  return {
+    startedAt,
+    signal: controller.signal,
+    rawArgv,
+    argv,
+    get globals() {
+      return globals
+    },
+    configure(config) {
+      const env = toolEnv(config.bin)
+      // Before anything is read from or written to them (the update notice, an audit line): oclif took these as given.
+      for (const dir of ['CONFIG_DIR', 'DATA_DIR', 'CACHE_DIR'] as const) env.get(dir)
+      const settings = readToolSettings(config as never)
+      catalogue = defineErrorCodes(settings.errors)
+      if (Array.isArray(settings.redact_keys)) addSensitiveKeys(settings.redact_keys as string[])
+      // An injected token is a secret this process holds, whether or not the command ever reads it.
+      registerSecret(env.raw('TOKEN'))
+      const notice = readUpdateNotice(config.cacheDir, config.version)
+      if (notice) notices.push(notice)
+      globals = scanGlobals(this.argv, { name: env.name('FORMAT'), value: env.raw('FORMAT') })
+      setRunState({ globals, catalogue, signal: controller.signal, notices, bin: config.bin })
+      return env
+    },
+    setShape(shape) {
+      schemaVersion = shape.schemaVersion
+      stream = shape.stream
+    },
+    stopIfInterrupted() {
+      if (interrupted) throw controller.signal.reason
+    },
+    finish,
+    interrupted: () => interrupted,
+    close() {
+      process.off('SIGINT', onSignal)
+      process.off('SIGTERM', onSignal)
+      process.off('uncaughtException', onUncaught)
+      process.off('unhandledRejection', onUncaught)
+      releaseStdout()
+    },
+  }
+}
+
+/** `tool --version`: the tool and its version (text: one line). */
+export function versionOutcome(config: SessionConfig, globals: Globals): Outcome {
+  if (globals.format === 'text') return dataOutcome(`${config.bin} ${config.version}`, '1.0')
+  return dataOutcome({ tool: config.bin, version: config.version }, '1.0')
+}
+
+/** The exit code of oclif's `this.exit()` (it throws an `EEXIT` error); by shape: the fast path has its own class. */
+function exitCodeOf(error: unknown): number | undefined {
+  const exited = error as { code?: unknown; oclif?: { exit?: unknown } } | null
+  if (typeof exited !== 'object' || exited === null || exited.code !== 'EEXIT') return undefined
+  return typeof exited.oclif?.exit === 'number' ? exited.oclif.exit : undefined
+}
+
+/** A clean `this.exit(0)` is a success with no data. */
+function exitedCleanly(error: unknown): boolean {
+  return exitCodeOf(error) === 0
+}
+
+/** Any other exit is a tool bug, and so is a broken catalogue extension. */
+function thrown(error: unknown): unknown {
+  const code = exitCodeOf(error)
+  if (code !== undefined)
+    return new AgentError('E_INTERNAL', `command exited with ${code}; throw an AgentError instead`, {
+      details: { exit_code: code },
+    })
+  if (error instanceof CatalogueDefinitionError) return new AgentError('E_INTERNAL', error.message, { cause: error })
+  return error
+}
+
+function interruption(signal: NodeJS.Signals): AgentError {
+  return new AgentError('E_INTERRUPTED', `interrupted by ${signal}`, { details: { signal } })
+}
+
+/** The only place the process exits: every path ends in {@link Session.finish} (or a second signal). */
+export function exit(code: number): never {
+  process.exit(code)
+}
+
+function debugStack(error: AgentError): void {
+  if (!process.env.DEBUG) return
+  const cause = error.cause instanceof Error ? error.cause : error
+  process.stderr.write(`${cause.stack ?? String(cause)}\n`)
+}
