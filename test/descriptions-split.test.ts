@@ -9,12 +9,12 @@ const box = useSandbox()
 const EXAMPLE = join(ROOT, 'examples/tasks')
 
 /** Every file a run of the example reads through node:fs, via a preloaded recorder. */
-function filesReadBy(args: string[]): string[] {
+function filesReadBy(args: string[], extra: Record<string, string> = {}): string[] {
   const out = join(box().root, 'reads.txt')
   const result = spawnSync(
     process.execPath,
     ['--import', join(ROOT, 'test/fixtures/record-reads.mjs'), TASKS_BIN, ...args],
-    { env: { PATH: process.env.PATH, ...box().env, RECORD_READS_TO: out }, encoding: 'utf8' },
+    { env: { PATH: process.env.PATH, ...box().env, ...extra, RECORD_READS_TO: out }, encoding: 'utf8' },
   )
   expect(result.status, result.stdout).toBe(0)
   return readFileSync(out, 'utf8').split('\n')
@@ -49,10 +49,15 @@ describe('descriptions out of the start path', () => {
 
   it('a normal run does not read the descriptions file; help and reference do', () => {
     seed(box(), [{ id: '1', title: 'a' }])
-    const list = filesReadBy(['list'])
-    expect(list.some((f) => f.endsWith('oclif.manifest.json') || f.endsWith('bundle.cjs'))).toBe(true)
-    expect(readsDescriptions(list)).toBe(false)
-    expect(readsDescriptions(filesReadBy(['get', '1']))).toBe(false)
+    // The fast path never reads it; nor does oclif's path, which reads the manifest and the bundle.
+    const fast = filesReadBy(['list'])
+    expect(fast.some((f) => f.endsWith('fast.cjs'))).toBe(true)
+    expect(readsDescriptions(fast)).toBe(false)
+    const normal = filesReadBy(['list'], { AGENTCLI_FAST: '0' })
+    expect(normal.some((f) => f.endsWith('oclif.manifest.json') || f.endsWith('bundle.cjs'))).toBe(true)
+    expect(readsDescriptions(normal)).toBe(false)
+    expect(readsDescriptions(filesReadBy(['get', '1'], { AGENTCLI_FAST: '0' }))).toBe(false)
+    expect(readsDescriptions(filesReadBy(['edit', '1', '--status', 'done', '--dry-run']))).toBe(false)
     expect(readsDescriptions(filesReadBy(['reference']))).toBe(true)
     expect(readsDescriptions(filesReadBy(['list', '--help']))).toBe(true)
   })
