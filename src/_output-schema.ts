@@ -9,10 +9,15 @@ export type Declares = { kind?: CommandKind; async?: boolean; output?: OutputSch
 
 /**
  * Everything a command can print as `data`: its declared output (for an async command, the submission; the
- * declared output is then the job's result), and for a write the dry-run preview too.
+ * declared output is then the job's result, which is what a call with `--wait` prints), and for a write the
+ * dry-run preview too.
  */
-export function effectiveOutput(command: Declares, z: ZodNamespace): ZodType | undefined {
-  const declared = command.async ? submittedSchema(z) : command.output?.(z)
+export function effectiveOutput(
+  command: Declares,
+  z: ZodNamespace,
+  options: { waits?: boolean } = {},
+): ZodType | undefined {
+  const declared = command.async && !options.waits ? submittedSchema(z) : command.output?.(z)
   if (command.kind !== 'write') return declared
   return declared ? z.union([declared, dryRunSchema(z)]) : dryRunSchema(z)
 }

@@ -87,8 +87,8 @@ export function deprecatedFields(schema: JsonSchema): DeprecatedField[] {
   return [...out.values()].sort((a, b) => byCodePoint(a.path, b.path))
 }
 
-/** The `meta.notices[]` entry of a deprecated command or flag that this call used. */
-export function deprecationNotice(what: 'command' | 'flag', name: string, d: Deprecation): Notice {
+/** The `meta.notices[]` entry of a deprecated command, flag or output field that this call used. */
+export function deprecationNotice(what: 'command' | 'flag' | 'field', name: string, d: Deprecation): Notice {
   return { type: 'deprecated', what, name, message: d.message, replaced_by: d.replaced_by, removed_in: d.removed_in }
 }
 

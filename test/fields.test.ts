@@ -125,6 +125,36 @@ describe('--fields on union and untyped outputs', () => {
   })
 })
 
+describe('--fields names what the call prints', () => {
+  it('with --wait, the fields of the job result; without, those of the submission', async () => {
+    const waited = await fixture(box(), ['sleepy', '--ms', '50', '--wait', '--fields', 'slept_ms'])
+    expect(waited.code, waited.stdout).toBe(0)
+    expect(env(waited).data).toEqual({ slept_ms: 50 })
+    const wrong = await fixture(box(), ['sleepy', '--ms', '50', '--wait', '--fields', 'job_id'])
+    expect(wrong.code).toBe(2)
+    expect(env(wrong).error).toMatchObject({ code: 'E_VALIDATION', details: { allowed: ['slept_ms'], got: 'job_id' } })
+    const submitted = await fixture(box(), ['sleepy', '--ms', '50', '--fields', 'job_id'])
+    expect(submitted.code, submitted.stdout).toBe(0)
+    expect(Object.keys(env(submitted).data)).toEqual(['job_id'])
+  })
+
+  it('a deprecated output field asked for by name adds a notice naming its replacement', async () => {
+    const run = await tasks(box(), ['context', '--fields', 'environment,tool'])
+    expect(run.code, run.stdout).toBe(0)
+    expect(Object.keys(env(run).data).sort()).toEqual(['environment', 'tool'])
+    expect(env(run).meta.notices).toContainEqual({
+      type: 'deprecated',
+      what: 'field',
+      name: 'environment',
+      message: expect.stringContaining('env'),
+      replaced_by: 'env',
+      removed_in: '2.0',
+    })
+    const modern = await tasks(box(), ['context', '--fields', 'env'])
+    expect(env(modern).meta.notices ?? []).not.toContainEqual(expect.objectContaining({ what: 'field' }))
+  })
+})
+
 describe('reference declares the paths each command accepts', () => {
   it('lists page paths and item shorthand for list, open paths for job result, both branches for update', async () => {
     const commands = env(await tasks(box(), ['reference'])).data.commands as Array<{

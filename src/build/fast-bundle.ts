@@ -63,7 +63,10 @@ export async function bundleFast(esbuild: typeof import('esbuild'), build: FastB
   rmSync(outfile, { force: true })
   const require = createRequire(join(root, 'package.json'))
   const framework = dirname(require.resolve('agentcli/package.json'))
-  const builtins = dirname(require.resolve('@agentcli/plugin-builtins/package.json'))
+  // From agentcli itself: an installed agentcli carries the built-ins inside it (a bundled dependency).
+  const builtins = dirname(
+    createRequire(join(framework, 'package.json')).resolve('@agentcli/plugin-builtins/package.json'),
+  )
   const commands = (await import(pathToFileURL(build.target).href))[build.identifier] as Record<string, Loose>
   const sources = await findSources(esbuild, root, build.target, build.external, commands)
   // The built-ins read the tool's whole config and manifest; a command defined inline in the target has no

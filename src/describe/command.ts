@@ -12,7 +12,10 @@ import {
 import type { ErrorCode } from '../errors/catalogue.js'
 import { acceptedFields } from '../output/fields.js'
 import type { OutputSchema, ZodNamespace } from '../schema.js'
+import { toJsonSchema } from './json-schema.js'
 import { describeParams, type Param } from './params.js'
+
+export { toJsonSchema }
 
 /** One command as `reference` describes it. */
 export type CommandDescription = {
@@ -104,14 +107,6 @@ function outputOf(c: Statics, z: ZodNamespace): ZodType | undefined {
 function schemaOf(c: Statics, z: ZodNamespace): Record<string, unknown> {
   const schema = outputOf(c, z)
   return schema ? toJsonSchema(z, schema) : {}
-}
-
-/** JSON Schema 2020-12 of a zod schema; types JSON cannot express are left open rather than failing. */
-export function toJsonSchema(z: ZodNamespace, schema: ZodType): Record<string, unknown> {
-  return z.toJSONSchema(schema, { target: 'draft-2020-12', unrepresentable: 'any', io: 'output' }) as Record<
-    string,
-    unknown
-  >
 }
 
 /** oclif's placeholder for the tool's bin in examples; `reference` replaces it with the running tool's. */

@@ -1,8 +1,11 @@
 import type { ZodType } from 'zod'
 import { type Declares, effectiveOutput } from '../_output-schema.js'
+import { deprecatedFields, deprecationNotice } from '../deprecation.js'
+import { toJsonSchema } from '../describe/json-schema.js'
 import { validationError } from '../errors/agent-error.js'
 import { loadZod } from '../schema.js'
 import { OPEN, pageItemSchemas, schemaPaths } from './_field-paths.js'
+import type { Notice } from './envelope.js'
 
 /*
  * The one owner of `--fields` (seed 000 §3): which paths a command accepts (also published in `reference`), how a
@@ -145,9 +148,26 @@ export function projectData(data: unknown, selection: FieldSelection): unknown {
 
 /**
  * The `--fields` of one call (`raw` as the universal-flag scan read it), checked against everything the command
- * can print as `data`; undefined when none was asked for. zod loads only when one was.
+ * can print as `data` (with `--wait`, the job's result instead of its submission); undefined when none was asked
+ * for. zod loads only when one was. A deprecated field the request names is said through `notice`.
  */
-export async function requestedFields(raw: string | undefined, command: Declares): Promise<FieldSelection | undefined> {
+export async function requestedFields(
+  raw: string | undefined,
+  command: Declares,
+  options: { waits?: boolean; notice?: (n: Notice) => void } = {},
+): Promise<FieldSelection | undefined> {
   if (raw === undefined) return undefined
-  return selectFields(raw, effectiveOutput(command, await loadZod()))
+  const z = await loadZod()
+  const schema = effectiveOutput(command, z, options)
+  const selection = selectFields(raw, schema)
+  if (schema && options.notice) for (const n of deprecatedNotices(selection, toJsonSchema(z, schema))) options.notice(n)
+  return selection
+}
+
+/** A notice for every deprecated field a selection names (or reaches into), in the order of the schema. */
+function deprecatedNotices(selection: FieldSelection, schema: Record<string, unknown>): Notice[] {
+  const named = selection.paths.map((p) => p.join('.'))
+  return deprecatedFields(schema)
+    .filter((f) => named.some((n) => n === f.path || n.startsWith(`${f.path}.`)))
+    .map((f) => deprecationNotice('field', f.path, f))
 }

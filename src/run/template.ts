@@ -26,7 +26,9 @@ export async function beforeWork(
 ): Promise<FieldSelection | undefined> {
   for (const n of callNotices(command, parsed)) notice(n)
   checkFormat(command, id, globals.format)
-  return requestedFields(globals.fields, command)
+  // With `--wait` an async command prints the job's result, so that is what `--fields` names.
+  const waits = command.async === true && parsed.flags.wait === true
+  return requestedFields(globals.fields, command, { waits, notice })
 }
 
 /** The command, as the step from `execute()`'s result to an outcome sees it. */
