@@ -199,7 +199,7 @@ describe('compactReference / expandReference', () => {
         'E_VALIDATION',
       ],
       hints: { destructive: true, idempotent: false, open_world: false },
-    } as const
+    } satisfies Partial<CommandDescription>
     const ref = reference([
       command('a', { $schema: DIALECT, anyOf: [done, preview] }, write),
       command('b', { $schema: DIALECT, ...preview }, write),
