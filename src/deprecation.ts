@@ -18,13 +18,16 @@ export type OclifDeprecation = true | { to?: string; version?: string | number; 
 /** What an author passes to mark an output field deprecated. */
 export type FieldDeprecationOptions = { replacedBy?: string; removedIn?: string; message?: string }
 
+/** The message of a deprecation that declares none (the compact `reference` derives it back from the rest). */
+export function deprecationMessage(subject: string, replacedBy: string | null, removedIn: string | null): string {
+  return `${subject} is deprecated${removedIn ? ` and goes away in ${removedIn}` : ''}${replacedBy ? `; use ${replacedBy}` : ''}`
+}
+
 function describe(subject: string, opts: OclifDeprecation | undefined): Deprecation {
   const o = opts === true || opts === undefined ? {} : opts
   const removedIn = o.version === undefined ? null : String(o.version)
   const replacedBy = o.to ?? null
-  const message =
-    o.message ??
-    `${subject} is deprecated${removedIn ? ` and goes away in ${removedIn}` : ''}${replacedBy ? `; use ${replacedBy}` : ''}`
+  const message = o.message ?? deprecationMessage(subject, replacedBy, removedIn)
   return { message, replaced_by: replacedBy, removed_in: removedIn }
 }
 

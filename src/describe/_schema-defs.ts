@@ -63,7 +63,13 @@ function freePrefix(schemas: readonly Json[]): string {
 export type Shared = { schemas: Json[]; defs: Record<string, Json> }
 
 /** A `$ref` costs about this much; a subschema shorter than it is never worth sharing. */
-const MIN_SHARED = 40
+const MIN_SHARED = 24
+/** What a `$ref` and a `$defs` entry's key cost, in bytes: `{"$ref":"#/$defs/12"}`, `"12":` and a comma. */
+const REF_SIZE = 21
+const DEF_KEY_SIZE = 6
+/** Whether writing a subschema of `size` bytes once under `$defs` is shorter than writing it `count` times. */
+const worthSharing = (count: number, size: number) =>
+  count >= 2 && size >= MIN_SHARED && count * size > count * REF_SIZE + size + DEF_KEY_SIZE
 /** The key of a placeholder for an interned subschema (no JSON Schema keyword starts with a NUL). */
 const ID = '\u0000'
 
@@ -96,7 +102,7 @@ export function shareSchemas(schemas: readonly Json[]): Shared {
   const defs: Record<string, Json> = {}
   const build = (id: number, asDef: boolean): Json => {
     const entry = table[id]!
-    if (!asDef && entry.count >= 2 && entry.size >= MIN_SHARED) {
+    if (!asDef && worthSharing(entry.count, entry.size)) {
       let name = names.get(id)
       if (!name) {
         name = `${prefix}${names.size}`
@@ -110,7 +116,21 @@ export function shareSchemas(schemas: readonly Json[]): Shared {
   // The counts are taken before sharing, so a part that occurs only inside one shared part counts twice: such
   // a def ends up referred to once, and is inlined again below.
   const shared = roots.map((r, i) => (typeof r === 'number' && isObject(schemas[i]) ? build(r, false) : r))
-  return extendShared(inlineSingles({ schemas: shared, defs }))
+  return renumber(extendShared(inlineSingles({ schemas: shared, defs })), prefix)
+}
+
+/** Name the defs that are left `0`, `1`, … in order (inlining left gaps, and a longer name costs every `$ref`). */
+function renumber(input: Shared, prefix: string): Shared {
+  const names = new Map(Object.keys(input.defs).map((name, i) => [name, `${prefix}${i}`]))
+  const rename = (s: Json): Json =>
+    mapSchema(s, (node) => {
+      const name = refName(node, input.defs, false)
+      return name ? { ...node, $ref: `${REF_PREFIX}${names.get(name)}` } : node
+    })
+  return {
+    schemas: input.schemas.map(rename),
+    defs: Object.fromEntries(Object.entries(input.defs).map(([name, d]) => [names.get(name)!, rename(d)])),
+  }
 }
 
 /**

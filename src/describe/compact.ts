@@ -1,8 +1,11 @@
 import { isDeepStrictEqual } from 'node:util'
 import { type CompactCommand, type CompactParam, compactCommand, compactParam } from './_compact-command.js'
+import { type CompactReadiness, compactReadiness } from './_compact-readiness.js'
+import { isFrameworkRef } from './_reference-schema.js'
 import { closeObjects } from './_schema-closed.js'
 import { shareSchemas } from './_schema-defs.js'
-import { DIALECT, expandReference } from './expand.js'
+import { untypeLiterals } from './_schema-literals.js'
+import { DIALECT, expandReference, retryableByDefault } from './expand.js'
 import type { Reference } from './reference.js'
 
 /**
@@ -13,19 +16,29 @@ import type { Reference } from './reference.js'
  * `{"$ref": "#/$defs/<name>"}`, and a closed object schema whose properties are all required drops `required`
  * and `additionalProperties`. {@link expandReference} gives the full document back, exactly.
  */
-export type CompactReference = Omit<Reference, 'global_flags' | 'commands' | 'error_codes'> & {
+export type CompactReference = Omit<Reference, 'global_flags' | 'commands' | 'error_codes' | 'release_readiness'> & {
   /** Marks the compact form: a client that needs the full one passes this document to `expandReference`. */
   compact: true
   /** The `$schema` every output schema carries unless it says `"$dialect": false`. */
   schema_dialect: string
   /** False when the closed-object shorthand is off in this document (some schema could not use it losslessly). */
   closed_objects: boolean
+  /** False when the implied-literal-type shorthand is off in this document (see `untypeLiterals`). */
+  implied_literal_types: boolean
+  /** `release_readiness` without the keys its level and statuses imply. */
+  release_readiness: CompactReadiness
   global_flags: CompactParam[]
-  /** `retryable` is left out when false. */
+  /** `retryable` is left out when it is the default of its exit code (see `retryableByDefault`). */
   error_codes: Record<string, { exit: number; retryable?: boolean; description: string }>
   /** Parameters shared by several commands; a number in a command's `params` is an index here. */
   param_defs: CompactParam[]
   commands: CompactCommand[]
+  /**
+   * The dry-run preview of every write (present when all writes share it): a write's `output_schema` is then only
+   * its declared output, the full one `{"anyOf": [output_schema, dry_run_schema]}` (the preview alone when the
+   * write declares none and leaves `output_schema` out).
+   */
+  dry_run_schema?: Record<string, unknown>
   $defs: Record<string, unknown>
 }
 
@@ -67,37 +80,87 @@ function shareParams(commands: CompactCommand[]): CompactParam[] {
   return defs
 }
 
-function build(ref: Reference, closed: boolean): CompactReference {
+/**
+ * The dry-run preview every write adds to its declared output (`anyOf: [declared, preview]`, or the preview alone),
+ * when every write in the document has that shape: written once, as `dry_run_schema`.
+ */
+function dryRunPreview(commands: readonly CompactCommand[], schemas: readonly Schema[]): Schema | undefined {
+  let preview: Schema | undefined
+  for (const [i, c] of commands.entries()) {
+    if (c.type !== 'write' || c.verbatim) continue
+    const s = schemas[i]
+    if (!s) return undefined
+    const branches = Object.keys(s).length === 1 && Array.isArray(s.anyOf) && s.anyOf.length === 2 ? s.anyOf : undefined
+    preview ??= (branches ? branches[1] : s) as Schema
+    if (!isDeepStrictEqual(s, preview) && !isDeepStrictEqual(branches?.[1], preview)) return undefined
+  }
+  return preview
+}
+
+type Shorthands = { closed: boolean; literals: boolean }
+
+/** The per-schema shorthands to try, in order: the first that gives the document back exactly is used. */
+const SHORTHANDS: readonly Shorthands[] = [
+  { closed: true, literals: true },
+  { closed: false, literals: true },
+  { closed: true, literals: false },
+  { closed: false, literals: false },
+]
+
+function build(ref: Reference, { closed, literals }: Shorthands): CompactReference {
   const commands = ref.commands.map((c) => compactCommand(c, ref.tool))
-  const slots: Array<{ command: CompactCommand; key: 'output_schema' | 'result_schema' }> = []
-  for (const command of commands)
-    for (const key of ['output_schema', 'result_schema'] as const)
-      if (command[key] && typeof command[key] === 'object' && !command.verbatim) slots.push({ command, key })
-  const prepared = slots.map(({ command, key }) => {
-    const schema = undialect(command[key] as Schema)
-    return closed ? closeObjects(schema) : schema
-  })
+  const outputs = commands.map((c) =>
+    c.output_schema && !c.verbatim && !isFrameworkRef(c.output_schema) ? undialect(c.output_schema) : undefined,
+  )
+  const preview = dryRunPreview(commands, outputs as Schema[])
+  const slots: Array<{ command: CompactCommand; key: 'output_schema' | 'result_schema'; schema: Schema }> = []
+  for (const [i, command] of commands.entries()) {
+    if (command.verbatim) continue
+    const output = outputs[i]
+    if (output && preview && command.type === 'write') {
+      if (isDeepStrictEqual(output, preview)) delete command.output_schema
+      else slots.push({ command, key: 'output_schema', schema: (output.anyOf as Schema[])[0]! })
+    } else if (output) slots.push({ command, key: 'output_schema', schema: output })
+    if (command.result_schema && typeof command.result_schema === 'object')
+      slots.push({ command, key: 'result_schema', schema: undialect(command.result_schema) })
+  }
+  const untype = (s: Schema) => (literals ? (untypeLiterals(s) as Schema) : s)
+  const prepared = [...slots.map((s) => s.schema), ...(preview ? [preview] : [])].map((s) =>
+    untype(closed ? (closeObjects(s) as Schema) : s),
+  )
   const shared = shareSchemas(prepared)
   slots.forEach(({ command, key }, i) => {
     command[key] = shared.schemas[i] as Schema
   })
   const param_defs = shareParams(commands)
-  const { global_flags, commands: _, error_codes, ...rest } = ref
+  const { global_flags, commands: _, error_codes, release_readiness, ...rest } = ref
   return {
     compact: true,
     ...rest,
+    release_readiness: compactReadiness(release_readiness),
     schema_dialect: DIALECT,
     closed_objects: closed,
+    implied_literal_types: literals,
     global_flags: global_flags.map(compactParam),
     error_codes: Object.fromEntries(
       Object.entries(error_codes).map(([code, e]) => [
         code,
-        e.retryable ? e : { exit: e.exit, description: e.description },
+        e.retryable === retryableByDefault(e.exit) ? { exit: e.exit, description: e.description } : e,
       ]),
     ),
     param_defs,
     commands,
+    ...(preview ? { dry_run_schema: shared.schemas[slots.length] as Schema } : {}),
     $defs: shared.defs,
+  }
+}
+
+/** Whether `compact` expands to exactly `ref` (an expansion that throws does not). */
+function lossless(compact: CompactReference, ref: Reference): boolean {
+  try {
+    return isDeepStrictEqual(expandReference(structuredClone(compact)), ref)
+  } catch {
+    return false
   }
 }
 
@@ -106,6 +169,9 @@ function build(ref: Reference, closed: boolean): CompactReference {
  * document, it is built without it.
  */
 export function compactReference(ref: Reference): CompactReference {
-  const compact = build(ref, true)
-  return isDeepStrictEqual(expandReference(structuredClone(compact)), ref) ? compact : build(ref, false)
+  for (const shorthands of SHORTHANDS.slice(0, -1)) {
+    const compact = build(ref, shorthands)
+    if (lossless(compact, ref)) return compact
+  }
+  return build(ref, SHORTHANDS.at(-1)!)
 }

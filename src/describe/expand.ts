@@ -1,11 +1,22 @@
 import { type CompactCommand, expandCommand, expandParam } from './_compact-command.js'
+import { expandReadiness } from './_compact-readiness.js'
+import { isFrameworkRef } from './_reference-schema.js'
 import { openObjects } from './_schema-closed.js'
 import { resolveSchema } from './_schema-defs.js'
+import { retypeLiterals } from './_schema-literals.js'
 import type { CompactReference } from './compact.js'
 import type { Reference } from './reference.js'
 
 /** The JSON Schema dialect every output schema names; written once in the compact document. */
 export const DIALECT = 'https://json-schema.org/draft/2020-12/schema'
+
+/**
+ * Whether an error code with this exit code is retryable unless its entry says otherwise: the exit codes whose
+ * `exit_codes` advice is to retry (7 transient, 8 timeout, 130 interrupted), as every core code has it.
+ */
+export function retryableByDefault(exit: number): boolean {
+  return exit === 7 || exit === 8 || exit === 130
+}
 
 /** Whether a `reference` document is the compact form (`reference --compact`). */
 export function isCompactReference(doc: unknown): doc is CompactReference {
@@ -23,31 +34,42 @@ export function expandReference(doc: CompactReference | Reference): Reference {
     compact: _,
     schema_dialect,
     closed_objects,
+    implied_literal_types,
+    release_readiness,
     $defs,
     param_defs,
     global_flags,
     commands,
     error_codes,
+    dry_run_schema,
     ...rest
   } = doc
   const schema = (s: unknown) => {
     const resolved = resolveSchema(s, $defs)
-    return redialect((closed_objects ? openObjects(resolved) : resolved) as Record<string, unknown>, schema_dialect)
+    const typed = implied_literal_types ? retypeLiterals(resolved) : resolved
+    return redialect((closed_objects ? openObjects(typed) : typed) as Record<string, unknown>, schema_dialect)
   }
   const expanded = commands.map((c) => {
     const resolved: CompactCommand = { ...c }
     if (c.params) resolved.params = c.params.map((p) => (typeof p === 'number' ? param_defs[p]! : p))
     if (!c.verbatim) {
-      if (c.output_schema) resolved.output_schema = schema(c.output_schema)
+      const output =
+        dry_run_schema && c.type === 'write'
+          ? c.output_schema
+            ? { anyOf: [c.output_schema, dry_run_schema] }
+            : dry_run_schema
+          : c.output_schema
+      if (output && !isFrameworkRef(output)) resolved.output_schema = schema(output)
       if (c.result_schema) resolved.result_schema = schema(c.result_schema)
     }
     return expandCommand(resolved, doc.tool)
   })
   const errors: Reference['error_codes'] = {}
   for (const [code, e] of Object.entries(error_codes))
-    errors[code] = { exit: e.exit, retryable: e.retryable ?? false, description: e.description }
+    errors[code] = { exit: e.exit, retryable: e.retryable ?? retryableByDefault(e.exit), description: e.description }
   const out = {
     ...rest,
+    release_readiness: expandReadiness(release_readiness),
     global_flags: global_flags.map(expandParam),
     commands: expanded,
     error_codes: errors,

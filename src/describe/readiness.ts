@@ -57,6 +57,13 @@ export function readinessFixes(settings: ToolSettings): string[] {
   return fixes
 }
 
+/** Why a tool is at the level it earned, `stable` or `beta` (the compact `reference` derives it back). */
+export function earnedReason(level: 'stable' | 'beta', mock: EvidenceStatus, live: EvidenceStatus): string {
+  return level === 'stable'
+    ? `FCC verified, mock upstream ${mock === 'verified' ? 'verified' : 'not applicable'}, live smoke recorded.`
+    : `Stable requires recorded live smoke/E2E evidence (live_smoke_status is ${live}).`
+}
+
 /**
  * The level a tool may claim from its declared evidence. A claim the evidence does not back is never reported
  * as made: `stable` without live smoke, or anything without verified FCC, is `unpublishable` with the reason.
@@ -80,9 +87,7 @@ export function releaseReadiness(settings: ToolSettings): ReleaseReadiness {
     level = 'unpublishable'
     const missing = claimed === 'stable' && !recorded(live) ? [...gaps, `live_smoke_status is ${live}`] : gaps
     reason = `declared ${claimed}, but ${missing.join(', ')}`
-  } else if (level === 'stable')
-    reason = `FCC verified, mock upstream ${mock === 'verified' ? 'verified' : 'not applicable'}, live smoke recorded.`
-  else if (level === 'beta') reason = `Stable requires recorded live smoke/E2E evidence (live_smoke_status is ${live}).`
+  } else if (level !== 'unpublishable') reason = earnedReason(level, mock, live)
   else if (Object.keys(declared).length === 0)
     reason = `no release evidence declared (${KEY} is empty): fcc_status is unknown, mock_upstream_status is unknown`
   else reason = gaps.length > 0 ? `not releasable: ${gaps.join(', ')}` : (declared.reason ?? 'declared unpublishable')
