@@ -30,7 +30,7 @@ export type PackageJson = {
   name?: string
   version: string
   bin?: string | Record<string, string>
-  oclif?: { bin?: string }
+  oclif?: { bin?: string; commands?: unknown }
 }
 
 /**
@@ -48,6 +48,13 @@ export async function buildTool(
   const plugin = new Plugin({ root, type: 'core', ignoreManifest: true, errorOnManifestCreate: true, isRoot: true })
   await plugin.load()
   const manifest = JSON.parse(JSON.stringify(plugin.manifest)) as { commands: Record<string, Record<string, unknown>> }
+  // The explicit strategy loads commands from its target, never by file: oclif records a file only for the commands
+  // whose module it happened to see loaded, so the manifest would differ from one build to the next.
+  if ((pjson.oclif?.commands as { strategy?: string } | undefined)?.strategy === 'explicit')
+    for (const entry of Object.values(manifest.commands)) {
+      delete entry.isESM
+      delete entry.relativePath
+    }
   const z = await loadZod()
   for (const id of Object.keys(manifest.commands)) {
     const cmd = await plugin.findCommand(id, { must: true })
