@@ -28,8 +28,6 @@ const HEAVY = [
   '/tar/',
   '/yaml/',
   '/msw/',
-  '/write-file-atomic/',
-  '/proper-lockfile/',
   '/keep-a-changelog/',
   '/ajv/',
   '/shell-quote/',
