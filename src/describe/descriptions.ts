@@ -36,7 +36,7 @@ export type Descriptions = { get(id: string): MovedText | undefined }
 const files = new Map<string, Descriptions | undefined>()
 
 /** After this many look-ups in one file, index all its lines at once (the full `reference` reads every one). */
-const LOOKUPS_BEFORE_INDEX = 16
+const LOOKUPS_BEFORE_INDEX = 4
 
 function parseFile(text: string): Descriptions | undefined {
   const end = text.indexOf('\n')
