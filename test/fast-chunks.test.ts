@@ -6,16 +6,18 @@ import { runTool } from 'agentcli/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT, useSandbox } from './helpers.js'
 
-// A tool with more fast routes than CHUNK_FROM (src/build/fast-chunks.ts): each route's command module is a
-// chunk of its own, loaded by the fast bundle; the answers must stay those of oclif's path.
+// A tool with more commands than CHUNK_FROM (src/build/fast-chunks.ts): each fast route's command module is a
+// chunk of its own, loaded by the fast bundle, and each self-contained one (items 20 on, which import no module of
+// the tool) a chunk of the main bundle too; the answers must stay those of oclif's path, from its bundle.
 const COMMANDS = 40
 const box = useSandbox()
 let dir: string
 let bin: string
 
 function command(i: number): string {
+  const label = i < 20 ? "import { label } from '../lib.js'" : "const label = (name) => name ?? 'item'"
   return `import { AgentCommand, Flags, output } from 'agentcli'
-import { label } from '../lib.js'
+${label}
 
 export default class Command${i} extends AgentCommand {
   static summary = 'Show item ${i}'
@@ -94,25 +96,43 @@ describe('a tool with many fast routes', () => {
     expect(fast.includes('get "item7"') || fast.includes('get"item7"')).toBe(true)
   })
 
-  it('runs a route from its chunk, without oclif’s bundle', () => {
+  function traced(args: string[], env: Record<string, string> = {}) {
     const scripts = join(box().root, 'scripts.txt')
     const result = spawnSync(
       process.execPath,
-      ['--import', join(ROOT, 'test/fixtures/record-scripts.mjs'), bin, 'item7', '--name', 'x', '--limit', '3'],
-      { env: { PATH: process.env.PATH, ...box().env, RECORD_SCRIPTS_TO: scripts }, encoding: 'utf8' },
+      ['--import', join(ROOT, 'test/fixtures/record-scripts.mjs'), bin, ...args],
+      {
+        env: { PATH: process.env.PATH, ...box().env, ...env, RECORD_SCRIPTS_TO: scripts },
+        encoding: 'utf8',
+      },
     )
     expect(result.status, result.stderr).toBe(0)
-    expect(JSON.parse(result.stdout).data).toEqual({ id: '7', name: 'x', count: 3 })
     const compiled = readFileSync(scripts, 'utf8').split('\n').filter(Boolean)
-    expect(compiled.map((f) => f.replace(/.*\/dist\//, ''))).toEqual([
-      'fast.cjs',
-      expect.stringMatching(/^fast-chunks\/\d+\.cjs$/),
-    ])
+    return { data: JSON.parse(result.stdout).data, compiled: compiled.map((f) => f.replace(/.*\/dist\//, '')) }
+  }
+
+  it('gives the main bundle a chunk of each self-contained command, and keeps the others in it', () => {
+    expect(readdirSync(join(dir, 'dist', 'chunks')).length).toBe(COMMANDS - 20)
+    const oclif = { AGENTCLI_FAST: '0' }
+    const own = traced(['item30', '--limit', '4'], oclif)
+    expect(own.data).toEqual({ id: '30', name: 'item', count: 4 })
+    expect(own.compiled).toEqual(['bundle.cjs', expect.stringMatching(/^chunks\/\d+\.cjs$/)])
+    const shared = traced(['item7', '--name', 'y'], oclif)
+    expect(shared.data).toEqual({ id: '7', name: 'y', count: 10 })
+    expect(shared.compiled).toEqual(['bundle.cjs'])
+  })
+
+  it('runs a route from its chunk, without oclif’s bundle', () => {
+    const run = traced(['item7', '--name', 'x', '--limit', '3'])
+    expect(run.data).toEqual({ id: '7', name: 'x', count: 3 })
+    const compiled = run.compiled
+    expect(compiled).toEqual(['fast.cjs', expect.stringMatching(/^fast-chunks\/\d+\.cjs$/)])
   })
 
   it('answers as oclif’s path does, byte for byte', async () => {
     for (const args of [
       ['item0'],
+      ['item25', '--limit', '3'],
       ['item39', '--limit', '2', '--name', 'a'],
       ['item5', '--limit', '0'],
       ['item5', '--bogus'],
