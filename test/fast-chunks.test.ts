@@ -15,7 +15,11 @@ let dir: string
 let bin: string
 
 function command(i: number): string {
-  const label = i < 20 ? "import { label } from '../lib.js'" : "const label = (name) => name ?? 'item'"
+  // import.meta.url is the bundle's, as for a module the bundle holds, from a chunk too.
+  const label =
+    i < 20
+      ? "import { label } from '../lib.js'"
+      : "const label = (name) => name ?? (/\\/dist\\/$/.test(new URL('.', import.meta.url).pathname) ? 'item' : 'misplaced')"
   return `import { AgentCommand, Flags, output } from 'agentcli'
 ${label}
 
@@ -126,6 +130,7 @@ describe('a tool with many fast routes', () => {
     const run = traced(['item7', '--name', 'x', '--limit', '3'])
     expect(run.data).toEqual({ id: '7', name: 'x', count: 3 })
     const compiled = run.compiled
+    expect(traced(['item30']).data).toEqual({ id: '30', name: 'item', count: 10 })
     expect(compiled).toEqual(['fast.cjs', expect.stringMatching(/^fast-chunks\/\d+\.cjs$/)])
   })
 

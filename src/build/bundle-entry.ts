@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { BUNDLE_FILE } from '../boot/index.js'
 import { BUNDLE_CHUNK_DIR } from '../fast/chunk.js'
 import { buildChunks, CHUNK_FROM, chunkEntry } from './fast-chunks.js'
 
@@ -35,6 +36,7 @@ export async function bundleEntry(
     chunking && routes.length >= CHUNK_FROM
       ? await buildChunks(esbuild, root, candidates, external, chunking, {
           dir: BUNDLE_CHUNK_DIR,
+          bundle: BUNDLE_FILE,
           selfContained: true,
         }).catch(() => undefined)
       : undefined

@@ -1,5 +1,6 @@
 import { join, relative, resolve } from 'node:path'
 import type { Plugin } from 'esbuild'
+import { FAST_FILES } from '../fast/boot.js'
 import { CHUNK_DIR } from '../fast/chunk.js'
 
 /** Where one fast route's command class is: a module file and the export that holds it. */
@@ -28,7 +29,11 @@ export async function buildChunks(
   sources: Source[],
   external: string[],
   options: Pick<import('esbuild').BuildOptions, 'define' | 'banner' | 'target' | 'charset'>,
-  where: { dir: string; selfContained: boolean } = { dir: CHUNK_DIR, selfContained: false },
+  where: { dir: string; bundle: string; selfContained: boolean } = {
+    dir: CHUNK_DIR,
+    bundle: FAST_FILES.bundle,
+    selfContained: false,
+  },
 ): Promise<Chunks | undefined> {
   const all = new Map<string, string>()
   for (const { file } of sources) if (!all.has(file)) all.set(file, `${all.size}`)
@@ -70,6 +75,10 @@ export async function buildChunks(
     outdir: join(root, where.dir),
     outExtension: { '.js': '.cjs' },
     minifyWhitespace: true,
+    // `import.meta.url` is the bundle's URL, as for the modules the bundle holds (a chunk sits one level below).
+    banner: {
+      js: `var __agentcli_bundle_url = require("node:url").pathToFileURL(require("node:path").join(__dirname, ${JSON.stringify(relative(where.dir, where.bundle))})).href;`,
+    },
   })
   return { files, names, dir: where.dir }
 }
