@@ -345,6 +345,34 @@ describe('the prefilter', () => {
     const escaped = JSON.stringify({ body: '{"url":"https:\\/\\/ann:pw1234@h"}' })
     expect(redactedJson(JSON.parse(escaped))).not.toContain('pw1234')
   })
+
+  it('counts before it copies: a suspected document with nothing to hide is its one JSON.stringify, the rest redacted as by the copy', () => {
+    // `token` in prose makes the prefilter suspect the whole document; nothing in it is a secret.
+    const clean = {
+      commands: Array.from({ length: 50 }, (_, i) => ({
+        path: `item${i}`,
+        description: 'Reads a token count.',
+        when: new Date(0),
+        flags: [{ name: 'limit', default: 10, hidden: false, note: null }],
+        schema: { properties: { token: { type: 'string' } } },
+      })),
+    }
+    const text = JSON.stringify(clean)
+    expect(mayNeedRedaction(text)).toBe(true)
+    expect(redactedJson(clean)).toBe(text)
+    // Each kind of change the walk makes, found by the count and done by the copy, as redactForOutput does it.
+    let deep: Record<string, unknown> = { leaf: 'token' }
+    for (let i = 0; i < 70; i++) deep = { next: deep }
+    for (const doc of [
+      { list: ['a token', { password: 'hunter22' }] },
+      { at: { toJSON: () => ({ api_key: 'k-123' }) } },
+      { deep },
+      { headers: { authorization: 'Bearer abcdefghijklmnop' } },
+      { secret: undefined, note: 'token' },
+    ])
+      expect(redactedJson(doc)).toBe(JSON.stringify(redactForOutput(doc)))
+    expect(redactedJson({ list: ['a token', { password: 'hunter22' }] })).not.toContain('hunter22')
+  })
 })
 
 describe('secrets the process registered', () => {

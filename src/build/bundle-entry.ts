@@ -1,5 +1,9 @@
-import { resolve } from 'node:path'
+import { createRequire } from 'node:module'
+import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { BUNDLE_FILE } from '../boot/index.js'
+import { BUNDLE_CHUNK_DIR } from '../fast/chunk.js'
+import { buildChunks, CHUNK_FROM, chunkEntry } from './fast-chunks.js'
 
 /** Where a command class is defined: a module file and the export that holds it. */
 type Source = { file: string; name: string }
@@ -15,23 +19,41 @@ export async function bundleEntry(
   target: string,
   identifier: string,
   external: string[],
+  chunking?: Pick<import('esbuild').BuildOptions, 'define' | 'banner' | 'target' | 'charset'>,
 ): Promise<string> {
   const commands = (await import(pathToFileURL(target).href))[identifier] as Record<string, unknown> | undefined
   if (!commands || typeof commands !== 'object') throw new Error(`${target} does not export ${identifier}`)
   const sources = await findSources(esbuild, root, target, external, commands)
-  const lines = [
-    `export { run } from 'agentcli/entry'`,
-    `export const ${identifier === 'default' ? '__commands' : identifier} = {}`,
-    ...(identifier === 'default' ? ['export default __commands'] : []),
-    `const command = (id, load) => Object.defineProperty(${identifier === 'default' ? '__commands' : identifier}, id, { enumerable: true, configurable: true, get: load })`,
-  ]
-  for (const id of Object.keys(commands)) {
-    const source = sources.get(id) ?? { file: target, name: identifier }
-    const access = source.file === target ? `[${JSON.stringify(id)}]` : ''
-    lines.push(
-      `command(${JSON.stringify(id)}, () => require(${JSON.stringify(source.file)})[${JSON.stringify(source.name)}]${access})`,
-    )
+  const name = identifier === 'default' ? '__commands' : identifier
+  const routes = Object.keys(commands).map(
+    (id) => [id, sources.get(id) ?? { file: target, name: identifier }] as [string, Source],
+  )
+  const access = (id: string, source: Source) => (source.file === target ? `[${JSON.stringify(id)}]` : '')
+  // Many commands: the self-contained ones (no module of the tool but their own) as chunks, see ./fast-chunks.ts.
+  const framework = dirname(createRequire(join(root, 'package.json')).resolve('agentcli/package.json'))
+  const candidates = routes.map(([, source]) => source).filter((source) => source.file !== target)
+  const chunks =
+    chunking && routes.length >= CHUNK_FROM
+      ? await buildChunks(esbuild, root, candidates, external, chunking, {
+          dir: BUNDLE_CHUNK_DIR,
+          bundle: BUNDLE_FILE,
+          selfContained: true,
+        }).catch(() => undefined)
+      : undefined
+  const lines = [`export { run } from 'agentcli/entry'`]
+  if (chunks)
+    lines.push(...chunkEntry(chunks, routes, join(framework, 'dist/fast/chunk.js'), { name, access, lazy: true }))
+  else {
+    // Getters of one object literal: a thousand `Object.defineProperty` calls cost each start some 2 ms at 1000
+    // commands, a literal's accessors (as enumerable and configurable) about half of that.
+    lines.push(`export const ${name} = {`)
+    for (const [id, source] of routes)
+      lines.push(
+        `  get ${JSON.stringify(id)}() { return require(${JSON.stringify(source.file)})[${JSON.stringify(source.name)}]${access(id, source)} },`,
+      )
+    lines.push('}')
   }
+  if (identifier === 'default') lines.push('export default __commands')
   return `${lines.join('\n')}\n`
 }
 

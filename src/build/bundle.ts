@@ -1,7 +1,8 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { BUNDLE_FILE } from '../boot/index.js'
+import { BUNDLE_CHUNK_DIR } from '../fast/chunk.js'
 import { asciiOnly } from './bundle-ascii.js'
 import { bundleEntry } from './bundle-entry.js'
 import { lazyBuiltins, sourcePatches } from './bundle-plugins.js'
@@ -66,7 +67,6 @@ export async function bundleTool(dir: string, options: BundleOptions = {}): Prom
   const identifier = commands.identifier ?? 'default'
   const esbuild = await loadEsbuild()
   const outfile = join(root, BUNDLE_FILE)
-  const contents = await bundleEntry(esbuild, root, resolve(root, commands.target), identifier, external)
   const shared = {
     target: 'node22',
     // Strings and identifiers escaped to ASCII; asciiOnly escapes the rest (comments, regular expressions).
@@ -75,6 +75,8 @@ export async function bundleTool(dir: string, options: BundleOptions = {}): Prom
     define: { 'import.meta.url': '__agentcli_bundle_url' },
     banner: { js: 'var __agentcli_bundle_url = require("node:url").pathToFileURL(__filename).href;' },
   }
+  rmSync(join(root, BUNDLE_CHUNK_DIR), { recursive: true, force: true })
+  const contents = await bundleEntry(esbuild, root, resolve(root, commands.target), identifier, external, shared)
   const result = await esbuild.build({
     ...shared,
     stdin: { contents, resolveDir: root, sourcefile: 'agentcli-bundle-entry.js' },

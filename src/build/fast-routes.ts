@@ -1,3 +1,4 @@
+import { TABLE_START } from '../fast/boot.js'
 import type { FastRoute, RouteTable } from '../fast/route-table.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: command classes and flag definitions as oclif holds them
@@ -97,5 +98,16 @@ export function routeTable(
         args: Object.keys(command.args ?? {}),
       }
   }
-  return { table: { format: 1, ids: [...ids].sort(), routes }, skipped }
+  return { table: { format: 2, ids: [...ids].sort(), routes }, skipped }
+}
+
+/**
+ * The table as `dist/fast-routes.json`: JSON, but laid out one id and one route per line after a first line
+ * holding the format, which is what `idKind` in `src/fast/boot.ts` searches (a start reads one line's worth of
+ * the table, not a parse of all of it).
+ */
+export function tableText(table: RouteTable): string {
+  const ids = table.ids.map((id) => JSON.stringify(id))
+  const routes = Object.entries(table.routes).map(([id, route]) => `${JSON.stringify(id)}:${JSON.stringify(route)}`)
+  return `${TABLE_START}"ids":[\n${ids.join(',\n')}],\n"routes":{\n${routes.join(',\n')}}}\n`
 }

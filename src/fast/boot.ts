@@ -1,7 +1,6 @@
 import { builtin } from '../boot/_builtin.js'
 import type { HeldSignals } from '../boot/early-signals.js'
 import type { RunOptions } from '../entry.js'
-import type { RouteTable } from './route-table.js'
 import type { FastOptions, HandOver } from './run.js'
 
 const { readFileSync, statSync } = builtin<typeof import('node:fs')>('node:fs')
@@ -36,14 +35,32 @@ export async function startFast(
   return fast.runFast(dir, { ...options, bundle, table, commands: fast.commands })
 }
 
-function readTable(file: string): RouteTable | undefined {
+/**
+ * The table's text, not parsed: {@link idKind} finds the one line a start needs. Only its first line is checked
+ * (a table of another layout or format finds nothing: oclif's path, as before).
+ */
+function readTable(file: string): string | undefined {
   try {
-    const table: unknown = JSON.parse(readFileSync(file, 'utf8'))
-    return isRouteTable(table) ? table : undefined
+    const text = readFileSync(file, 'utf8')
+    return text.startsWith(TABLE_START) ? text : undefined
   } catch {
     // No table (a tool built before the fast path, or without a bundle): oclif's path, as before.
     return undefined
   }
+}
+
+/** How `dist/fast-routes.json` begins: its format, on a line of its own. */
+export const TABLE_START = '{"format":2,\n'
+
+/**
+ * What the route table says of one command id: a fast `route`, another `id` of the tool (a command that is not
+ * a fast route, or an alias), or undefined. Each id and each route is a line of its own (`"id",` in `ids`,
+ * `"id":{…}` in `routes`), and an id holds no newline, so one search of the text per id answers it.
+ */
+export function idKind(table: string, id: string): 'route' | 'id' | undefined {
+  const line = `\n${JSON.stringify(id)}`
+  if (table.includes(`${line}:{`)) return 'route'
+  return table.includes(`${line},`) || table.includes(`${line}]`) ? 'id' : undefined
 }
 
 const GLOBAL_VALUE = new Set(['--format', '--fields'])
@@ -60,7 +77,7 @@ function isGlobal(token: string): boolean {
  * word that a longer non-fast id continues all go to oclif's path. The fast runner checks again with the
  * framework's own argv functions, so this only has to be conservative.
  */
-export function lookUp(table: RouteTable, argv: readonly string[]): string | undefined {
+export function lookUp(table: string, argv: readonly string[]): string | undefined {
   let i = 0
   for (const token of argv) if (token === '--' || HELP.has(token)) return undefined
   // Universal flags may come first (`tasks --format text list`): oclif's path moves them behind the command.
@@ -68,23 +85,10 @@ export function lookUp(table: RouteTable, argv: readonly string[]): string | und
   if (argv[i] === '--version') return '--version'
   const words: string[] = []
   for (let j = i; j < argv.length && !argv[j]!.startsWith('-'); j++) words.push(argv[j]!)
-  const ids = new Set(table.ids)
   for (let n = words.length; n > 0; n--) {
     const id = words.slice(0, n).join(':')
-    if (ids.has(id)) return Object.hasOwn(table.routes, id) ? id : undefined
+    const kind = idKind(table, id)
+    if (kind) return kind === 'route' ? id : undefined
   }
   return undefined
-}
-
-/** Whether a parsed file is a route table this framework writes. */
-export function isRouteTable(value: unknown): value is RouteTable {
-  const t = value as RouteTable
-  return (
-    typeof t === 'object' &&
-    t !== null &&
-    t.format === 1 &&
-    Array.isArray(t.ids) &&
-    typeof t.routes === 'object' &&
-    t.routes !== null
-  )
 }

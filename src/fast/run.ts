@@ -2,9 +2,9 @@ import { type HeldSignals, holdSignals } from '../boot/early-signals.js'
 import { bundledPjson } from '../boot/pjson.js'
 import type { RunOptions } from '../entry.js'
 import { openSession, type Session, versionOutcome } from '../session.js'
+import { idKind } from './boot.js'
 import { FastFallback, fallbackReached } from './fallback.js'
 import { liteConfig } from './lite-config.js'
-import type { RouteTable } from './route-table.js'
 
 /** A command class as the fast bundle holds it: oclif's shape, over the lite `Command`. */
 type FastCommand = (new (
@@ -21,7 +21,8 @@ type FastCommand = (new (
 export type FastOptions = Pick<RunOptions, 'argv' | 'interruptGraceMs' | 'held'> & {
   /** The tool's main bundle: the pjson is the one oclif's path sees when it runs from it. */
   bundle: string
-  table: RouteTable
+  /** The route table's text (`dist/fast-routes.json`, see `idKind`). */
+  table: string
   /** The fast routes' classes, each a getter that evaluates its module on first read. */
   commands: Record<string, FastCommand>
 }
@@ -69,17 +70,17 @@ export async function runFast(root: string, options: FastOptions): Promise<HandO
 }
 
 /** The route of the normalised argv: the longest leading words that name a command, if it is a fast route. */
-function fastRoute(table: RouteTable, argv: readonly string[]): { id: string; rest: string[] } | undefined {
+function fastRoute(table: string, argv: readonly string[]): { id: string; rest: string[] } | undefined {
   for (const token of argv) if (token === '--' || token === '--help' || token === '-h') return undefined
   const words: string[] = []
   for (const token of argv) {
     if (token.startsWith('-')) break
     words.push(token)
   }
-  const ids = new Set(table.ids)
   for (let n = words.length; n > 0; n--) {
     const id = words.slice(0, n).join(':')
-    if (ids.has(id)) return Object.hasOwn(table.routes, id) ? { id, rest: argv.slice(n) } : undefined
+    const kind = idKind(table, id)
+    if (kind) return kind === 'route' ? { id, rest: argv.slice(n) } : undefined
   }
   return undefined
 }
