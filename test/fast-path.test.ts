@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { invocation as fuzzInvocation, prng } from '../src/verify/fuzz.js'
 import type { Ref } from '../src/verify/reference-types.js'
 import { useToolCopy } from './copy.js'
-import { ROOT, seed, shiftedClock, TASKS_BIN, tasks, useSandbox } from './helpers.js'
+import { ROOT, seed, shiftedClock, storePath, TASKS_BIN, tasks, useSandbox } from './helpers.js'
 
 const box = useSandbox()
 const copy = useToolCopy()
@@ -95,7 +95,7 @@ describe('the fast path', () => {
       ['nope'],
       ['lst'],
       [],
-      ['delete', '1', '2', '--dry-run'],
+      ['delete', '1', '--', '2'],
       ['edit', '1', '--help'],
       ['reference'],
       ['list', '--', 'x'],
@@ -113,8 +113,8 @@ describe('the fast path', () => {
   })
 
   it('routes only the commands the build proves simple', () => {
-    // `delete` takes several ids (a non-strict, multiple arg): oclif's path; `login`/`logout` are `local`.
-    expect(Object.keys(TABLE.routes).sort()).toEqual(['create', 'edit', 'get', 'list', 'whoami'])
+    // `login`/`logout` are `local`, `import`/`export`/`sync` streams or async jobs: oclif's path.
+    expect(Object.keys(TABLE.routes).sort()).toEqual(['create', 'delete', 'edit', 'get', 'list', 'whoami'])
     // Every id, so a longer id that is not a fast route (`login approve`) still wins over a shorter one.
     expect(TABLE.ids).toContain('login:approve')
   })
@@ -217,9 +217,9 @@ describe('the fast path and oclif’s path answer alike', () => {
       ...ref.data,
       commands: ref.data.commands.filter((c) => c.path.replaceAll(' ', ':') in TABLE.routes),
     }
-    expect(fastOnly.commands.length).toBe(5)
+    expect(fastOnly.commands.length).toBe(6)
     const writes = new Set(fastOnly.commands.filter((c) => c.type === 'write').map((c) => c.path))
-    expect([...writes].sort()).toEqual(['create', 'edit'])
+    expect([...writes].sort()).toEqual(['create', 'delete', 'edit'])
     // The confirm secret exists before two runs at once could both create it.
     await tasks(box(), ['edit', '1', '--status', 'done', '--dry-run'])
     const r = prng(17)
@@ -238,7 +238,7 @@ const FAST: Record<string, string> = {}
 const OCLIF: Record<string, string> = { AGENTCLI_FAST: '0' }
 
 describe('writes on the fast path', () => {
-  it('a dry-run, a refusal and a confirm of `edit` and `create` evaluate no oclif; a fleet goes to oclif’s path', () => {
+  it('a dry-run, a refusal and a confirm of `edit`, `create` and `delete` evaluate no oclif; a fleet goes to oclif’s path', () => {
     seed(box(), SEEDED)
     const fastOnly = (args: string[]) => {
       const run = traced(args)
@@ -257,6 +257,9 @@ describe('writes on the fast path', () => {
     expect([created.code, created.json.data.id]).toEqual([0, '8'])
     const replayed = fastOnly(['create', '--title', 'new', '--request-id', 'k1'])
     expect([replayed.json.data.id, replayed.json.meta.replayed]).toEqual(['8', true])
+    const batch = fastOnly(['delete', '5', '6', '--dry-run'])
+    const deleted = fastOnly(['delete', '5', '6', '--confirm', tokenOf(batch)])
+    expect([deleted.code, deleted.json.data.results.map((r: { ok: boolean }) => r.ok)]).toEqual([0, [true, true]])
     // The shared store's drivers are not in the fast bundle: oclif's path serves every call on a fleet (and a
     // state URL that cannot be used: its E_CONFIG is oclif's path's); so does a deprecated flag, when used.
     for (const env of [{ TASKS_STATE_URL: 'redis://127.0.0.1:1/0' }, { TASKS_STATE_URL: 'nope://x' }])
@@ -327,6 +330,16 @@ describe('writes on the fast path', () => {
       [['create', '--title', 'x', '--idempotency-key', 'k', '--dry-run']],
       [['create', '--title', 'x', '--request-id=k', '--dry-run', '--compact']],
       [['create', '--name', 'x', '--dry-run']],
+      [['delete']],
+      [['delete', '1', '2']],
+      [['delete', '1', '2', '--dry-run']],
+      [['delete', '1', '1', '2', '--dry-run', '--format', 'text']],
+      [['delete', '999', '--dry-run']],
+      [['delete', '1', '999', '--dry-run']],
+      [['delete', '1', '999', '--confirm', token]],
+      [['delete', '1', '--bogus', '--dry-run']],
+      [['delete', '--dry-run', '1', '-x']],
+      [['delete', '1', '2', '--idempotency-key', 'b', '--dry-run']],
     ]
     for (const [args, env] of edits) await expectSame(args, env)
     // None of them spent the token.
@@ -405,6 +418,12 @@ describe('writes on the fast path', () => {
         await call([...create, '--dry-run'])
         await call(['create', '--title', 'other', '--idempotency-key', 'key-1', '--dry-run'])
         await call(['create', '--title', 'x', '--bogus'])
+        // A batch that partly fails, then resumes under its key: only what did not land is deleted.
+        const batch = ['delete', '1', '2', '999', '--idempotency-key', 'batch-1']
+        await call([...batch, '--confirm', tokenOf(await call([...batch, '--dry-run']))])
+        seedMore(b)
+        await call([...batch, '--confirm', tokenOf(await call([...batch, '--dry-run']))])
+        await call(batch)
         await call(['list'])
         const audit = readFileSync(join(b.env.XDG_DATA_HOME!, 'tasks', 'audit.jsonl'), 'utf8')
         const lines = audit
@@ -431,12 +450,26 @@ describe('writes on the fast path', () => {
         ['dry_run', 'OK', 0],
         ['dry_run', 'E_CONFLICT', 6],
         ['refused', 'E_USAGE', 2],
+        ['dry_run', 'OK', 0],
+        ['confirm', 'E_NOT_FOUND', 3],
+        ['dry_run', 'OK', 0],
+        ['confirm', 'OK', 0],
+        ['replay', 'OK', 0],
       ])
     } finally {
       for (const b of boxes) b.cleanup()
     }
   }, 120_000)
 })
+
+/** Add task 999 to a sandbox's store: the item a batch could not find exists when it resumes. */
+function seedMore(b: Sandbox) {
+  const file = storePath(b)
+  const store = JSON.parse(readFileSync(file, 'utf8')) as { tasks: Array<Record<string, unknown>> }
+  const at = '2026-01-02T03:04:05.000Z'
+  store.tasks.push({ id: '999', title: 'late', status: 'open', created_at: at, updated_at: at, version: 1 })
+  writeFileSync(file, JSON.stringify(store))
+}
 
 /** A write's envelope with what differs between two sandboxes blanked: tokens, their ids, clock readings. */
 const blank = (stdout: string) =>

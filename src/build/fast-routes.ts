@@ -40,7 +40,7 @@ const FLAG_FEATURES = [
   'delimiter',
   'defaultHelp',
 ]
-const ARG_FEATURES = ['multiple', 'options']
+const ARG_FEATURES = ['options']
 /** `package.json` oclif settings under which oclif's path does more than Config.load + runCommand. */
 const TOOL_FEATURES = ['hooks', 'plugins', 'devPlugins', 'jitPlugins', 'helpClass', 'flexibleTaxonomy', 'binAliases']
 
@@ -56,7 +56,8 @@ export function whyNotFast(command: Loose): string | undefined {
   if (kind !== 'read' && kind !== 'write') return `kind ${kind}`
   for (const key of ['stream', 'async', 'raw', 'enableJsonFlag', 'hasDynamicHelp', 'deprecateAliases'])
     if (command[key]) return key
-  if (command.strict === false || command['--'] !== undefined) return 'not strict'
+  // A non-strict command's extra words and a variadic arg are the parser's own (`argv`); `--` is never routed.
+  if (command['--'] !== undefined) return 'sets --'
   if (command.state === 'deprecated' || command.deprecationOptions) return 'deprecated'
   if ((command.aliases ?? []).length > 0 || (command.hiddenAliases ?? []).length > 0) return 'aliases'
   const why = kind === 'write' ? whyNotSimpleWrite(command) : whyNotSimpleRead(command)
