@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import { setAudit } from './_state.js'
 import type { AuditDraft } from './confirm/audit.js'
 
 /** Flags whose value must never reach the audit log, whatever the command (a token is a bearer secret). */
@@ -40,4 +41,20 @@ export function callAudit(options: {
     mode: options.kind === 'write' ? 'refused' : 'direct',
     token_id: null,
   }
+}
+
+/**
+ * Register the audit draft of a non-read call with the run (the session appends it at the end), on a fleet with
+ * the store's log as its shared sink: both paths, oclif's (`src/entry.ts`) and the fast one (`src/fast/run.ts`),
+ * call this as soon as the command is known, before any parse.
+ */
+export async function auditCall(
+  config: { dataDir: string },
+  route: { id: string; kind: 'local' | 'write'; argv: readonly string[] },
+): Promise<void> {
+  const draft = callAudit({ dataDir: config.dataDir, ...route })
+  // On a fleet the store's audit log gets every non-read call too, not only the writes.
+  const shared = (await import('./fleet/audit-sink.js')).sharedAuditSink(config as never)
+  if (shared) draft.shared = shared
+  setAudit(draft)
 }

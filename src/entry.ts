@@ -1,6 +1,5 @@
 import { type Command, Config, loadHelpClass } from '@oclif/core'
-import { callAudit } from './_call-audit.js'
-import { setAudit } from './_state.js'
+import { auditCall } from './_call-audit.js'
 import type { HeldSignals } from './boot/early-signals.js'
 import { bundledPjson } from './boot/pjson.js'
 import { rootPath } from './boot/root-path.js'
@@ -74,13 +73,7 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
       session.setShape({ schemaVersion: String(command.schemaVersion ?? '1.0'), stream: command.stream === true })
       // Every call of a non-read command is audited, from here on: a refusal at parse is an attempt too.
       const kind = kindOf(route.command)
-      if (kind !== 'read' && !helpAsked) {
-        const draft = callAudit({ dataDir: config.dataDir, id: route.id, kind, argv: route.rest })
-        // On a fleet the store's audit log gets every non-read call too, not only the writes.
-        const shared = (await import('./fleet/audit-sink.js')).sharedAuditSink(config)
-        if (shared) draft.shared = shared
-        setAudit(draft)
-      }
+      if (kind !== 'read' && !helpAsked) await auditCall(config, { id: route.id, kind, argv: route.rest })
     }
     if (globals.error) throw globals.error
     if (helpAsked) {

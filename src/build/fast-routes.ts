@@ -7,13 +7,29 @@ type ToolPjson = { oclif?: Loose }
 
 /** What the lite `Command` overrides nothing of: a fast command's own classes may not override these. */
 const LIFE_CYCLE = ['run', '_run', 'init', 'catch', 'finally', 'parse', 'jsonEnabled', 'log', 'warn']
-/** Flag and arg features the route table does not take: their oclif code paths (env, stdin, relations…) stay there. */
+/**
+ * What a write's author implements or may override: the flow (`src/write/`) calls them. Every other method of
+ * `WriteCommand` and the classes under it (execute, submit, the ledgers' plumbing, oclif's life cycle) is a
+ * framework step: a write that overrides one is served by oclif's path.
+ */
+const WRITE_HOOKS = new Set([
+  'plan',
+  'apply',
+  'principal',
+  'toolIdentity',
+  'secretSource',
+  'tokenLedger',
+  'idempotencyLedger',
+])
+/**
+ * Flag and arg features the route table does not take: their oclif code paths (env, stdin, relations…) stay there.
+ * A flag's `aliases` are the parser's own (bundled); a `deprecated` flag is fine until it is used: the lite
+ * `Command` hands the run over before its warning.
+ */
 const FLAG_FEATURES = [
   'multiple',
   'env',
-  'deprecated',
   'deprecateAliases',
-  'aliases',
   'charAliases',
   'relationships',
   'dependsOn',
@@ -25,29 +41,28 @@ const FLAG_FEATURES = [
   'delimiter',
   'defaultHelp',
 ]
-const ARG_FEATURES = ['multiple', 'options']
+const ARG_FEATURES = ['options']
 /** `package.json` oclif settings under which oclif's path does more than Config.load + runCommand. */
 const TOOL_FEATURES = ['hooks', 'plugins', 'devPlugins', 'jitPlugins', 'helpClass', 'flexibleTaxonomy', 'binAliases']
 
 /**
  * Why a command cannot take the fast path, or undefined when the build proves it simple: a `read` (not a
  * stream, an async job or raw bytes), an `AgentCommand` whose own classes override no step of the life cycle,
+ * or a `write` that is a `WriteCommand` whose own classes override only the author hooks ({@link WRITE_HOOKS});
  * strict, not deprecated and without aliases, whose flags and args are plain booleans and options (defaults,
- * required, a `parse` function, a single char). Anything else is served by oclif's path, always.
+ * required, a `parse` function, a single char, aliases). Anything else is served by oclif's path, always.
  */
 export function whyNotFast(command: Loose): string | undefined {
-  if ((command.kind ?? 'read') !== 'read') return `kind ${command.kind}`
+  const kind = command.kind ?? 'read'
+  if (kind !== 'read' && kind !== 'write') return `kind ${kind}`
   for (const key of ['stream', 'async', 'raw', 'enableJsonFlag', 'hasDynamicHelp', 'deprecateAliases'])
     if (command[key]) return key
-  if (command.strict === false || command['--'] !== undefined) return 'not strict'
+  // A non-strict command's extra words and a variadic arg are the parser's own (`argv`); `--` is never routed.
+  if (command['--'] !== undefined) return 'sets --'
   if (command.state === 'deprecated' || command.deprecationOptions) return 'deprecated'
   if ((command.aliases ?? []).length > 0 || (command.hiddenAliases ?? []).length > 0) return 'aliases'
-  let base = command
-  for (; base && base.name !== 'AgentCommand'; base = Object.getPrototypeOf(base)) {
-    if (base.name === 'WriteCommand') return 'a WriteCommand'
-    for (const step of LIFE_CYCLE) if (Object.hasOwn(base.prototype, step)) return `overrides ${step}()`
-  }
-  if (!base) return 'not an AgentCommand'
+  const why = kind === 'write' ? whyNotSimpleWrite(command) : whyNotSimpleRead(command)
+  if (why) return why
   const flags = { ...(command.baseFlags ?? {}), ...(command.flags ?? {}) }
   for (const [name, flag] of Object.entries(flags as Record<string, Loose>)) {
     if (flag.type !== 'boolean' && flag.type !== 'option') return `--${name} is of type ${flag.type}`
@@ -56,6 +71,30 @@ export function whyNotFast(command: Loose): string | undefined {
   }
   for (const [name, arg] of Object.entries((command.args ?? {}) as Record<string, Loose>))
     for (const feature of ARG_FEATURES) if (has(arg[feature])) return `arg ${name} uses ${feature}`
+  return undefined
+}
+
+function whyNotSimpleRead(command: Loose): string | undefined {
+  let base = command
+  for (; base && base.name !== 'AgentCommand'; base = Object.getPrototypeOf(base)) {
+    if (base.name === 'WriteCommand') return 'a WriteCommand of kind read'
+    for (const step of LIFE_CYCLE) if (Object.hasOwn(base.prototype, step)) return `overrides ${step}()`
+  }
+  return base ? undefined : 'not an AgentCommand'
+}
+
+function whyNotSimpleWrite(command: Loose): string | undefined {
+  const own: Loose[] = []
+  let base = command
+  for (; base && base.name !== 'WriteCommand'; base = Object.getPrototypeOf(base)) own.push(base)
+  if (!base) return 'a write that is not a WriteCommand'
+  // Every method the framework defines, from WriteCommand down to oclif's Command.
+  const framework = new Set<string>()
+  for (let p = base.prototype; p && p !== Object.prototype; p = Object.getPrototypeOf(p))
+    for (const name of Object.getOwnPropertyNames(p)) framework.add(name)
+  for (const cls of own)
+    for (const name of Object.getOwnPropertyNames(cls.prototype))
+      if (name !== 'constructor' && framework.has(name) && !WRITE_HOOKS.has(name)) return `overrides ${name}()`
   return undefined
 }
 

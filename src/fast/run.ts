@@ -1,9 +1,11 @@
+import { auditCall } from '../_call-audit.js'
 import { type HeldSignals, holdSignals } from '../boot/early-signals.js'
 import { bundledPjson } from '../boot/pjson.js'
+import { kindOf } from '../command-kind.js'
 import type { RunOptions } from '../entry.js'
 import { openSession, type Session, versionOutcome } from '../session.js'
 import { idKind } from './boot.js'
-import { FastFallback, fallbackReached } from './fallback.js'
+import { FastFallback, fallbackReached, noWayBackWhen } from './fallback.js'
 import { liteConfig } from './lite-config.js'
 
 /** A command class as the fast bundle holds it: oclif's shape, over the lite `Command`. */
@@ -52,6 +54,12 @@ export async function runFast(root: string, options: FastOptions): Promise<HandO
     const Command = options.commands[route.id]
     if (!Command) return handOver(session)
     session.setShape({ schemaVersion: String(Command.schemaVersion ?? '1.0'), stream: Command.stream === true })
+    // Every call of a non-read command is audited from here on, as on oclif's path: a refusal at parse too.
+    const kind = kindOf(Command)
+    if (kind !== 'read') {
+      if (await onFleet(config as never)) return handOver(session)
+      await auditCall(config, { id: route.id, kind, argv: route.rest })
+    }
     if (globals.error) throw globals.error
     env.checkAll()
     // A signal that arrived while the bundle loaded is only dispatched when the event loop turns; oclif's path
@@ -60,7 +68,12 @@ export async function runFast(root: string, options: FastOptions): Promise<HandO
     session.stopIfInterrupted()
     // What oclif's plugin sets on a class it hands out; nothing on the fast path reads the plugin.
     Command.id = route.id
-    const value = await new Command(route.rest, config)._run()
+    const command = new Command(route.rest, config)
+    // Up to the token's consumption a write has changed nothing a second run would see (a preview, a refusal, a
+    // replay, a verified token not yet spent): it may still be handed over. Past it, the change may be under way,
+    // so reaching something unprovided fails closed (E_INTERNAL) instead of running the call twice.
+    if (kind === 'write') noWayBackWhen(() => tokenSpent(command))
+    const value = await command._run()
     if (fallbackReached()) return handOver(session)
     return await session.finish({ value })
   } catch (error) {
@@ -83,6 +96,23 @@ function fastRoute(table: string, argv: readonly string[]): { id: string; rest: 
     if (kind) return kind === 'route' ? { id, rest: argv.slice(n) } : undefined
   }
   return undefined
+}
+
+/** Whether a write's token was consumed: `WriteCommand` records what it confirmed right after consuming it. */
+function tokenSpent(command: object): boolean {
+  return (command as { writeState?: { confirmed?: unknown } }).writeState?.confirmed !== undefined
+}
+
+/**
+ * Whether the tool keeps its write state in a shared store (`<BIN>_STATE_URL` / `agentcli.state.url`), or names
+ * one that cannot be used: the store's drivers are not in the fast bundle, so oclif's path serves such a call.
+ */
+async function onFleet(config: never): Promise<boolean> {
+  try {
+    return (await import('../fleet/location.js')).stateLocation(config).kind !== 'file'
+  } catch {
+    return true
+  }
 }
 
 function handOver(session: Session): HandOver {
