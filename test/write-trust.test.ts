@@ -359,7 +359,10 @@ describe('an async write applies what was previewed, or nothing', () => {
     for (let round = 0; round < 5 && !checked; round++) {
       writeFileSync(path, '{"title":"previewed"}\n')
       const token = await dryRun(box(), ['import', '--file', path])
-      const submit = await tasks(box(), ['import', '--file', path, '--confirm', token])
+      // The worker starts late (a preload), so the lock below is taken before it can claim the job.
+      const submit = await tasks(box(), ['import', '--file', path, '--confirm', token], {
+        env: { NODE_OPTIONS: `--import ${join(ROOT, 'test/fixtures/slow-worker.mjs')}` },
+      })
       expect(submit.code, submit.stdout).toBe(0)
       const id = env(submit).data.job_id as string
       // Hold the job's lock so the worker cannot claim it until the file is swapped.
