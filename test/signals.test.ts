@@ -202,7 +202,8 @@ describe('a signal during start-up', () => {
       for (let round = 0; round < 16; round++) {
         const b = box()
         const opts = { env: { ...extra } }
-        const token = env(await tasks(b, ['create', '--title', `${name}-t${round}`, '--dry-run'], opts)).data.confirm_token
+        const token = env(await tasks(b, ['create', '--title', `${name}-t${round}`, '--dry-run'], opts)).data
+          .confirm_token
         const run = await tasks(b, ['create', '--title', `${name}-t${round}`, '--confirm', token], {
           ...opts,
           onSpawn: (child) => {
