@@ -4,9 +4,9 @@
  * back exactly (checked per command when compacting), so a disagreement costs bytes, never information.
  */
 
-type Schema = Record<string, unknown>
+import { matches, OPEN } from '../output/_field-paths.js'
 
-const OPEN = '*'
+type Schema = Record<string, unknown>
 
 const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v)
 
@@ -46,16 +46,6 @@ function pageItems(schema: unknown): unknown[] {
       if (option.type === 'array' && option.items !== undefined) out.push(option.items)
   }
   return out
-}
-
-function matches(path: string, valid: readonly string[]): boolean {
-  return valid.some((v) =>
-    v === OPEN
-      ? true
-      : v.endsWith(`.${OPEN}`)
-        ? path.startsWith(v.slice(0, -1)) || path === v.slice(0, -2)
-        : v === path,
-  )
 }
 
 /** The `fields` of a command whose output schema is `schema` (`{}`: untyped, any path). */

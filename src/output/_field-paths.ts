@@ -54,6 +54,17 @@ export function pageItemSchemas(schema: ZodType): ZodType[] {
 /** The marker of an open path: anything below `prefix.*` (or anything at all, for `*`) may exist. */
 export const OPEN = '*'
 
+/** Whether `path` is one of `valid`, or lies below one of its open paths. */
+export function matches(path: string, valid: readonly string[]): boolean {
+  return valid.some((v) =>
+    v === OPEN
+      ? true
+      : v.endsWith(`.${OPEN}`)
+        ? path.startsWith(v.slice(0, -1)) || path === v.slice(0, -2)
+        : v === path,
+  )
+}
+
 /**
  * Every dotted path a value of `schema` can have. A union contributes the paths of all its branches; a record or
  * an untyped value is open below its path (`path.*`; `*` when the whole value is untyped).

@@ -4,7 +4,7 @@ import { deprecatedFields, deprecationNotice } from '../deprecation.js'
 import { toJsonSchema } from '../describe/json-schema.js'
 import { validationError } from '../errors/agent-error.js'
 import { loadZod } from '../schema.js'
-import { OPEN, pageItemSchemas, schemaPaths } from './_field-paths.js'
+import { matches, OPEN, pageItemSchemas, schemaPaths } from './_field-paths.js'
 import type { Notice } from './envelope.js'
 
 /*
@@ -35,16 +35,6 @@ export function parseFields(raw: string): FieldPaths {
   if (empty !== undefined)
     throw validationError(`--fields has an empty path segment in '${empty}'`, 'a,b.c', raw, { param: '--fields' })
   return paths
-}
-
-function matches(path: string, valid: readonly string[]): boolean {
-  return valid.some((v) =>
-    v === OPEN
-      ? true
-      : v.endsWith(`.${OPEN}`)
-        ? path.startsWith(v.slice(0, -1)) || path === v.slice(0, -2)
-        : v === path,
-  )
 }
 
 /**
