@@ -393,6 +393,18 @@ describe('writes on the fast path', () => {
     for (const env of [FAST, OCLIF])
       expect(run(inApply, [...edit, '--confirm', token], env).json.error.details.reason).toBe('already_used')
     expect(run(inApply, ['get', '1']).json.data.version).toBe(1)
+
+    // A plan() that swallows the fallback and goes on: the write completes on the fast path, once; it is not sent
+    // round again on oclif's path (where its spent token would be refused although the change landed).
+    seed(box(), SEEDED)
+    const swallowed = patched(
+      'await this.parse(_EditTask);',
+      'await this.parse(_EditTask);try{this.config.plugins}catch{}',
+    )
+    const again = run(swallowed, [...edit, '--dry-run']).json.data.confirm_token
+    const landed = run(swallowed, [...edit, '--confirm', again])
+    expect([landed.code, landed.bundles, landed.json.data.version]).toEqual([0, ['fast.cjs'], 2])
+    expect(run(swallowed, ['get', '1']).json.data).toMatchObject({ status: 'done', version: 2 })
   }, 60_000)
 
   it('a whole write session gives the same envelopes and audit lines on both paths (idempotent replays too)', async () => {

@@ -34,6 +34,11 @@ export function noWayBackWhen(predicate: () => boolean): void {
   begun = predicate
 }
 
+/** Whether the run is past the point where it can be handed over (see {@link noWayBackWhen}). */
+export function pastNoWayBack(): boolean {
+  return begun()
+}
+
 /** What the run reached that the fast path does not provide, if anything (even when the error was swallowed). */
 export function fallbackReached(): string | undefined {
   return reached

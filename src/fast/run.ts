@@ -5,7 +5,7 @@ import { kindOf } from '../command-kind.js'
 import type { RunOptions } from '../entry.js'
 import { openSession, type Session, versionOutcome } from '../session.js'
 import { idKind } from './boot.js'
-import { FastFallback, fallbackReached, noWayBackWhen } from './fallback.js'
+import { FastFallback, fallbackReached, noWayBackWhen, pastNoWayBack } from './fallback.js'
 import { liteConfig } from './lite-config.js'
 
 /** A command class as the fast bundle holds it: oclif's shape, over the lite `Command`. */
@@ -74,10 +74,13 @@ export async function runFast(root: string, options: FastOptions): Promise<HandO
     // so reaching something unprovided fails closed (E_INTERNAL) instead of running the call twice.
     if (kind === 'write') noWayBackWhen(() => tokenSpent(command))
     const value = await command._run()
-    if (fallbackReached()) return handOver(session)
+    // A fallback the command swallowed before its token was spent must not send a finished write round again:
+    // past that point the outcome stands as the command produced it.
+    if (fallbackReached() && !pastNoWayBack()) return handOver(session)
     return await session.finish({ value })
   } catch (error) {
-    if ((error instanceof FastFallback || fallbackReached()) && !session.interrupted()) return handOver(session)
+    const fellBack = error instanceof FastFallback || fallbackReached() !== undefined
+    if (fellBack && !session.interrupted() && !pastNoWayBack()) return handOver(session)
     return session.finish({ error })
   }
 }
