@@ -4,33 +4,16 @@
 // run and a `tasks list`, alternated so machine noise hits both alike. Prints medians and the ratio, then the
 // in-process cost of minting and verifying a token. Runs in a temporary HOME; writes nothing in the repository.
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { benchHome, median } from './_home.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const rounds = Number(process.env.BENCH_ROUNDS ?? 25)
 const node = process.execPath
 const tasksBin = join(root, 'examples/tasks/bin/run.js')
-const home = mkdtempSync(join(tmpdir(), 'agentcli-bench-confirm-'))
-const env = {
-  PATH: process.env.PATH,
-  HOME: home,
-  XDG_DATA_HOME: join(home, 'data'),
-  XDG_CONFIG_HOME: join(home, 'config'),
-}
-mkdirSync(join(home, 'data', 'tasks'), { recursive: true })
-const at = '2026-01-02T03:04:05.000Z'
-const tasks = Array.from({ length: 10 }, (_, i) => ({
-  id: String(i + 1),
-  title: `task ${i + 1}`,
-  status: 'open',
-  created_at: at,
-  updated_at: at,
-  version: 1,
-}))
-writeFileSync(join(home, 'data', 'tasks', 'tasks.json'), JSON.stringify({ schema: 1, next_id: 11, tasks }))
+const { home, env } = benchHome('agentcli-bench-confirm-', { tasks: 10 })
 
 // Each command keeps its own cache directory, so each runs with the code cache its own first run wrote (the
 // bundle's cache is taken after the first run, whichever command that was): neither is timed compiling the
@@ -52,11 +35,6 @@ function run(args, name) {
 function token() {
   const { stdout } = run(['edit', '1', '--status', 'done', '--dry-run'], 'dry-run')
   return JSON.parse(stdout).data.confirm_token
-}
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
 }
 
 try {

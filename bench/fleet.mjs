@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { benchHome, median } from './_home.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const rounds = Number(process.env.BENCH_ROUNDS ?? 7)
@@ -21,15 +22,10 @@ const urls = {
 }
 const secret = randomBytes(32).toString('hex')
 const home = mkdtempSync(join(tmpdir(), 'agentcli-fleet-bench-'))
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
 function tool(args, url) {
   const env = {
-    PATH: process.env.PATH,
-    HOME: home,
-    XDG_DATA_HOME: join(home, 'data'),
-    XDG_CONFIG_HOME: join(home, 'config'),
-    XDG_CACHE_HOME: join(home, 'cache'),
+    ...benchHome('', { home }).env,
     TASKS_CONFIRM_SECRET: secret,
     ...(url ? { TASKS_STATE_URL: url } : {}),
   }

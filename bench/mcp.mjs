@@ -3,28 +3,17 @@
 // stdio) against a CLI cold start of `tasks get 1`, alternated in one run. Prints medians and their ratio. Brief:
 // BENCH_ROUNDS (default 20) rounds. `node -e 0` is the floor of a process per call. Not a test.
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+import { benchHome, median } from './_home.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const rounds = Number(process.env.BENCH_ROUNDS ?? 20)
 const node = process.execPath
-const home = mkdtempSync(join(tmpdir(), 'agentcli-bench-mcp-'))
-const env = {
-  PATH: process.env.PATH,
-  HOME: home,
-  XDG_DATA_HOME: join(home, 'data'),
-  XDG_CONFIG_HOME: join(home, 'config'),
-  XDG_CACHE_HOME: join(home, 'cache'),
-}
-mkdirSync(join(home, 'data', 'tasks'), { recursive: true })
-const at = '2026-01-02T03:04:05.000Z'
-const task = { id: '1', title: 'task 1', status: 'open', created_at: at, updated_at: at, version: 1 }
-writeFileSync(join(home, 'data', 'tasks', 'tasks.json'), JSON.stringify({ schema: 1, next_id: 2, tasks: [task] }))
+const { home, env } = benchHome('agentcli-bench-mcp-', { tasks: 1 })
 const bin = join(root, 'examples/tasks/bin/run.js')
 
 const sessionStart = process.hrtime.bigint()
@@ -57,10 +46,6 @@ for (let round = 0; round < rounds; round++) await once()
 await client.close()
 rmSync(home, { recursive: true, force: true })
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
-}
 const c = median(cli)
 const m = median(mcp)
 console.log(

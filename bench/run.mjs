@@ -5,33 +5,16 @@
 // data, config and code cache) is a temporary directory. Confirm tokens, streams and scale have their own
 // scripts (bench/confirm.mjs, bench/streams.mjs, bench/scale.mjs).
 import { spawnSync } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { benchHome, median } from './_home.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const rounds = Number(process.env.BENCH_ROUNDS ?? 30)
 const node = process.execPath
-const home = mkdtempSync(join(tmpdir(), 'agentcli-bench-'))
-const env = {
-  PATH: process.env.PATH,
-  HOME: home,
-  XDG_DATA_HOME: join(home, 'data'),
-  XDG_CONFIG_HOME: join(home, 'config'),
-  XDG_CACHE_HOME: join(home, 'cache'),
-}
-mkdirSync(join(home, 'data', 'tasks'), { recursive: true })
-const at = '2026-01-02T03:04:05.000Z'
-const tasks = Array.from({ length: 10 }, (_, i) => ({
-  id: String(i + 1),
-  title: `task ${i + 1}`,
-  status: 'open',
-  created_at: at,
-  updated_at: at,
-  version: 1,
-}))
-writeFileSync(join(home, 'data', 'tasks', 'tasks.json'), JSON.stringify({ schema: 1, next_id: 11, tasks }))
+const { home, env } = benchHome('agentcli-bench-', { tasks: 10 })
 
 // The baseline: stock @oclif/core 5 with a manifest, built in a copy (agentcli-build writes the manifest) whose
 // node_modules is the repository's, so it resolves the same @oclif/core.
@@ -108,10 +91,6 @@ try {
   for (const dir of [home, floor, bareDir]) rmSync(dir, { recursive: true, force: true })
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
-}
 const base = median(times.get('node -e 0'))
 const bare = median(times.get('bare oclif list'))
 console.log(`startup, ${rounds} alternated rounds, node ${process.version}`)

@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { benchHome, median } from './_home.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const rounds = Number(process.env.BENCH_ROUNDS ?? 15)
@@ -84,14 +85,7 @@ function makeTool(n) {
 }
 
 try {
-  const home = join(work, 'home')
-  const env = {
-    PATH: process.env.PATH,
-    HOME: home,
-    XDG_DATA_HOME: join(home, 'data'),
-    XDG_CONFIG_HOME: join(home, 'config'),
-    XDG_CACHE_HOME: join(home, 'cache'),
-  }
+  const { env } = benchHome('', { home: join(work, 'home') })
   const small = makeTool(10)
   const large = makeTool(1000)
   const oclifPath = { ...env, AGENTCLI_FAST: '0' }
@@ -118,10 +112,6 @@ try {
       if (result.status !== 0) throw new Error(`${name} exited ${result.status}: ${result.stderr}`)
       times.get(name).push(ms)
     }
-  }
-  const median = (xs) => {
-    const s = [...xs].sort((a, b) => a - b)
-    return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
   }
   const m = Object.fromEntries([...times].map(([name, xs]) => [name, median(xs)]))
   const lines = [`scale bench: ${rounds} rounds, medians (ms)`]

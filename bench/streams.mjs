@@ -4,24 +4,17 @@
 // file, alternated round by round so machine noise hits both alike. The stream is the fixture tool's
 // `count --n N`. Prints items/s, the ratio, and peak RSS (bench/rss.mjs) for each sink. Writes only to a temp dir.
 import { spawn } from 'node:child_process'
-import { closeSync, mkdtempSync, openSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { closeSync, openSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { benchHome, median } from './_home.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const n = Number(process.env.BENCH_STREAM_ITEMS ?? 1_000_000)
 const rounds = Number(process.env.BENCH_STREAM_ROUNDS ?? 5)
 const sinks = (process.env.BENCH_STREAM_SINKS ?? 'devnull,pipe,file').split(',')
 const node = process.execPath
-const home = mkdtempSync(join(tmpdir(), 'agentcli-bench-streams-'))
-const env = {
-  PATH: process.env.PATH,
-  HOME: home,
-  XDG_DATA_HOME: join(home, 'data'),
-  XDG_CONFIG_HOME: join(home, 'config'),
-  XDG_CACHE_HOME: join(home, 'cache'),
-}
+const { home, env } = benchHome('agentcli-bench-streams-')
 const rss = join(root, 'bench/rss.mjs')
 const variants = {
   plain: [rss, join(root, 'bench/plain-stream.mjs'), String(n)],
@@ -53,11 +46,6 @@ function once(args, sink) {
       resolve({ ms, rssMb: Number(/max_rss_kb=(\d+)/.exec(stderr)[1]) / 1024 })
     })
   })
-}
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
 }
 
 try {
