@@ -1,4 +1,3 @@
-import type { AuditDraft } from './confirm/audit.js'
 import type { Catalogue } from './errors/catalogue.js'
 import type { Globals } from './globals.js'
 import type { Notice } from './output/envelope.js'
@@ -21,21 +20,6 @@ export type RunState = {
 }
 
 let current: RunState | undefined
-let audit: AuditDraft | undefined
-
-/**
- * Set by the entry for every non-read call, then refined by a write command's own draft (which keeps the
- * entry's `kind`): the entry appends it to the audit log once the outcome is known.
- */
-export function setAudit(draft: AuditDraft): void {
-  if (draft.kind === undefined && audit?.kind !== undefined) draft.kind = audit.kind
-  audit = draft
-}
-
-/** The pending audit record of this run: every call of a non-read command has one. */
-export function getAudit(): AuditDraft | undefined {
-  return audit
-}
 
 /** Set by the entry before a command runs. */
 export function setRunState(state: RunState): void {

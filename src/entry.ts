@@ -1,5 +1,5 @@
 import { type Command, Config, loadHelpClass } from '@oclif/core'
-import { auditCall } from './_call-audit.js'
+import { startAudit } from './audit/open.js'
 import type { HeldSignals } from './boot/early-signals.js'
 import { bundledPjson } from './boot/pjson.js'
 import { rootPath } from './boot/root-path.js'
@@ -73,7 +73,7 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
       session.setShape({ schemaVersion: String(command.schemaVersion ?? '1.0'), stream: command.stream === true })
       // Every call of a non-read command is audited, from here on: a refusal at parse is an attempt too.
       const kind = kindOf(route.command)
-      if (kind !== 'read' && !helpAsked) await auditCall(config, { id: route.id, kind, argv: route.rest })
+      if (kind !== 'read' && !helpAsked) await startAudit(config, { id: route.id, kind, argv: route.rest })
     }
     if (globals.error) throw globals.error
     if (helpAsked) {

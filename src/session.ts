@@ -1,4 +1,5 @@
-import { getAudit, type RunState, setRunState } from './_state.js'
+import { type RunState, setRunState } from './_state.js'
+import { pendingAudit } from './audit/pending.js'
 import type { HeldSignals } from './boot/early-signals.js'
 import { AgentError } from './errors/agent-error.js'
 import { type Catalogue, CatalogueDefinitionError, CORE_CATALOGUE, defineErrorCodes } from './errors/catalogue.js'
@@ -90,10 +91,10 @@ export function openSession(options: SessionOptions = {}): Session {
         resultCode = error.code
         code = await renderError(error, ctx(), schemaVersion, stream)
       }
-      const audit = getAudit()
+      const audit = pendingAudit()
       // Loaded only when a non-read command ran: read commands never pay for the audit module.
       if (audit)
-        await (await import('./confirm/audit.js')).appendAudit(audit, {
+        await (await import('./audit/writer.js')).appendAudit(audit, {
           result_code: resultCode,
           exit_code: code,
           duration_ms: Math.round(now() - startedAt),

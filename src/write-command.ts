@@ -1,5 +1,7 @@
 import { defaultPrincipal } from './_principal.js'
 import { addWaitFlags } from './_wait-flags.js'
+import { startAudit } from './audit/open.js'
+import { noteAudit } from './audit/pending.js'
 import { AgentCommand, type CommandResult } from './command.js'
 import type { BatchData } from './confirm/batch.js'
 import type { IdempotencyLedger } from './confirm/idempotency.js'
@@ -14,7 +16,6 @@ import type { JobContext } from './jobs/runtime.js'
 import type { JobRecord } from './jobs/types.js'
 import type { OutputSchema } from './schema.js'
 import { toolEnv } from './settings.js'
-import { draftAudit } from './write/audit.js'
 import { batchData } from './write/batch.js'
 import { newWriteState, type WriteSteps } from './write/call.js'
 import { WRITE_FLAGS, writeRequest } from './write/flags.js'
@@ -154,10 +155,10 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
     this.writeState.idempotencyKey = key
     const principal = await this.principal()
     const mode = dryRun ? 'dry_run' : token ? 'confirm' : 'refused'
-    const audit = draftAudit(this.config, this.id!, this.argv, principal, mode)
+    await startAudit(this.config, { id: this.id!, argv: this.argv, principal, mode })
     const binding: Binding = { tool: this.toolIdentity(), command: this.id!, args: bound, principal }
     const scope = key ? (await import('./confirm/idempotency.js')).idempotencyScope(binding.tool, principal) : ''
-    const call = { binding, audit, idem: key ? { key, scope } : undefined }
+    const call = { binding, audit: noteAudit, idem: key ? { key, scope } : undefined }
     const origin = { bin: this.config.bin, argv: this.argv, ttlSeconds: ctor.confirmTtlSeconds }
     return writeFlow(this.steps(), request, call, origin)
   }

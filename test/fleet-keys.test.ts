@@ -141,7 +141,7 @@ describe('key ids in tokens and the shared audit sink (in-process)', () => {
   })
 
   it('appendAudit sends the record to the shared log, adds the local file when asked, and falls back to it', async () => {
-    const { appendAudit } = await import('../src/confirm/audit.js')
+    const { appendAudit } = await import('../src/audit/writer.js')
     const { readFileSync: read, existsSync } = await import('node:fs')
     const box = sandbox('agentcli-audit-')
     boxes.push(box)

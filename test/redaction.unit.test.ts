@@ -4,6 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { scrubArgv } from '../src/audit/argv.js'
 import { Credentials } from '../src/credentials/credentials.js'
 import { envSecretStore } from '../src/credentials/env-store.js'
 import { fileSecretStore } from '../src/credentials/file-store.js'
@@ -16,7 +17,6 @@ import {
   normalizeKey,
   RawScrubber,
   REDACTED,
-  redactArgv,
   redactAtRest,
   redactedJson,
   redactForOutput,
@@ -425,7 +425,7 @@ describe('secrets the process registered', () => {
 describe('argv, for records of a command line', () => {
   it('never keeps the value of a flag that names a secret', () => {
     expect(
-      redactArgv([
+      scrubArgv([
         'create',
         '--title',
         'basic training',
@@ -548,7 +548,8 @@ describe('redaction happens at the choke points only', () => {
       )
       .map(([path]) => path)
     expect(callers.sort()).toEqual([
-      'src/confirm/audit.ts',
+      'src/audit/argv.ts',
+      'src/audit/writer.ts',
       'src/confirm/idempotency.ts',
       // The fleet's shared idempotency/job records: the same state at rest, on PostgreSQL or Redis.
       'src/fleet/ledgers.ts',

@@ -1,4 +1,4 @@
-import { auditCall } from '../_call-audit.js'
+import { startAudit } from '../audit/open.js'
 import { type HeldSignals, holdSignals } from '../boot/early-signals.js'
 import { bundledPjson } from '../boot/pjson.js'
 import { kindOf } from '../command-kind.js'
@@ -58,7 +58,7 @@ export async function runFast(root: string, options: FastOptions): Promise<HandO
     const kind = kindOf(Command)
     if (kind !== 'read') {
       if (await onFleet(config as never)) return handOver(session)
-      await auditCall(config, { id: route.id, kind, argv: route.rest })
+      await startAudit(config, { id: route.id, kind, argv: route.rest })
     }
     if (globals.error) throw globals.error
     env.checkAll()

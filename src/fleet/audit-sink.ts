@@ -1,5 +1,5 @@
 import type { Config } from '@oclif/core'
-import type { AuditSink } from '../confirm/audit.js'
+import type { AuditSink } from '../audit/record.js'
 import { type StateLocation, stateLocation, stateSettings } from './location.js'
 
 /**

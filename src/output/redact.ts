@@ -1,14 +1,15 @@
 /**
  * The one redactor (spec 002 §10). Its callers are the choke points on the way out — the renderer (envelopes,
- * text), the NDJSON writer, the stderr guard, the audit writer — and the framework's own state files (job
- * results, idempotency replays), so a new output path cannot forget it. See docs/contract.md, "Redaction".
+ * text), the NDJSON writer, the stderr guard, the audit writer (src/audit, home of the argv scrubber) — and the
+ * framework's own state files (job results, idempotency replays), so a new output path cannot forget it. See
+ * docs/contract.md, "Redaction".
  *
  * - A value under a sensitive key (in any key style) is hidden whole: string, number, object or array.
  * - A string has its known secrets, embedded JSON / form bodies and credential shapes redacted.
  * - A cheap prefilter (one regular expression of literal words, plus the known secrets) proves most text
  *   clean, so the walk, the parse and the shape rules run only on text that could hold something.
  */
-import { isSensitiveKey, keyFragments, keyVerdict } from './redact-keys.js'
+import { keyFragments, keyVerdict } from './redact-keys.js'
 import { mayHoldSecret, onSecretRegistered, replaceSecrets } from './redact-secrets.js'
 import { REDACTED, redactShapes, SHAPE_FRAGMENTS } from './redact-shapes.js'
 
@@ -205,28 +206,4 @@ export function redactedJson(value: unknown, space?: number): string {
   const before = changes
   walk(value, 0, false, 0, false)
   return changes === before ? text : JSON.stringify(redactForOutput(value), null, space)
-}
-
-/**
- * Never write a flag's value when the flag names a secret (`--password x`, `--api-key=x`), and scrub the rest of
- * argv like any text. For the audit log and any other record of a command line.
- */
-export function redactArgv(argv: readonly string[]): string[] {
-  const out: string[] = []
-  for (let i = 0; i < argv.length; i++) {
-    const token = argv[i]!
-    const eq = token.indexOf('=')
-    const name = token.startsWith('--') ? token.slice(2, eq === -1 ? undefined : eq) : ''
-    if (name && isSensitiveKey(name)) {
-      if (eq !== -1) out.push(`--${name}=${REDACTED}`)
-      else {
-        out.push(token)
-        if (i + 1 < argv.length && !argv[i + 1]!.startsWith('-')) {
-          out.push(REDACTED)
-          i++
-        }
-      }
-    } else out.push(redactString(token))
-  }
-  return out
 }

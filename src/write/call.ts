@@ -1,4 +1,4 @@
-import type { AuditDraft } from '../confirm/audit.js'
+import type { AuditFacts } from '../audit/record.js'
 import type { LandedItem } from '../confirm/batch.js'
 import type { IdempotencyLedger, IdempotencyLookup } from '../confirm/idempotency.js'
 import type { TokenLedger } from '../confirm/ledger.js'
@@ -37,10 +37,13 @@ export type WriteSteps<S> = {
   rejectedBatch(plan: Plan<S>): unknown
 }
 
-/** What one call binds and records: the token's binding, the audit draft, the idempotency key in its scope. */
+/**
+ * What one call binds and records: the token's binding, where the flow notes what its audit record learns (the
+ * token's id, a refusal, a replay: a new record each time, never a change to one), the idempotency key in its scope.
+ */
 export type WriteCall = {
   binding: Binding
-  audit: AuditDraft
+  audit: (facts: AuditFacts) => void
   idem: { key: string; scope: string } | undefined
 }
 
@@ -61,8 +64,8 @@ export async function lookupKey<S>(
 }
 
 /** Answer with the recorded result of an earlier run: audited as a replay, `meta.replayed` set. */
-export function replay<S>(steps: WriteSteps<S>, audit: AuditDraft, data: unknown): unknown {
-  audit.mode = 'replay'
+export function replay<S>(steps: WriteSteps<S>, audit: WriteCall['audit'], data: unknown): unknown {
+  audit({ mode: 'replay' })
   steps.replayed()
   return data
 }

@@ -19,8 +19,9 @@ export async function confirmWrite<S>(steps: WriteSteps<S>, token: string, call:
   const secret = kid === undefined ? ring.current.key : ring.keys.get(kid)
   if (!secret) throw refuse(audit, 'unknown_key')
   const verdict = verifyToken(secret, token, binding, clock())
-  if (verdict.claims) audit.token_id = verdict.claims.id
-  if (!verdict.ok) throw refuse(audit, verdict.reason)
+  const tokenId = verdict.claims?.id
+  if (tokenId) audit({ token_id: tokenId })
+  if (!verdict.ok) throw refuse(audit, verdict.reason, tokenId)
   const claims = verdict.claims
   const ledger = idem ? await steps.idempotencyLedger() : undefined
   if (idem && ledger) {
@@ -28,25 +29,25 @@ export async function confirmWrite<S>(steps: WriteSteps<S>, token: string, call:
     if (seen.state === 'done') return replay(steps, audit, seen.data)
   }
   const used = await steps.tokenLedger()
-  if (await used.isUsed(claims.id)) throw refuse(audit, 'already_used')
+  if (await used.isUsed(claims.id)) throw refuse(audit, 'already_used', claims.id)
   let plan: Plan<S>
   try {
     plan = withoutLanded(await steps.plan(), steps.state.landed)
   } catch (error) {
-    audit.mode = 'refused'
+    audit({ mode: 'refused' })
     throw await goneOrRethrow(error, claims.targets, claims.id)
   }
   const targets = verifyTargets(secret, claims, plan.targets ?? [])
   if (!targets.ok) {
-    audit.mode = 'refused'
+    audit({ mode: 'refused' })
     throw driftError(targets.reason, targets.drift, claims.id)
   }
   // The plan may have taken a while: expiry is judged again, on the same clock, right before the commit point.
   const now = clock()
-  if (now >= claims.expiresAt) throw refuse(audit, 'expired')
+  if (now >= claims.expiresAt) throw refuse(audit, 'expired', claims.id)
   if (onlyRejected(plan)) return steps.rejectedBatch(plan)
   // Consumed before apply: of N processes confirming one token, exactly one gets past this line.
-  if (!(await used.consume(claims.id, claims.expiresAt, now))) throw refuse(audit, 'already_used')
+  if (!(await used.consume(claims.id, claims.expiresAt, now))) throw refuse(audit, 'already_used', claims.id)
   steps.state.confirmed = { token_id: claims.id, targets: plan.targets ?? [] }
   try {
     if (!idem || !ledger) return await guardedApply(steps, plan)

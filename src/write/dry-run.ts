@@ -18,7 +18,7 @@ export async function previewWrite<S>(
   const { mintToken } = await import('../confirm/token.js')
   const binding: Binding = call.binding
   const { token, claims } = mintToken(current.key, binding, plan.targets ?? [], clock(), ttlSeconds * 1000, current.id)
-  call.audit.token_id = claims.id
+  call.audit({ token_id: claims.id })
   const rejected = (plan.rejected ?? []).map((r) => ({
     id: r.id,
     error: { code: r.error.code, message: r.error.message },

@@ -1,20 +1,20 @@
-import type { AuditDraft } from '../confirm/audit.js'
 import type { Target } from '../confirm/targets.js'
 import type { RejectReason } from '../confirm/token.js'
 import { AgentError, isAgentError } from '../errors/agent-error.js'
+import type { WriteCall } from './call.js'
 
 /*
  * How a write says no after a token was presented: a refused token, or targets that moved since the dry-run.
- * Every refusal marks the audit draft `refused`; none tells a caller more than the token already named.
+ * Every refusal is audited `refused`; none tells a caller more than the token already named.
  */
 
-/** A refused token (`E_CONFLICT` with the reason); the audit draft records the refusal. */
-export function refuse(audit: AuditDraft, reason: RejectReason): AgentError {
-  audit.mode = 'refused'
+/** A refused token (`E_CONFLICT` with the reason, and the token's id once it is known); audited `refused`. */
+export function refuse(audit: WriteCall['audit'], reason: RejectReason, tokenId?: string): AgentError {
+  audit({ mode: 'refused' })
   return new AgentError('E_CONFLICT', `confirm token refused: ${reason.replaceAll('_', ' ')}`, {
     details: {
       reason,
-      ...(audit.token_id ? { token_id: audit.token_id } : {}),
+      ...(tokenId ? { token_id: tokenId } : {}),
       fix: 'run the command again with --dry-run for a new token',
     },
   })

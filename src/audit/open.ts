@@ -1,0 +1,18 @@
+import type { Config } from '@oclif/core'
+import { openAudit } from './pending.js'
+import { type AuditDraft, auditDraft, type DraftInput } from './record.js'
+
+/**
+ * Draft and open the run's record, on a fleet with the store's log as its shared sink. The entry calls this for
+ * every non-read call as soon as the command is known (before any parse, so a refusal at parse is audited too);
+ * a write command calls it again with its principal and mode once its flags are parsed.
+ */
+export async function startAudit(
+  config: Pick<Config, 'dataDir'>,
+  input: Omit<DraftInput, 'dataDir' | 'shared'>,
+): Promise<AuditDraft> {
+  // On a fleet the store's audit log gets every non-read call too, not only the writes. (The fast path's lite
+  // config carries what the sink reads.)
+  const shared = (await import('../fleet/audit-sink.js')).sharedAuditSink(config as Config)
+  return openAudit(auditDraft({ ...input, dataDir: config.dataDir, ...(shared ? { shared } : {}) }))
+}
