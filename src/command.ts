@@ -1,6 +1,5 @@
 import type { Interfaces } from '@oclif/core'
 import { getRunState, type RunState } from './_state.js'
-import { addWaitFlags } from './_wait-flags.js'
 import type { CommandKind } from './command-kind.js'
 import { AgentError } from './errors/agent-error.js'
 import { type Catalogue, defineErrorCodes, type ErrorCode } from './errors/catalogue.js'
@@ -17,6 +16,7 @@ import { ParseMemo } from './run/parse.js'
 import { beforeWork, isSubmission, outcomeOf } from './run/template.js'
 import type { OutputOf, OutputSchema } from './schema.js'
 import { readToolSettings } from './tool-settings.js'
+import { addWaitFlags } from './wait-flags.js'
 
 export type { CommandKind } from './command-kind.js'
 

@@ -1,8 +1,8 @@
 // In-process tests of the redactor: they carry the 100% coverage gate of src/output/redact*.ts. The command-level
 // tests (every output surface of the real bin) are in test/redaction.test.ts.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, relative } from 'node:path'
+import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { scrubArgv } from '../src/audit/argv.js'
 import { Credentials } from '../src/credentials/credentials.js'
@@ -517,48 +517,6 @@ function configDirOf(creds: Credentials): string {
   return (creds as unknown as { options: { configDir: string } }).options.configDir
 }
 
-describe('redaction happens at the choke points only', () => {
-  const root = join(import.meta.dirname, '..')
-  const sources = (): Array<[string, string]> =>
-    ['src', 'plugins/builtins/src']
-      .flatMap((dir) =>
-        readdirSync(join(root, dir), { recursive: true, withFileTypes: true })
-          .filter((e) => e.isFile() && e.name.endsWith('.ts'))
-          .map((e) => join(e.parentPath, e.name)),
-      )
-      .map((path) => [relative(root, path), readFileSync(path, 'utf8')])
-
-  it('only the renderer and the NDJSON writer write to stdout', () => {
-    const writers = sources()
-      .filter(([path, text]) => path !== 'src/output/stdout.ts' && /\bwriteStdout\(/.test(text))
-      .map(([path]) => path)
-    // A new output path belongs in the renderer, where every envelope passes `redactedJson`/`redactForOutput`.
-    // `tool mcp` owns stdout as its JSON-RPC transport; what it relays are envelopes its child runs rendered.
-    // The NDJSON writer's bytes go out through its chunk writer, which is handed only redacted lines.
-    expect(writers.sort()).toEqual(['src/mcp/server.ts', 'src/output/chunk-writer.ts', 'src/output/render.ts'])
-  })
-
-  it('the redactor is called by the choke points and the framework state writers, nowhere else', () => {
-    const callers = sources()
-      .filter(([path]) => !path.startsWith('src/output/redact'))
-      .filter(([, text]) =>
-        /import \{[^}]*\b(redactForOutput|redactedJson|redactAtRest|redactArgv|redactString)\b[^}]*\} from '[^']*redact\.js'/.test(
-          text,
-        ),
-      )
-      .map(([path]) => path)
-    expect(callers.sort()).toEqual([
-      'src/audit/argv.ts',
-      'src/audit/writer.ts',
-      'src/confirm/idempotency.ts',
-      // The fleet's shared idempotency/job records: the same state at rest, on PostgreSQL or Redis.
-      'src/fleet/ledgers.ts',
-      'src/jobs/runtime.ts',
-      'src/output/ndjson.ts',
-      // Progress is the stderr path of people's bars; its labels are scrubbed before the width is measured.
-      'src/output/progress.ts',
-      'src/output/render.ts',
-      'src/output/stdout.ts',
-    ])
-  })
-})
+// Redaction happens at the choke points only: who may import the redactor and the stdout writer is a rule of the
+// import graph (.dependency-cruiser.mjs: redactor-at-choke-points, stdout-through-renderer), checked by `npm run
+// check` and shown failing in test/import-graph.unit.test.ts.

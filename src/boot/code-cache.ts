@@ -1,4 +1,4 @@
-import { builtin } from './_builtin.js'
+import { builtin } from './builtin.js'
 
 // See index.ts: built-ins without their ES module facades.
 const {

@@ -1,6 +1,6 @@
 import type { RunOptions } from '../entry.js'
 import { startFast } from '../fast/boot.js'
-import { builtin } from './_builtin.js'
+import { builtin } from './builtin.js'
 import { cacheFileName, codeCacheDir, nextHeader, readCodeCache, runKey, writeCodeCache } from './code-cache.js'
 import { holdSignals } from './early-signals.js'
 import { FRAMEWORK_NODE_RANGE, inFrameworkRange, unmetEngines } from './engines.js'

@@ -1,4 +1,4 @@
-import { builtin } from './_builtin.js'
+import { builtin } from './builtin.js'
 
 const { fileURLToPath } = builtin<typeof import('node:url')>('node:url')
 

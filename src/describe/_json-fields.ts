@@ -4,7 +4,7 @@
  * back exactly (checked per command when compacting), so a disagreement costs bytes, never information.
  */
 
-import { matches, OPEN } from '../output/_field-paths.js'
+import { matches, OPEN } from '../output/field-paths.js'
 
 type Schema = Record<string, unknown>
 

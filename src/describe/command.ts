@@ -1,6 +1,5 @@
 import type { Command } from '@oclif/core'
 import type { ZodType } from 'zod'
-import { effectiveOutput } from '../_output-schema.js'
 import { type CommandKind, kindOf } from '../command-kind.js'
 import {
   commandDeprecation,
@@ -11,6 +10,7 @@ import {
 } from '../deprecation.js'
 import type { ErrorCode } from '../errors/catalogue.js'
 import { acceptedFields } from '../output/fields.js'
+import { effectiveOutput } from '../output-schema.js'
 import type { OutputSchema, ZodNamespace } from '../schema.js'
 import { toJsonSchema } from './json-schema.js'
 import { describeParams, type Param } from './params.js'

@@ -1,46 +1,15 @@
 import { isDeepStrictEqual } from 'node:util'
 import { type CompactCommand, type CompactParam, compactCommand, compactParam } from './_compact-command.js'
-import { type CompactReadiness, compactReadiness } from './_compact-readiness.js'
+import { compactReadiness } from './_compact-readiness.js'
 import { isFrameworkRef } from './_reference-schema.js'
 import { closeObjects } from './_schema-closed.js'
 import { shareSchemas } from './_schema-defs.js'
 import { untypeLiterals } from './_schema-literals.js'
+import type { CompactReference } from './compact-reference.js'
 import { DIALECT, expandReference, retryableByDefault } from './expand.js'
 import type { Reference } from './reference.js'
 
-/**
- * `reference --compact`: the same information as {@link Reference} in a fraction of the bytes. Universal flags
- * are listed once (as in the full document), defaults and derivable keys are left out of each command and
- * parameter, a parameter several commands share is written once under `param_defs` (named by their index in
- * `params`), every subschema that occurs more than once is written once under `$defs` and referred to with
- * `{"$ref": "#/$defs/<name>"}`, and a closed object schema whose properties are all required drops `required`
- * and `additionalProperties`. {@link expandReference} gives the full document back, exactly.
- */
-export type CompactReference = Omit<Reference, 'global_flags' | 'commands' | 'error_codes' | 'release_readiness'> & {
-  /** Marks the compact form: a client that needs the full one passes this document to `expandReference`. */
-  compact: true
-  /** The `$schema` every output schema carries unless it says `"$dialect": false`. */
-  schema_dialect: string
-  /** False when the closed-object shorthand is off in this document (some schema could not use it losslessly). */
-  closed_objects: boolean
-  /** False when the implied-literal-type shorthand is off in this document (see `untypeLiterals`). */
-  implied_literal_types: boolean
-  /** `release_readiness` without the keys its level and statuses imply. */
-  release_readiness: CompactReadiness
-  global_flags: CompactParam[]
-  /** `retryable` is left out when it is the default of its exit code (see `retryableByDefault`). */
-  error_codes: Record<string, { exit: number; retryable?: boolean; description: string }>
-  /** Parameters shared by several commands; a number in a command's `params` is an index here. */
-  param_defs: CompactParam[]
-  commands: CompactCommand[]
-  /**
-   * The dry-run preview of every write (present when all writes share it): a write's `output_schema` is then only
-   * its declared output, the full one `{"anyOf": [output_schema, dry_run_schema]}` (the preview alone when the
-   * write declares none and leaves `output_schema` out).
-   */
-  dry_run_schema?: Record<string, unknown>
-  $defs: Record<string, unknown>
-}
+export type { CompactReference } from './compact-reference.js'
 
 type Schema = Record<string, unknown>
 

@@ -4,7 +4,7 @@ import { isFrameworkRef } from './_reference-schema.js'
 import { openObjects } from './_schema-closed.js'
 import { resolveSchema } from './_schema-defs.js'
 import { retypeLiterals } from './_schema-literals.js'
-import type { CompactReference } from './compact.js'
+import type { CompactReference } from './compact-reference.js'
 import type { Reference } from './reference.js'
 
 /** The JSON Schema dialect every output schema names; written once in the compact document. */

@@ -1,4 +1,4 @@
-import { builtin } from '../boot/_builtin.js'
+import { builtin } from '../boot/builtin.js'
 import type { HeldSignals } from '../boot/early-signals.js'
 import type { RunOptions } from '../entry.js'
 import type { FastOptions, HandOver } from './run.js'

@@ -1,4 +1,4 @@
-import { builtin } from '../boot/_builtin.js'
+import { builtin } from '../boot/builtin.js'
 
 const { readFileSync } = builtin<typeof import('node:fs')>('node:fs')
 const Module = builtin<typeof import('node:module')>('node:module')

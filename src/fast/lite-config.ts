@@ -1,4 +1,4 @@
-import { builtin } from '../boot/_builtin.js'
+import { builtin } from '../boot/builtin.js'
 import { notProvided } from './fallback.js'
 
 const { arch, homedir, tmpdir } = builtin<typeof import('node:os')>('node:os')

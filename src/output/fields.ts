@@ -1,11 +1,11 @@
 import type { ZodType } from 'zod'
-import { type Declares, effectiveOutput } from '../_output-schema.js'
 import { deprecatedFields, deprecationNotice } from '../deprecation.js'
 import { toJsonSchema } from '../describe/json-schema.js'
 import { validationError } from '../errors/agent-error.js'
+import { type Declares, effectiveOutput } from '../output-schema.js'
 import { loadZod } from '../schema.js'
-import { matches, OPEN, pageItemSchemas, schemaPaths } from './_field-paths.js'
 import type { Notice } from './envelope.js'
+import { matches, OPEN, pageItemSchemas, schemaPaths } from './field-paths.js'
 
 /*
  * The one owner of `--fields` (seed 000 §3): which paths a command accepts (also published in `reference`), how a

@@ -1,31 +1,20 @@
 import { isatty } from 'node:tty'
 import type { AgentError } from '../errors/agent-error.js'
-import type { Catalogue } from '../errors/catalogue.js'
 import { toAgentError } from '../errors/normalize.js'
-import type { Globals } from '../globals.js'
 import { runnable } from '../invocation.js'
 import type { Outcome, RawOutcome } from '../outcome.js'
 import { now } from './clock.js'
-import { buildMeta, type Envelope, errorBody, errorEnvelope, type Notice, successEnvelope } from './envelope.js'
+import { buildMeta, type Envelope, errorBody, errorEnvelope, successEnvelope } from './envelope.js'
 import { renderStream, whenAborted } from './ndjson.js'
 import { settleProgress } from './progress.js'
 import { RawScrubber, redactedJson, redactForOutput } from './redact.js'
+import type { RenderContext } from './render-context.js'
 import { writeStdout } from './stdout.js'
 import { renderText, terminalText } from './text.js'
 import { errorText, NEXT_COMMANDS } from './text-error.js'
 import { utcTimes } from './times.js'
 
-/** Everything the renderer needs besides the outcome. */
-export type RenderContext = {
-  globals: Pick<Globals, 'format' | 'compact' | 'quiet'> & { pretty?: boolean }
-  catalogue: Catalogue
-  startedAt: number
-  notices: readonly Notice[]
-  /** The run's cancellation: a stream (or raw body) stops at its next chunk once it aborts. */
-  signal?: AbortSignal
-  /** Set by the renderer when an outcome ends in failure part-way (a stream's error line): its code. */
-  failure?: string
-}
+export type { RenderContext } from './render-context.js'
 
 /** Serialise an envelope, redacted: on one line or indented by two; always ends in `\n`. */
 export function serialize(envelope: Envelope, compact: boolean): string {

@@ -1,6 +1,6 @@
-import { type Declares, effectiveOutput } from '../_output-schema.js'
 import { AgentError } from '../errors/agent-error.js'
 import { utcTimes } from '../output/times.js'
+import { type Declares, effectiveOutput } from '../output-schema.js'
 import { loadZod } from '../schema.js'
 
 /*

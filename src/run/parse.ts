@@ -1,9 +1,9 @@
 import type { Interfaces } from '@oclif/core'
-import { mapParseError, prepareInput } from '../_parse.js'
 import { type OclifDeprecation, usageNotices } from '../deprecation.js'
 import { usageError } from '../errors/agent-error.js'
 import type { Format } from '../globals.js'
 import type { Notice } from '../output/envelope.js'
+import { mapParseError, prepareInput } from './_parse.js'
 
 /*
  * The parse of one call, shared by the oclif path (`AgentCommand.parse`) and any runner that parses without

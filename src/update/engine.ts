@@ -19,28 +19,18 @@ import {
   clearLeftovers,
   downloadTo,
   extractRelease,
-  type InstallMethod,
   stagingDir,
   switchVersion,
 } from './install.js'
 import { applyNpmUpdate } from './npm-update.js'
+import type { UpdatePlanState, UpdateResult } from './plan-state.js'
 import { releaseSource, updateSettings } from './settings.js'
 import { releaseIdentity, verifyBundle } from './signature.js'
 import { syncSkill } from './skills.js'
 import { smokeTest } from './smoke.js'
 import { updateTimeouts } from './timeouts.js'
 
-/** What the confirm step needs, fixed at dry-run time and bound into the token. */
-export type UpdatePlanState = {
-  kind: 'update'
-  install: InstallMethod
-  from: string
-  to: string
-  tag: string
-  tarball: { name: string; url: string; sha256: string } | null
-  checksums: { text: string; sha256: string; name: string } | null
-  bundle: unknown
-}
+export type { UpdatePlanState, UpdateResult } from './plan-state.js'
 
 /**
  * Plan an update: the release, its checksums file and bundle (read into memory, nothing written), and the
@@ -125,18 +115,6 @@ function parseBundle(text: string): unknown {
   } catch {
     return text
   }
-}
-
-/** The result of an update or a rollback. */
-export type UpdateResult = {
-  previous_version: string
-  current_version: string
-  install_method: InstallMethod['method']
-  signature_status: 'verified' | 'verified_provenance' | 'not_checked'
-  signature_verified: boolean
-  checksum_verified: boolean
-  skill_sync_status: 'synced' | 'not_applicable' | 'failed'
-  hint: string
 }
 
 /**

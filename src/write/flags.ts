@@ -1,8 +1,8 @@
 import type { Interfaces } from '@oclif/core'
-import { WAIT_FLAGS } from '../_wait-flags.js'
 import { usageError } from '../errors/agent-error.js'
 import { Flags } from '../flags.js'
 import { GLOBAL_FLAGS } from '../globals.js'
+import { WAIT_FLAGS } from '../wait-flags.js'
 
 /** Flags every write command has. */
 export const WRITE_FLAGS = {

@@ -1,9 +1,9 @@
 import { Errors, type Interfaces } from '@oclif/core'
-import { AgentError, isAgentError, usageError, validationError } from './errors/agent-error.js'
-import { suggest } from './errors/suggest.js'
-import { isSensitiveKey } from './output/redact-keys.js'
-import { registerSecret } from './output/redact-secrets.js'
-import { REDACTED } from './output/redact-shapes.js'
+import { AgentError, isAgentError, usageError, validationError } from '../errors/agent-error.js'
+import { suggest } from '../errors/suggest.js'
+import { isSensitiveKey } from '../output/redact-keys.js'
+import { registerSecret } from '../output/redact-secrets.js'
+import { REDACTED } from '../output/redact-shapes.js'
 
 type AnyFlag = Interfaces.Flag<unknown> & { options?: readonly string[] }
 type AnyArg = Interfaces.Arg<unknown> & { options?: readonly string[] }

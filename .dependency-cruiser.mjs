@@ -1,0 +1,100 @@
+// The import-graph gates of `npm run check` (dependency-cruiser): every source file of the framework, the
+// built-ins, the example tool and the bins is cruised, type-only imports included, so a rule holds from every
+// entry point. test/import-graph.unit.test.ts shows each rule failing on a violating fixture.
+
+/** Modules that may import a guarded one; anything else importing it is a second home for its concern. */
+const only = (...paths) => `^(${paths.map((p) => p.replaceAll('.', '\\.')).join('|')})$`
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+export default {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'No import circles, type-only ones included.',
+      // The fast path (src/fast) is being removed (issue 21); its one type-only circle goes with it.
+      from: { pathNot: '^src/fast/' },
+      to: { circular: true },
+    },
+    {
+      name: 'private-stays-home',
+      severity: 'error',
+      comment: 'A `_private` file is imported only from its own folder: import its folder’s public module instead.',
+      from: { path: '^(.*)/[^/]+$' },
+      to: { path: '/_[^/]+$', pathNot: '^$1/_[^/]+$' },
+    },
+    {
+      name: 'redactor-at-choke-points',
+      severity: 'error',
+      comment:
+        'The redactor is called by the choke points (renderer, NDJSON writer, stderr guard, progress, the audit ' +
+        'writer) and the framework state writers, nowhere else: a new output path belongs in the renderer.',
+      from: {
+        pathNot: only(
+          'src/audit/argv.ts',
+          'src/audit/writer.ts',
+          'src/confirm/idempotency.ts',
+          'src/fleet/ledgers.ts',
+          'src/index.ts',
+          'src/jobs/runtime.ts',
+          'src/output/ndjson.ts',
+          'src/output/progress.ts',
+          'src/output/render.ts',
+          'src/output/stdout.ts',
+          'src/session.ts',
+        ),
+      },
+      to: { path: only('src/output/redact.ts') },
+    },
+    {
+      name: 'stdout-through-renderer',
+      severity: 'error',
+      comment:
+        'Only the session (its guard), the renderer and its NDJSON/chunk writers, and `tool mcp` (its transport) ' +
+        'reach the stdout writer: every envelope passes the redactor on its way.',
+      from: {
+        pathNot: only(
+          'src/entry.ts',
+          'src/session.ts',
+          'src/output/render.ts',
+          'src/output/ndjson.ts',
+          'src/output/chunk-writer.ts',
+          'src/mcp/server.ts',
+        ),
+      },
+      to: { path: only('src/output/stdout.ts') },
+    },
+    {
+      name: 'tokens-in-write-flow',
+      severity: 'error',
+      comment: 'A confirm token is minted by the dry-run and verified by the confirm flow only (types aside).',
+      from: { pathNot: `^src/confirm/|${only('src/write/confirm-flow.ts', 'src/write/dry-run.ts')}` },
+      to: { path: only('src/confirm/token.ts'), dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'fields-in-one-place',
+      severity: 'error',
+      comment:
+        '--fields is selected and projected through src/output/fields.ts by the run template, the NDJSON writer ' +
+        'and the reference (types aside).',
+      from: { pathNot: only('src/run/template.ts', 'src/output/ndjson.ts', 'src/describe/command.ts') },
+      to: { path: only('src/output/fields.ts'), dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'one-audit-module',
+      severity: 'error',
+      comment: 'The audit record is drafted, noted and written through src/audit only.',
+      from: {
+        pathNot: `^src/audit/|${only('src/entry.ts', 'src/fast/run.ts', 'src/session.ts', 'src/write-command.ts')}`,
+      },
+      to: { path: '^src/audit/(open|pending|writer)\\.ts$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(dist|node_modules)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.test.json' },
+    skipAnalysisNotInRules: true,
+  },
+}
