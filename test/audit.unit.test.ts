@@ -33,6 +33,31 @@ async function line(draft: Parameters<typeof appendAudit>[0]): Promise<string> {
 }
 
 describe('the draft builder', () => {
+  it('notes nothing while no call is audited (a read command has no record)', () => {
+    noteAudit({ mode: 'refused' })
+    expect(pendingAudit()).toBeUndefined()
+  })
+
+  it('keeps what the caller knows: a given mode, a kind on a write draft, no kind at all, a shared sink', () => {
+    const dataDir = temp()
+    const shared = { append: async () => {}, alsoFile: false }
+    expect(auditDraft({ dataDir, id: 'x', argv: [], mode: 'replay' })).toEqual({
+      path: auditPath(dataDir),
+      command: 'x',
+      args: [],
+      account: null,
+      mode: 'replay',
+      token_id: null,
+    })
+    expect(
+      auditDraft({ dataDir, id: 'x', argv: [], principal: { account: 'a' }, kind: 'write', shared }),
+    ).toMatchObject({
+      kind: 'write',
+      mode: 'refused',
+      shared,
+    })
+  })
+
   it("writes an entry's record in its historical key order, tokens scrubbed", async () => {
     const dataDir = temp()
     const draft = auditDraft({ dataDir, id: 'tasks:touch', argv: ['a', '--confirm', 'ct_2.x.y'], kind: 'local' })
@@ -105,5 +130,7 @@ describe('the argv scrubber', () => {
       '<token>',
     ])
     expect(scrubArgv(once)).toEqual(once)
+    // A secret flag followed by another flag, or last, has no value to hide.
+    expect(scrubArgv(['--password', '--quiet', '--token'])).toEqual(['--password', '--quiet', '--token'])
   })
 })

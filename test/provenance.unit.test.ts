@@ -149,6 +149,146 @@ describe('verifyNpmProvenance', () => {
   })
 })
 
+describe('verifyNpmProvenance against a hostile registry: forged, tampered, foreign, cancelled', () => {
+  const good = async () => ({
+    attestations: [{ predicateType: SLSA_PROVENANCE_V1, bundle: await attest(authority, statement(), SUBJECT) }],
+  })
+
+  it('refuses a provenance signed for another repository or workflow (a foreign identity)', async () => {
+    const foreign = expectedIdentity('eve/tool', '.github/workflows/release.yml', 'v1.2.3')
+    serve({
+      attestations: {
+        attestations: [{ predicateType: SLSA_PROVENANCE_V1, bundle: await attest(authority, statement(), foreign) }],
+      },
+    })
+    expect(await failure()).toMatch(/^E_INTEGRITY\//)
+  })
+
+  it('refuses a statement edited after signing (forged payload), and a packument whose digest is not the attested one', async () => {
+    const answer = await good()
+    const bundle = answer.attestations[0]!.bundle as { dsseEnvelope: { payload: string } }
+    const edited = { ...statement(), predicate: { buildType: 'forged' } }
+    const forged = {
+      ...bundle,
+      dsseEnvelope: { ...bundle.dsseEnvelope, payload: Buffer.from(JSON.stringify(edited)).toString('base64') },
+    }
+    serve({ attestations: { attestations: [{ predicateType: SLSA_PROVENANCE_V1, bundle: forged }] } })
+    expect(await failure()).toMatch(/^E_INTEGRITY\//)
+
+    registry.reset()
+    registry.use(authority.handler)
+    const other = createHash('sha512').update('other bytes').digest('base64')
+    serve({
+      packument: {
+        versions: { [VERSION]: { dist: { integrity: `sha512-${other}`, tarball: `${registry.url}t.tgz` } } },
+      },
+      attestations: await good(),
+    })
+    expect(await failure()).toMatch(/^E_INTEGRITY\//)
+  })
+
+  it('answers a cancelled call with the cancellation, and an unreachable registry with E_NETWORK', async () => {
+    const controller = new AbortController()
+    controller.abort(new Error('cancelled'))
+    const options = {
+      name: NAME,
+      version: VERSION,
+      identity: { subject: SUBJECT, issuer: authority.issuer },
+      trustedRoot: authority.trustedRoot,
+    }
+    await expect(
+      verifyNpmProvenance({ ...options, registry: registry.url, signal: controller.signal }),
+    ).rejects.toThrow('cancelled')
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const port = (closed.address() as AddressInfo).port
+    await new Promise<void>((resolve) => closed.close(() => resolve()))
+    await expect(verifyNpmProvenance({ ...options, registry: `http://127.0.0.1:${port}` })).rejects.toMatchObject({
+      code: 'E_NETWORK',
+    })
+  })
+
+  it('downloads only the attested bytes: a swapped tarball is E_INTEGRITY, a missing one E_NOT_FOUND, a failing one E_SERVER', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentcli-provenance-'))
+    try {
+      const pkg = {
+        name: NAME,
+        version: VERSION,
+        tarball: `${registry.url}t.tgz`,
+        integrity: '',
+        sha512: DIGEST.toString('hex'),
+        signed_by: SUBJECT,
+      }
+      registry.use(http.get('*/t.tgz', () => new HttpResponse(TARBALL)))
+      expect(await downloadVerifiedTarball(pkg, dir)).toMatch(/acme-tool-1\.2\.3\.tgz$/)
+      for (const [response, code] of [
+        [() => new HttpResponse('swapped bytes'), 'E_INTEGRITY'],
+        [() => new HttpResponse(null, { status: 404 }), 'E_NOT_FOUND'],
+        [() => new HttpResponse('down', { status: 503 }), 'E_SERVER'],
+      ] as const) {
+        registry.reset()
+        registry.use(http.get('*/t.tgz', response))
+        await expect(downloadVerifiedTarball(pkg, dir)).rejects.toMatchObject({ code })
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('verifyNpmProvenance: every answer of a broken registry fails closed', () => {
+  it('a failing or missing packument, and a missing attestation, are errors, never a verified package', async () => {
+    registry.use(http.get('*/@acme%2ftool', () => new HttpResponse('down', { status: 503 })))
+    expect(await failure()).toBe('E_SERVER')
+    registry.reset()
+    registry.use(http.get('*/@acme%2ftool', () => new HttpResponse(null, { status: 404 })))
+    expect(await failure()).toBe('E_NOT_FOUND')
+    registry.reset()
+    serve({})
+    registry.use(http.get('*/-/npm/v1/attestations/*', () => new HttpResponse(null, { status: 404 })))
+    expect(await failure()).toBe('E_INTEGRITY/signature_missing')
+  })
+
+  it('refuses a version without integrity or tarball, and attestations that are null, unsigned or not in-toto', async () => {
+    serve({ packument: { versions: { [VERSION]: { dist: { tarball: 'x' } } } } })
+    expect(await failure()).toBe('E_INTEGRITY/checksum_missing')
+    registry.reset()
+    serve({ packument: { versions: { [VERSION]: { dist: { integrity: `sha512-${DIGEST.toString('base64')}` } } } } })
+    expect(await failure()).toBe('E_INTEGRITY/checksum_missing')
+    const payload = (value: string, type = 'application/vnd.in-toto+json') => ({
+      dsseEnvelope: { payloadType: type, payload: Buffer.from(value).toString('base64') },
+    })
+    for (const [bundle, verdict] of [
+      [payload(JSON.stringify(statement()), 'text/plain'), 'bundle_invalid'],
+      [payload('not json'), 'bundle_invalid'],
+      [{ dsseEnvelope: { payloadType: 'application/vnd.in-toto+json', payload: 7 } }, 'bundle_invalid'],
+      [null, 'signature_missing'],
+      [payload(JSON.stringify({ ...statement(), subject: undefined })), 'signature_invalid'],
+    ] as const) {
+      registry.reset()
+      registry.use(authority.handler)
+      serve({ attestations: { attestations: [null, { predicateType: SLSA_PROVENANCE_V1, bundle }] } })
+      expect(await failure()).toBe(`E_INTEGRITY/${verdict}`)
+    }
+  })
+
+  it('accepts a registry URL without its trailing slash', async () => {
+    serve({
+      attestations: {
+        attestations: [{ predicateType: SLSA_PROVENANCE_V1, bundle: await attest(authority, statement(), SUBJECT) }],
+      },
+    })
+    const verified = await verifyNpmProvenance({
+      registry: registry.url.replace(/\/$/, ''),
+      name: NAME,
+      version: VERSION,
+      identity: { subject: SUBJECT, issuer: authority.issuer },
+      trustedRoot: authority.trustedRoot,
+    })
+    expect(verified.signed_by).toBe(SUBJECT)
+  })
+})
+
 describe('a registry whose answer stalls after its headers', () => {
   // The loopback upstream sends nothing until a handler's body is complete, so a raw server stands in here: the
   // headers and a first chunk arrive, then nothing. Whatever was read must not count as an answer.

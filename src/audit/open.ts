@@ -14,5 +14,5 @@ export async function startAudit(
   // On a fleet the store's audit log gets every non-read call too, not only the writes. (The fast path's lite
   // config carries what the sink reads.)
   const shared = (await import('../fleet/audit-sink.js')).sharedAuditSink(config as Config)
-  return openAudit(auditDraft({ ...input, dataDir: config.dataDir, ...(shared ? { shared } : {}) }))
+  return openAudit(auditDraft({ ...input, dataDir: config.dataDir, shared }))
 }

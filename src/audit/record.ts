@@ -59,7 +59,7 @@ export type DraftInput = {
   principal?: Readonly<Record<string, unknown>>
   /** A write's mode from its flags; the entry's draft is `refused` for a write (until the flow says otherwise). */
   mode?: AuditMode
-  shared?: AuditSink
+  shared?: AuditSink | undefined
 }
 
 /**
