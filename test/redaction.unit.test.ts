@@ -530,12 +530,21 @@ describe('redaction happens at the choke points only', () => {
 
   it('only the renderer and the NDJSON writer write to stdout', () => {
     const writers = sources()
-      .filter(([path, text]) => path !== 'src/output/stdout.ts' && /\bwriteStdout\(/.test(text))
+      .filter(([path, text]) => path !== 'src/output/stdout.ts' && /\bwriteStdout\b/.test(text))
       .map(([path]) => path)
     // A new output path belongs in the renderer, where every envelope passes `redactedJson`/`redactForOutput`.
     // `tool mcp` owns stdout as its JSON-RPC transport; what it relays are envelopes its child runs rendered.
+    // The renderer reaches stdout only through its sinks: the process's (`PROCESS_SINKS`) or a caller's.
+    expect(writers.sort()).toEqual(['src/mcp/server.ts', 'src/output/sinks.ts'])
+    const sinkUsers = sources()
+      .filter(([path, text]) => path !== 'src/output/sinks.ts' && /\b(sinksOf|PROCESS_SINKS)\b/.test(text))
+      .map(([path]) => path)
     // The NDJSON writer's bytes go out through its chunk writer, which is handed only redacted lines.
-    expect(writers.sort()).toEqual(['src/mcp/server.ts', 'src/output/chunk-writer.ts', 'src/output/render.ts'])
+    expect(sinkUsers.sort()).toEqual(['src/output/ndjson.ts', 'src/output/render.ts'])
+    const chunkWriters = sources()
+      .filter(([path, text]) => path !== 'src/output/chunk-writer.ts' && /\bnew ChunkWriter\(/.test(text))
+      .map(([path]) => path)
+    expect(chunkWriters).toEqual(['src/output/ndjson.ts'])
   })
 
   it('the redactor is called by the choke points and the framework state writers, nowhere else', () => {
