@@ -54,6 +54,7 @@ const TESTS = {
   'release-specs.unit': 'unit/release',
   'render.unit': 'unit/output',
   'signature.unit': 'unit/update',
+  'text-layout.unit': 'unit/output',
   'trust-root.unit': 'unit/update',
   units: 'unit/core',
   'update-identity.unit': 'unit/update',
