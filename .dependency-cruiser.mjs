@@ -59,10 +59,20 @@ export default {
           'src/output/render.ts',
           'src/output/ndjson.ts',
           'src/output/chunk-writer.ts',
+          'src/output/sinks.ts',
           'src/mcp/server.ts',
         ),
       },
       to: { path: only('src/output/stdout.ts') },
+    },
+    {
+      name: 'sinks-through-renderer',
+      severity: 'error',
+      comment:
+        'The renderer and its NDJSON writer are the only writers to the output sinks (a caller may hand its own ' +
+        'sinks in, by type): whatever reaches them has passed the redactor.',
+      from: { pathNot: only('src/output/render.ts', 'src/output/ndjson.ts') },
+      to: { path: only('src/output/sinks.ts'), dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'tokens-in-write-flow',

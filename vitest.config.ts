@@ -1,12 +1,31 @@
 import { defineConfig } from 'vitest/config'
 
-// Two cores here: most tests spawn the real bin, so a small fork pool keeps the machine responsive.
+/**
+ * Two tiers. `unit`: in-process (renderers, parsers, builders, the security code; a test may start a bare `node`
+ * for an OS-level property such as a cross-process lock, never the tool's bin). `spawn`: the real boundary (the bin
+ * as a child process: exit codes, signals, races, services, installs, MCP). `npm run test:unit` runs the first.
+ */
+const UNIT = [
+  'test/**/*.unit.test.ts',
+  'test/api-docs.test.ts',
+  'test/builtins-choice.test.ts',
+  'test/docs.test.ts',
+  'test/fleet-location.test.ts',
+  'test/units.test.ts',
+  'test/verify-units.test.ts',
+]
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    // Two cores here: most spawn tests start the real bin, so a small fork pool keeps the machine responsive.
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,
+    hookTimeout: 30_000,
+    projects: [
+      { extends: true, test: { name: 'unit', include: UNIT } },
+      { extends: true, test: { name: 'spawn', include: ['test/**/*.test.ts'], exclude: UNIT } },
+    ],
     // Security code carries a 100% gate (unit tests in-process; command-level tests spawn the bin and do not count):
     // confirm tokens and the `--confirm` check order with its refusals; the audit record; the HTTP client's
     // credential handling (origin binding, redirects, bodies); update verification (signature and identity, the
@@ -31,6 +50,5 @@ export default defineConfig({
       reporter: ['text-summary'],
       thresholds: { lines: 100, branches: 100, functions: 100, statements: 100 },
     },
-    hookTimeout: 30_000,
   },
 })

@@ -21,8 +21,19 @@ describe.each(ENGINES)('a fleet on %s', (engine) => {
     expect(readFileSync(stores[2]!, 'utf8')).toContain('"title":"a"')
     // The shared log has the records of every machine.
     const ids = await sharedAudit(engine)
-    expect(ids.filter((r) => r.token_id !== null && r.mode === 'confirm').length).toBeGreaterThanOrEqual(1)
-    expect(ids.some((r) => r.mode === 'refused' && r.result_code === 'E_CONFLICT')).toBe(true)
+    // This test's namespace holds exactly its three calls, in order, all naming the one token.
+    expect(ids.map(({ mode, result_code, exit_code }) => ({ mode, result_code, exit_code }))).toEqual([
+      { mode: 'dry_run', result_code: 'OK', exit_code: 0 },
+      { mode: 'confirm', result_code: 'OK', exit_code: 0 },
+      { mode: 'refused', result_code: 'E_CONFLICT', exit_code: 6 },
+    ])
+    expect(ids.map((r) => r.args)).toEqual([
+      ['1', '--dry-run'],
+      ['1', '--confirm', '<token>'],
+      ['1', '--confirm', '<token>'],
+    ])
+    expect(new Set(ids.map((r) => r.token_id)).size).toBe(1)
+    expect(ids[0]!.token_id).toEqual(expect.any(String))
   }, 60_000)
 
   it('a local-state call is audited to the shared log too, with its kind and mode', async () => {
@@ -32,8 +43,16 @@ describe.each(ENGINES)('a fleet on %s', (engine) => {
     expect(cancel.code, cancel.stdout).toBe(3)
     expect(envelope(cancel).error.code).toBe('E_NOT_FOUND')
     const rows = (await sharedAudit(engine)) as Array<Row & { command: string; kind?: string; args: string[] }>
-    expect(rows.filter((r) => r.command === 'job cancel' && r.args.includes(id))).toEqual([
-      expect.objectContaining({ kind: 'local', mode: 'direct', result_code: 'E_NOT_FOUND', exit_code: 3 }),
+    // The namespace is this test's own: the one call is the whole log.
+    expect(rows).toEqual([
+      expect.objectContaining({
+        command: 'job cancel',
+        args: ['--id', id],
+        kind: 'local',
+        mode: 'direct',
+        result_code: 'E_NOT_FOUND',
+        exit_code: 3,
+      }),
     ])
   }, 60_000)
 
@@ -52,6 +71,12 @@ describe.each(ENGINES)('a fleet on %s', (engine) => {
       const changed = stores.filter((p) => !readFileSync(p, 'utf8').includes('"title":"a"'))
       expect(changed.length, `trial ${trial}`).toBe(1)
     }
+    // Every call of the three trials is in this test's log, and exactly one confirm per trial went through.
+    const modes = (await sharedAudit(engine)).map((r) => `${r.mode} ${r.result_code}`)
+    expect(modes.length).toBe(3 * 17)
+    expect(modes.filter((m) => m === 'dry_run OK').length).toBe(3)
+    expect(modes.filter((m) => m === 'confirm OK').length).toBe(3)
+    expect(modes.filter((m) => m === 'refused E_CONFLICT').length).toBe(3 * 15)
   }, 180_000)
 
   it('one idempotency key across 8 machines: one change, every other machine replays its result', async () => {
@@ -71,7 +96,7 @@ describe.each(ENGINES)('a fleet on %s', (engine) => {
   }, 120_000)
 })
 
-type Row = { mode: string; token_id: string | null; result_code: string }
+type Row = { mode: string; token_id: string | null; result_code: string; exit_code: number; args: string[] }
 
 async function sharedAudit(engine: (typeof ENGINES)[number]): Promise<Row[]> {
   if (engine === 'postgres') {

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { type RunToolOptions, runTool, type Sandbox, sandbox, type ToolRun } from 'agentcli/testing'
 import { Redis } from 'ioredis'
 import pg from 'pg'
-import { afterAll, beforeAll } from 'vitest'
+import { afterEach, beforeAll, beforeEach } from 'vitest'
 import { FIXTURE_BIN, TASKS_BIN } from './helpers.js'
 
 /** The two engines a fleet can keep its state on, as the machine provides them. */
@@ -63,38 +63,69 @@ export function pgClient(): pg.Client {
   return new pg.Client({ host: '127.0.0.1', port: 5432, user: pgUser ?? 'root', database: 'test' })
 }
 
-/**
- * One namespace (a schema, a key prefix) per engine for this test file's run, dropped afterwards. Both services
- * must be up: a missing one fails the whole file with a message naming it, never a silent skip.
- */
-export function useFleet(): { url(engine: Engine, extra?: string): string; name: string } {
-  const name = `t_${randomBytes(5).toString('hex')}`
-  beforeAll(async () => {
-    const [user] = await Promise.all([probePostgres(), probeRedis()])
-    pgUser = user
-  }, 15_000)
-  afterAll(async () => {
-    for (const box of boxes.splice(0)) box.cleanup()
-    const client = pgClient()
-    await client.connect()
+/** A test's fleet: its own namespace, made fresh before each test and dropped after it. */
+export type Fleet = {
+  /** The namespace of the running test: schema `<name>` (+ `<name>_queue`), Redis keys `<name>:*`. */
+  readonly name: string
+  /** The state URL of the running test's namespace on `engine`, with `extra` query members appended. */
+  url(engine: Engine, extra?: string): string
+}
+
+/** Drop a namespace on both engines: its schemas and every key under its prefix. */
+async function dropNamespace(name: string): Promise<void> {
+  const client = pgClient()
+  await client.connect()
+  try {
     await client.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`)
     await client.query(`DROP SCHEMA IF EXISTS "${name}_queue" CASCADE`)
+  } finally {
     await client.end()
-    const redis = new Redis({ host: '127.0.0.1', port: 6379 })
+  }
+  const redis = new Redis({ host: '127.0.0.1', port: 6379 })
+  try {
     let cursor = '0'
     do {
       const [next, keys] = await redis.scan(cursor, 'MATCH', `${name}:*`, 'COUNT', 1000)
       if (keys.length > 0) await redis.del(...keys)
       cursor = next
     } while (cursor !== '0')
+  } finally {
     redis.disconnect()
+  }
+}
+
+/**
+ * One namespace (a schema, a key prefix) per test, dropped after it with the test's machines: no test sees
+ * another's rows, so assertions count exactly. Both services must be up: a missing one fails the whole file with a
+ * message naming it, never a silent skip.
+ */
+export function useFleet(): Fleet {
+  let current: string | undefined
+  beforeAll(async () => {
+    const [user] = await Promise.all([probePostgres(), probeRedis()])
+    pgUser = user
+  }, 15_000)
+  beforeEach(() => {
+    current = `t_${randomBytes(5).toString('hex')}`
+  })
+  afterEach(async () => {
+    for (const box of boxes.splice(0)) box.cleanup()
+    const name = current
+    current = undefined
+    if (name) await dropNamespace(name)
   }, 30_000)
+  const name = () => {
+    if (!current) throw new Error('a fleet namespace exists only while a test runs')
+    return current
+  }
   return {
-    name,
+    get name() {
+      return name()
+    },
     url(engine, extra = '') {
       return engine === 'postgres'
-        ? `postgres://${pgUser ?? 'root'}@127.0.0.1:5432/test?schema=${name}${extra}`
-        : `redis://127.0.0.1:6379?prefix=${name}${extra}`
+        ? `postgres://${pgUser ?? 'root'}@127.0.0.1:5432/test?schema=${name()}${extra}`
+        : `redis://127.0.0.1:6379?prefix=${name()}${extra}`
     },
   }
 }
@@ -107,7 +138,7 @@ export function newKey(): string {
 /** A machine of the fleet: its own HOME (config, data, cache), the fleet's state URL and shared secret. */
 export type Machine = { box: Sandbox; env: Record<string, string> }
 
-/** `count` machines sharing `url` and `secret`, removed after the file. */
+/** `count` machines sharing `url` and `secret`, removed after the test (with `useFleet`). */
 export function machines(count: number, url: string, secret: string, bin: 'tasks' | 'fixture' = 'tasks'): Machine[] {
   const prefix = bin === 'tasks' ? 'TASKS_' : 'FIXTURE_'
   return Array.from({ length: count }, () => {

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net'
 import { delay, HttpResponse, http } from 'msw'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { httpClient } from '../src/http/client.js'
 import { startUpstream, type Upstream } from './upstream.js'
 
@@ -82,10 +82,21 @@ describe('httpClient retries and failures', () => {
     })
     const controller = new AbortController()
     flaky('get', 'busy', 5)
-    const pending = httpClient({ baseUrl: api.url, signal: controller.signal, retries: 3 }).delete('busy')
-    setTimeout(() => controller.abort(new Error('stop')), 50)
     api.use(http.delete('*/busy', () => HttpResponse.json({}, { status: 503 })))
-    await expect(pending).rejects.toThrow('stop')
+    // Abort once the client is in its first backoff (a timer of 200–300 ms), not after a fixed delay: a loaded
+    // machine could still be in the request then, and the test would check another path.
+    const setTimer = globalThis.setTimeout
+    const spy = vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fn: () => void, ms?: number) => {
+      const timer = setTimer(fn, ms)
+      if (ms !== undefined && ms >= 200 && ms < 300) queueMicrotask(() => controller.abort(new Error('stop')))
+      return timer
+    }) as typeof setTimeout)
+    try {
+      const pending = httpClient({ baseUrl: api.url, signal: controller.signal, retries: 3 }).delete('busy')
+      await expect(pending).rejects.toThrow('stop')
+    } finally {
+      spy.mockRestore()
+    }
   })
 
   it('an aborted command signal during a request is E_INTERRUPTED', async () => {

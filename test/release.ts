@@ -70,22 +70,39 @@ export function makeToolCopy(
   return dir
 }
 
+/** A release tarball: its asset name and bytes. */
+export type Release = { name: string; bytes: Buffer }
+
 /**
  * A release tarball of the example tool at `version`, built the way a release workflow would; `mutate` edits
  * the built tree before it is packed (to make a release that is signed correctly but broken).
  */
-export async function makeRelease(
+export async function makeRelease(version: string, options: { mutate?: (dir: string) => void } = {}): Promise<Release> {
+  return (await makeReleases(version, { release: options.mutate })).release
+}
+
+/**
+ * Several release tarballs of the example tool at `version` from one build (a build is seconds; a copy of the
+ * built tree is not): each entry's `mutate` (none: the release as built) edits its own copy before it is packed.
+ */
+export async function makeReleases<K extends string>(
   version: string,
-  options: { mutate?: (dir: string) => void } = {},
-): Promise<{ name: string; bytes: Buffer }> {
+  variants: Record<K, ((dir: string) => void) | undefined>,
+): Promise<Record<K, Release>> {
   const stage = mkdtempSync(join(ROOT, 'test/fixtures/.tmp-release-'))
   try {
-    const dir = makeToolCopy(stage, version)
-    options.mutate?.(dir)
+    const built = makeToolCopy(stage, version)
     const { create } = await import('tar')
-    const file = join(stage, 'out.tar.gz')
-    await create({ gzip: true, file, cwd: stage, portable: true }, ['tasks'])
-    return { name: `tasks-v${version}-${process.platform}-${process.arch}.tar.gz`, bytes: readFileSync(file) }
+    const out = {} as Record<K, Release>
+    for (const [key, mutate] of Object.entries(variants) as Array<[K, ((dir: string) => void) | undefined]>) {
+      const variant = join(stage, 'variants', key)
+      cpSync(built, join(variant, 'tasks'), { recursive: true, verbatimSymlinks: true })
+      mutate?.(join(variant, 'tasks'))
+      const file = join(variant, 'out.tar.gz')
+      await create({ gzip: true, file, cwd: variant, portable: true }, ['tasks'])
+      out[key] = { name: `tasks-v${version}-${process.platform}-${process.arch}.tar.gz`, bytes: readFileSync(file) }
+    }
+    return out
   } finally {
     rmSync(stage, { recursive: true, force: true })
   }

@@ -18,7 +18,7 @@ import { delay, HttpResponse, http } from 'msw'
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { alive, env, ROOT, useSandbox } from './helpers.js'
 import { attestationsFor, provenanceStatement, serveNpmPackage, sha512 } from './npm-provenance.js'
-import { makeInstall, makeRelease, snapshot } from './release.js'
+import { makeInstall, makeReleases, snapshot } from './release.js'
 import {
   type Assets,
   api,
@@ -91,20 +91,22 @@ function leftovers(root: string): string[] {
 }
 
 beforeAll(async () => {
-  good = await makeRelease('0.2.0')
-  broken.no_bin = await makeRelease('0.2.0', { mutate: (dir) => rmSync(join(dir, 'bin'), { recursive: true }) })
-  broken.wrong_version = await makeRelease('0.2.0', {
-    mutate: (dir) => {
+  // One build of 0.2.0, packed five ways: as built, and broken in each way an update must survive.
+  const releases = await makeReleases('0.2.0', {
+    good: undefined,
+    no_bin: (dir) => rmSync(join(dir, 'bin'), { recursive: true }),
+    wrong_version: (dir) => {
       const path = join(dir, 'package.json')
       writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, 'utf8')), version: '0.3.0' }))
     },
+    crashes: (dir) => writeFileSync(join(dir, 'bin', 'run.js'), "throw new Error('boom')\n"),
+    hangs: (dir) => writeFileSync(join(dir, 'bin', 'run.js'), 'setInterval(() => {}, 1000)\n'),
   })
-  broken.crashes = await makeRelease('0.2.0', {
-    mutate: (dir) => writeFileSync(join(dir, 'bin', 'run.js'), "throw new Error('boom')\n"),
-  })
-  broken.hangs = await makeRelease('0.2.0', {
-    mutate: (dir) => writeFileSync(join(dir, 'bin', 'run.js'), 'setInterval(() => {}, 1000)\n'),
-  })
+  good = releases.good
+  broken.no_bin = releases.no_bin
+  broken.wrong_version = releases.wrong_version
+  broken.crashes = releases.crashes
+  broken.hangs = releases.hangs
 }, 120_000)
 beforeEach(() => {
   install = freshInstall()

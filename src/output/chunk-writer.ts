@@ -1,12 +1,10 @@
-import { writeStdout } from './stdout.js'
-
 /** A chunk is written once it holds this many bytes. */
 const CHUNK = 64 * 1024
 /** Room past {@link CHUNK}, so that an ordinary line never needs a bigger buffer. */
 const SLACK = 16 * 1024
 
 /**
- * Collects the lines of a stream as UTF-8 bytes in a reused buffer and writes them to stdout a chunk at a time,
+ * Collects the lines of a stream as UTF-8 bytes in a reused buffer and writes them to its sink a chunk at a time,
  * with backpressure: each chunk's write is awaited, so memory stays flat however long the stream and however slow
  * the reader. Encoding a line right away (instead of holding its string until the chunk is full) lets the string
  * die young: the garbage collector copies almost nothing, and V8 keeps its young generation small (peak RSS).
@@ -17,6 +15,9 @@ export class ChunkWriter {
   /** A buffer whose write has completed, ready for reuse. */
   private spare: Buffer | undefined
   private used = 0
+
+  /** `write`: where chunks go (the render's stdout sink). */
+  constructor(private readonly write: (chunk: Uint8Array) => Promise<void>) {}
 
   /**
    * Append `head`, `text` and `tail` as one line's bytes (`head`/`tail` pre-encoded). Returns a promise only when
@@ -49,7 +50,7 @@ export class ChunkWriter {
     this.buffer = this.spare ?? Buffer.allocUnsafe(CHUNK + SLACK)
     this.spare = undefined
     this.used = 0
-    await writeStdout(chunk)
+    await this.write(chunk)
     if (full.length === CHUNK + SLACK) this.spare = full
     // Writes to a file or /dev/null finish synchronously; without a turn of the event loop a long stream would
     // starve signal handlers (Ctrl-C) and timers until the end.

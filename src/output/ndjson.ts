@@ -8,7 +8,7 @@ import { projectObject } from './fields.js'
 import { settleProgress } from './progress.js'
 import { mayNeedRedaction, redactedJson, redactForOutput } from './redact.js'
 import type { RenderContext } from './render-context.js'
-import { stdoutClosed } from './stdout.js'
+import { sinksOf } from './sinks.js'
 import { terminalText } from './text.js'
 import { errorText } from './text-error.js'
 import { TextRows } from './text-rows.js'
@@ -44,7 +44,8 @@ export type StreamSpec = {
  * catalogue's exit code if the producer fails part-way. A closed pipe stops the producer quietly.
  */
 export async function renderStream(spec: StreamSpec, ctx: RenderContext): Promise<number> {
-  const out = new ChunkWriter()
+  const sinks = sinksOf(ctx)
+  const out = new ChunkWriter(sinks.stdout)
   const text = ctx.globals.format === 'text'
   const rows = text ? new TextRows(terminalText()) : undefined
   const item = itemLines(spec.schemaVersion)
@@ -64,7 +65,7 @@ export async function renderStream(spec: StreamSpec, ctx: RenderContext): Promis
             resolve(undefined)
             return
           }
-          if (stdoutClosed()) {
+          if (sinks.closed()) {
             Promise.resolve(iterator.return?.()).then(() => resolve('closed'), fail)
             return
           }
@@ -115,7 +116,7 @@ export async function renderStream(spec: StreamSpec, ctx: RenderContext): Promis
     if (rows) {
       await out.push(rows.end())
       await out.flush()
-      process.stderr.write(errorText(redactForOutput(safe)))
+      sinks.stderr(errorText(redactForOutput(safe)))
     } else
       await out.push(
         `${redactedJson({ ok: false, schema_version: spec.schemaVersion, type: 'error', error: safe, meta })}\n`,

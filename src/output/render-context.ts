@@ -1,6 +1,7 @@
 import type { Catalogue } from '../errors/catalogue.js'
 import type { Globals } from '../globals.js'
 import type { Notice } from './envelope.js'
+import type { OutputSinks } from './sinks.js'
 
 /** Everything the renderer needs besides the outcome. */
 export type RenderContext = {
@@ -12,4 +13,6 @@ export type RenderContext = {
   signal?: AbortSignal
   /** Set by the renderer when an outcome ends in failure part-way (a stream's error line): its code. */
   failure?: string
+  /** Where to write; the process's stdout and stderr when unset. */
+  sinks?: OutputSinks
 }

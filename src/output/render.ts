@@ -9,12 +9,18 @@ import { renderStream, whenAborted } from './ndjson.js'
 import { settleProgress } from './progress.js'
 import { RawScrubber, redactedJson, redactForOutput } from './redact.js'
 import type { RenderContext } from './render-context.js'
-import { writeStdout } from './stdout.js'
+import { sinksOf } from './sinks.js'
 import { renderText, terminalText } from './text.js'
 import { errorText, NEXT_COMMANDS } from './text-error.js'
 import { utcTimes } from './times.js'
 
 export type { RenderContext } from './render-context.js'
+
+/** Whether a render's JSON goes out on one line (see {@link oneLine}), asking the context's sinks about a TTY. */
+function compactFor(ctx: RenderContext): boolean {
+  const isTTY = ctx.sinks?.isTTY
+  return isTTY === undefined ? oneLine(ctx.globals) : oneLine(ctx.globals, { isTTY })
+}
 
 /** Serialise an envelope, redacted: on one line or indented by two; always ends in `\n`. */
 export function serialize(envelope: Envelope, compact: boolean): string {
@@ -43,19 +49,17 @@ export async function renderOutcome(outcome: Outcome, ctx: RenderContext): Promi
   const notices = utcTimes([...ctx.notices, ...(outcome.meta.notices ?? [])])
   const meta = buildMeta(now() - ctx.startedAt, { ...utcTimes(outcome.meta), notices })
   const data = utcTimes(outcome.data)
+  const sinks = sinksOf(ctx)
   if (ctx.globals.format === 'text') {
     const { data: safeData, meta: safeMeta } = redactForOutput({ data, meta })
-    await writeStdout(renderText(safeData, terminalText()), { whole: true })
+    await sinks.stdout(renderText(safeData, terminalText()), { whole: true })
     if (!ctx.globals.quiet) {
-      if (safeMeta.truncation_hint) process.stderr.write(`note: ${safeMeta.truncation_hint}\n`)
-      for (const notice of safeMeta.notices ?? [])
-        process.stderr.write(`note: ${String(notice.message ?? notice.type)}\n`)
+      if (safeMeta.truncation_hint) sinks.stderr(`note: ${safeMeta.truncation_hint}\n`)
+      for (const notice of safeMeta.notices ?? []) sinks.stderr(`note: ${String(notice.message ?? notice.type)}\n`)
     }
     return 0
   }
-  await writeStdout(serialize(successEnvelope(data, outcome.schemaVersion, meta), oneLine(ctx.globals)), {
-    whole: true,
-  })
+  await sinks.stdout(serialize(successEnvelope(data, outcome.schemaVersion, meta), compactFor(ctx)), { whole: true })
   return 0
 }
 
@@ -65,8 +69,9 @@ export async function renderOutcome(outcome: Outcome, ctx: RenderContext): Promi
  */
 async function renderRaw(body: RawOutcome['body'], ctx: RenderContext): Promise<number> {
   const scrubber = new RawScrubber()
+  const sinks = sinksOf(ctx)
   const write = async (bytes: Uint8Array) => {
-    if (bytes.length > 0) await writeStdout(bytes)
+    if (bytes.length > 0) await sinks.stdout(bytes)
   }
   if (typeof body === 'string' || body instanceof Uint8Array) await write(scrubber.push(body))
   else {
@@ -92,7 +97,7 @@ async function renderRaw(body: RawOutcome['body'], ctx: RenderContext): Promise<
 /** Raw bytes cannot carry an error line: a raw body cut short by a signal says so on stderr. */
 function rawInterrupted(ctx: RenderContext): number {
   const { body, exit } = errorBody(toAgentError(ctx.signal?.reason), ctx.catalogue)
-  process.stderr.write(`error ${body.code}: ${redactForOutput(body.message)}\n`)
+  sinksOf(ctx).stderr(`error ${body.code}: ${redactForOutput(body.message)}\n`)
   ctx.failure = body.code
   return exit
 }
@@ -107,19 +112,20 @@ export async function renderError(
   settleProgress()
   const { body: plain, exit } = errorBody(error, ctx.catalogue)
   const raw = { ...plain, details: runnableHints(utcTimes(plain.details)) }
+  const sinks = sinksOf(ctx)
   if (ctx.globals.format === 'text') {
-    process.stderr.write(errorText(redactForOutput(raw)))
+    sinks.stderr(errorText(redactForOutput(raw)))
     return exit
   }
   const meta = buildMeta(now() - ctx.startedAt, { notices: [...ctx.notices] })
   if (stream) {
     // A stream command's stdout is NDJSON from its first byte, even when it fails before its first item.
-    await writeStdout(
+    await sinks.stdout(
       `${redactedJson({ ok: false, schema_version: schemaVersion, type: 'error', error: raw, meta })}\n`,
     )
     return exit
   }
-  await writeStdout(serialize(errorEnvelope(raw, schemaVersion, meta), oneLine(ctx.globals)), { whole: true })
+  await sinks.stdout(serialize(errorEnvelope(raw, schemaVersion, meta), compactFor(ctx)), { whole: true })
   return exit
 }
 
