@@ -1,0 +1,136 @@
+// In-process tests of the audit module (src/audit): the one draft builder, the run's pending record, the one argv
+// scrubber. The writer's own tests are in test/unit/confirm/confirm.test.ts ("appendAudit") and test/fleet-keys.test.ts.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { scrubArgv } from '../../../src/audit/argv.js'
+import { startAudit } from '../../../src/audit/open.js'
+import { noteAudit, openAudit, pendingAudit } from '../../../src/audit/pending.js'
+import { auditDraft, auditPath, withFacts } from '../../../src/audit/record.js'
+import { appendAudit } from '../../../src/audit/writer.js'
+import { REDACTED } from '../../../src/output/redact.js'
+
+const dirs: string[] = []
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+const temp = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'agentcli-audit-unit-'))
+  dirs.push(dir)
+  return dir
+}
+const outcome = { result_code: 'OK', exit_code: 0, duration_ms: 4 }
+
+/** The line the writer appends, with its time fixed: what byte-identity is judged on. */
+async function line(draft: Parameters<typeof appendAudit>[0]): Promise<string> {
+  await appendAudit(draft, outcome)
+  return readFileSync(draft.path, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .at(-1)!
+    .replace(/"time":"[^"]+"/, '"time":"T"')
+}
+
+describe('the draft builder', () => {
+  it('notes nothing while no call is audited (a read command has no record)', () => {
+    noteAudit({ mode: 'refused' })
+    expect(pendingAudit()).toBeUndefined()
+  })
+
+  it('keeps what the caller knows: a given mode, a kind on a write draft, no kind at all, a shared sink', () => {
+    const dataDir = temp()
+    const shared = { append: async () => {}, alsoFile: false }
+    expect(auditDraft({ dataDir, id: 'x', argv: [], mode: 'replay' })).toEqual({
+      path: auditPath(dataDir),
+      command: 'x',
+      args: [],
+      account: null,
+      mode: 'replay',
+      token_id: null,
+    })
+    expect(
+      auditDraft({ dataDir, id: 'x', argv: [], principal: { account: 'a' }, kind: 'write', shared }),
+    ).toMatchObject({
+      kind: 'write',
+      mode: 'refused',
+      shared,
+    })
+  })
+
+  it("writes an entry's record in its historical key order, tokens scrubbed", async () => {
+    const dataDir = temp()
+    const draft = auditDraft({ dataDir, id: 'tasks:touch', argv: ['a', '--confirm', 'ct_2.x.y'], kind: 'local' })
+    expect(draft.path).toBe(auditPath(dataDir))
+    expect(Object.isFrozen(draft)).toBe(true)
+    expect(await line(draft)).toBe(
+      '{"time":"T","command":"tasks touch","kind":"local","args":["a","--confirm","<token>"],"account":null,' +
+        '"mode":"direct","token_id":null,"result_code":"OK","exit_code":0,"duration_ms":4}',
+    )
+    expect(auditDraft({ dataDir, id: 'x', argv: [], kind: 'write' }).mode).toBe('refused')
+  })
+
+  it("writes a write's record with its principal before the kind it inherits from the entry", async () => {
+    const dataDir = temp()
+    openAudit(auditDraft({ dataDir, id: 'delete', argv: ['t1'], kind: 'write' }))
+    const principal = { account: 'ann', profile: 7, os_user: 'ann' }
+    const opened = openAudit(
+      auditDraft({ dataDir, id: 'delete', argv: ['t1', '--confirm=ct'], principal, mode: 'confirm' }),
+    )
+    expect(opened.kind).toBe('write')
+    noteAudit({ token_id: 'tid' })
+    noteAudit({ mode: 'refused' })
+    expect(opened.mode).toBe('confirm')
+    expect(await line(pendingAudit()!)).toBe(
+      '{"time":"T","command":"delete","args":["t1","--confirm=<token>"],"account":"ann","profile":null,' +
+        '"os_user":"ann","mode":"refused","token_id":"tid","kind":"write","result_code":"OK","exit_code":0,"duration_ms":4}',
+    )
+    // A write run without the entry has no kind to inherit, and the default mode of a bare write is a refusal.
+    const alone = auditDraft({ dataDir, id: 'delete', argv: [], principal: {} })
+    expect(alone).not.toHaveProperty('kind')
+    expect(alone).toMatchObject({ mode: 'refused', account: null })
+  })
+
+  it('withFacts returns a new record and leaves the old one whole', () => {
+    const draft = auditDraft({ dataDir: temp(), id: 'x', argv: [], kind: 'local' })
+    const next = withFacts(draft, { token_id: 'a' })
+    expect(next).not.toBe(draft)
+    expect(draft.token_id).toBeNull()
+    expect(Object.keys(next)).toEqual(Object.keys(draft))
+  })
+
+  it('startAudit opens the run record, with no shared sink on machine-local state', async () => {
+    const dataDir = temp()
+    const draft = await startAudit({ dataDir } as never, { id: 'a:b', kind: 'local', argv: [] })
+    expect(pendingAudit()).toBe(draft)
+    expect(draft).toMatchObject({ command: 'a b', kind: 'local' })
+    expect(draft).not.toHaveProperty('shared')
+  })
+})
+
+describe('the argv scrubber', () => {
+  it('replaces confirm tokens in both spellings, and invents none after a trailing flag', () => {
+    expect(scrubArgv(['--confirm', 'ct_2.a.b', 'x', '--confirm=ct_2.c.d', '--confirm'])).toEqual([
+      '--confirm',
+      '<token>',
+      'x',
+      '--confirm=<token>',
+      '--confirm',
+    ])
+  })
+
+  it('hides the values of secret flags and scrubs the rest like any text; scrubbing twice changes nothing', () => {
+    const once = scrubArgv(['--password', 'hunter2', '--api-key=sk-1', 'Bearer abcdef0123456789xyzw', '--confirm', 'c'])
+    expect(once).toEqual([
+      '--password',
+      REDACTED,
+      `--api-key=${REDACTED}`,
+      `Bearer ${REDACTED}`,
+      '--confirm',
+      '<token>',
+    ])
+    expect(scrubArgv(once)).toEqual(once)
+    // A secret flag followed by another flag, or last, has no value to hide.
+    expect(scrubArgv(['--password', '--quiet', '--token'])).toEqual(['--password', '--quiet', '--token'])
+  })
+})
