@@ -54,7 +54,7 @@ function makeTool(n) {
       version: '0.1.0',
       type: 'module',
       bin: { scale: './bin/run.js' },
-      dependencies: { agentcli: '*', '@oclif/core': '*', '@agentcli/plugin-builtins': '*' },
+      dependencies: { agentcli: '*', '@oclif/core': '*' },
       oclif: {
         bin: 'scale',
         dirname: `agentcli-scale-${n}`,
@@ -77,7 +77,7 @@ function makeTool(n) {
   }
   writeFileSync(
     join(dir, 'dist', 'index.js'),
-    `import { COMMANDS as BUILTINS } from '@agentcli/plugin-builtins'\n${imports.join('\n')}\nexport const COMMANDS = {\n  ...BUILTINS,\n${entries.join('\n')}\n}\n`,
+    `import { COMMANDS as BUILTINS } from 'agentcli/builtins'\n${imports.join('\n')}\nexport const COMMANDS = {\n  ...BUILTINS,\n${entries.join('\n')}\n}\n`,
   )
   const built = spawnSync(node, [join(root, 'bin', 'agentcli-build.js'), '--no-changelog', dir], { encoding: 'utf8' })
   if (built.status !== 0) throw new Error(`build of ${n} commands failed: ${built.stderr}`)

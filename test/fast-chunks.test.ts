@@ -79,7 +79,7 @@ beforeAll(() => {
   }
   writeFileSync(
     join(dir, 'dist', 'index.js'),
-    `import { COMMANDS as BUILTINS } from '@agentcli/plugin-builtins'\n${imports.join('\n')}\nexport const COMMANDS = {\n  ...BUILTINS,\n${entries.join('\n')}\n}\n`,
+    `import { COMMANDS as BUILTINS } from 'agentcli/builtins'\n${imports.join('\n')}\nexport const COMMANDS = {\n  ...BUILTINS,\n${entries.join('\n')}\n}\n`,
   )
   const built = spawnSync(process.execPath, [join(ROOT, 'bin', 'agentcli-build.js'), '--no-changelog', dir], {
     encoding: 'utf8',

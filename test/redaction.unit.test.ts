@@ -520,7 +520,7 @@ function configDirOf(creds: Credentials): string {
 describe('redaction happens at the choke points only', () => {
   const root = join(import.meta.dirname, '..')
   const sources = (): Array<[string, string]> =>
-    ['src', 'plugins/builtins/src']
+    ['src']
       .flatMap((dir) =>
         readdirSync(join(root, dir), { recursive: true, withFileTypes: true })
           .filter((e) => e.isFile() && e.name.endsWith('.ts'))

@@ -3,11 +3,11 @@ import { access, readFile, stat } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import type { Config } from '@oclif/core'
-import { toolEnv } from 'agentcli'
-import type { Credentials } from 'agentcli/credentials'
-import { readinessFixes, releaseReadiness, skillMinVersions, skillName } from 'agentcli/describe'
-import { readToolSettings } from 'agentcli/internal'
 import semver from 'semver'
+import type { Credentials } from '../credentials/index.js'
+import { readinessFixes, releaseReadiness, skillMinVersions, skillName } from '../describe/index.js'
+import { toolEnv } from '../index.js'
+import { readToolSettings } from '../tool-settings.js'
 
 /** One doctor check: `fix` is null exactly when the check passes. */
 export type Check = { check: string; status: 'pass' | 'warn' | 'fail'; message: string; fix: string | null }

@@ -1,5 +1,5 @@
-import { AgentCommand, Args, output } from 'agentcli'
-import { buildReference, compactReference } from 'agentcli/describe'
+import { buildReference, compactReference } from '../../describe/index.js'
+import { AgentCommand, Args, output } from '../../index.js'
 import { referenceSchema } from '../schemas.js'
 
 export default class Reference extends AgentCommand {

@@ -1,5 +1,5 @@
-import { AgentCommand, Flags, output } from 'agentcli'
-import { resolveJobStore, settledResult } from 'agentcli/jobs'
+import { AgentCommand, Flags, output } from '../../../index.js'
+import { resolveJobStore, settledResult } from '../../../jobs/index.js'
 import { readJob } from '../../jobs.js'
 
 export default class JobResult extends AgentCommand {

@@ -1,4 +1,4 @@
-import { AgentCommand, Flags, output } from 'agentcli'
+import { AgentCommand, Flags, output } from '../../../index.js'
 import { jobSchema, readJob, view } from '../../jobs.js'
 
 export default class JobStatus extends AgentCommand {

@@ -1,4 +1,4 @@
-import { AgentCommand, Flags, output } from 'agentcli'
+import { AgentCommand, Flags, output } from '../../index.js'
 
 export default class Mcp extends AgentCommand {
   static override summary = 'Serve this tool over the Model Context Protocol (stdio)'
