@@ -43,10 +43,8 @@ function makeTool(n) {
   mkdirSync(join(dir, 'dist', 'commands'), { recursive: true })
   mkdirSync(join(dir, 'bin'), { recursive: true })
   mkdirSync(join(dir, 'node_modules', '@oclif'), { recursive: true })
-  mkdirSync(join(dir, 'node_modules', '@agentcli'), { recursive: true })
   symlinkSync(root, join(dir, 'node_modules', 'agentcli'))
   symlinkSync(join(root, 'node_modules', '@oclif', 'core'), join(dir, 'node_modules', '@oclif', 'core'))
-  symlinkSync(join(root, 'plugins', 'builtins'), join(dir, 'node_modules', '@agentcli', 'plugin-builtins'))
   writeFileSync(
     join(dir, 'package.json'),
     JSON.stringify({

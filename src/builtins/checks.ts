@@ -174,7 +174,7 @@ async function credentialsCheck(config: Config, credentials: Credentials): Promi
  * that could not run is `warn`, never `pass`: the message says why, the fix what to do.
  */
 async function updateCheck(config: Config): Promise<Check> {
-  const { checkUpdate, updateSettings } = await import('agentcli/update')
+  const { checkUpdate, updateSettings } = await import('../update/index.js')
   const settings = updateSettings(config)
   if (settings.source === 'github' && !settings.repository)
     return { check: 'update', status: 'pass', message: 'this tool does not self-update', fix: null }
@@ -214,7 +214,7 @@ export async function runChecks(config: Config, credentials: Credentials): Promi
     await credentialsCheck(config, credentials),
     await updateCheck(config),
     // Loaded here, not at the top: the check opens the state store only when a state URL is set.
-    await (await import('agentcli/fleet')).stateCheck(config),
+    await (await import('../fleet/index.js')).stateCheck(config),
   ]
   const hooked = await config.runHook(DOCTOR_HOOK as never, {} as never)
   for (const success of hooked.successes) {

@@ -23,7 +23,7 @@ export default class Mcp extends AgentCommand {
   async execute() {
     const { flags } = await this.parse(Mcp)
     // The SDK loads here and nowhere else: no other command pays for it.
-    const { serveMcp } = await import('agentcli/mcp')
+    const { serveMcp } = await import('../../mcp/index.js')
     const { messages } = await serveMcp({
       config: this.config,
       catalogue: this.catalogue,
