@@ -58,9 +58,11 @@ export async function bundleTool(dir: string, options: BundleOptions = {}): Prom
     )
   const framework = JSON.parse(readFileSync(require.resolve('agentcli/package.json'), 'utf8')) as {
     dependencies?: Record<string, string>
+    peerDependencies?: Record<string, string>
   }
+  // The optional peers (drivers, the keychain binding, Sigstore) too: loaded only when a tool installed them.
   const external = [
-    ...Object.keys(framework.dependencies ?? {}).filter((name) => !INLINED.has(name)),
+    ...Object.keys({ ...framework.dependencies, ...framework.peerDependencies }).filter((name) => !INLINED.has(name)),
     ...ALWAYS_EXTERNAL,
     ...(typeof settings === 'object' ? (settings.external ?? []) : []),
   ]
