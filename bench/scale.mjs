@@ -43,10 +43,8 @@ function makeTool(n) {
   mkdirSync(join(dir, 'dist', 'commands'), { recursive: true })
   mkdirSync(join(dir, 'bin'), { recursive: true })
   mkdirSync(join(dir, 'node_modules', '@oclif'), { recursive: true })
-  mkdirSync(join(dir, 'node_modules', '@agentcli'), { recursive: true })
   symlinkSync(root, join(dir, 'node_modules', 'agentcli'))
   symlinkSync(join(root, 'node_modules', '@oclif', 'core'), join(dir, 'node_modules', '@oclif', 'core'))
-  symlinkSync(join(root, 'plugins', 'builtins'), join(dir, 'node_modules', '@agentcli', 'plugin-builtins'))
   writeFileSync(
     join(dir, 'package.json'),
     JSON.stringify({
@@ -54,7 +52,7 @@ function makeTool(n) {
       version: '0.1.0',
       type: 'module',
       bin: { scale: './bin/run.js' },
-      dependencies: { agentcli: '*', '@oclif/core': '*', '@agentcli/plugin-builtins': '*' },
+      dependencies: { agentcli: '*', '@oclif/core': '*' },
       oclif: {
         bin: 'scale',
         dirname: `agentcli-scale-${n}`,
@@ -77,7 +75,7 @@ function makeTool(n) {
   }
   writeFileSync(
     join(dir, 'dist', 'index.js'),
-    `import { COMMANDS as BUILTINS } from '@agentcli/plugin-builtins'\n${imports.join('\n')}\nexport const COMMANDS = {\n  ...BUILTINS,\n${entries.join('\n')}\n}\n`,
+    `import { COMMANDS as BUILTINS } from 'agentcli/builtins'\n${imports.join('\n')}\nexport const COMMANDS = {\n  ...BUILTINS,\n${entries.join('\n')}\n}\n`,
   )
   const built = spawnSync(node, [join(root, 'bin', 'agentcli-build.js'), '--no-changelog', dir], { encoding: 'utf8' })
   if (built.status !== 0) throw new Error(`build of ${n} commands failed: ${built.stderr}`)

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Writes docs/errors.md from the one catalogue table (run after build). test/unit/docs/docs.test.ts fails when it is stale.
 import { writeFileSync } from 'node:fs'
-import { CORE_ERRORS, EXIT_CODES } from '../dist/index.js'
+import { CORE_ERRORS, EXIT_CODES } from '../dist/errors/catalogue.js'
 
 export function renderErrorsDoc() {
   const lines = [

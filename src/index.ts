@@ -1,16 +1,18 @@
-/** agentcli: the public API. Re-exports only. */
+/**
+ * agentcli: what a tool author writes commands with (and the types of jobs, credentials and the HTTP client).
+ * The other entry points: `agentcli/boot` (a tool's bin), `agentcli/builtins` (the built-in commands) and
+ * `agentcli/testing` (command-level tests). Re-exports only.
+ */
 
 export { Args } from '@oclif/core'
 export {
   type Checkpoint,
   completeCheckpoint,
-  HUMAN_ACTIONS,
   type HumanAction,
   type HumanRequest,
   humanError,
 } from './checkpoints.js'
 export { AgentCommand, type CommandKind, type CommandResult } from './command.js'
-export { COMMAND_KINDS } from './command-kind.js'
 export type { IdempotencyLedger } from './confirm/idempotency.js'
 export type { TokenLedger } from './confirm/ledger.js'
 export { type BatchItem, batchSchema, type Change } from './confirm/preview.js'
@@ -23,6 +25,9 @@ export {
   deprecatedField,
   type FieldDeprecationOptions,
 } from './deprecation.js'
+export type { CompactReference } from './describe/compact.js'
+export { expandReference, isCompactReference } from './describe/expand.js'
+export type { Reference } from './describe/reference.js'
 export { type RunOptions, run } from './entry.js'
 export {
   AgentError,
@@ -32,21 +37,21 @@ export {
   usageError,
   validationError,
 } from './errors/agent-error.js'
-export { beforeChange, isBeforeChange, noteChange } from './errors/before-change.js'
+export { beforeChange, noteChange } from './errors/before-change.js'
 export {
   type Catalogue,
   type CatalogueEntry,
-  CORE_ERRORS,
   type CoreErrorCode,
   defineErrorCodes,
   type ErrorCode,
-  EXIT_CODES,
   UPSTREAM_ERRORS,
 } from './errors/catalogue.js'
 export { Flags } from './flags.js'
-export { FORMATS, type Format } from './globals.js'
-export type { HttpClient, HttpOptions, RequestOptions } from './http/client.js'
-export { invocation, runnable, shellQuote } from './invocation.js'
+export { readJsonFile, type WriteOptions, writeJsonAtomic } from './fs/json-file.js'
+export { type LockOptions, withFileLock } from './fs/lock.js'
+export type { Format } from './globals.js'
+export type { HttpClient, HttpOptions, HttpResponse, RequestOptions } from './http/client.js'
+export { invocation, runnable } from './invocation.js'
 export type { JobContext, JobPlan, JobRecord, JobStatus, JobStore, SubmittedJob } from './jobs/index.js'
 export {
   type Page,
@@ -58,20 +63,11 @@ export {
   type SortKey,
 } from './list.js'
 export type { Envelope, ErrorBody, ErrorEnvelope, Meta, Notice, SuccessEnvelope } from './output/envelope.js'
-export { type ItemsPreview, PREVIEW_ITEMS, previewItems } from './output/preview-items.js'
+export { type ItemsPreview, previewItems } from './output/preview-items.js'
 export type { Progress, ProgressOptions } from './output/progress.js'
-export { REDACTED, redactForOutput, registerSecret } from './output/redact.js'
+export { registerSecret } from './output/redact.js'
 export type { Question } from './prompt.js'
 export { type OutputOf, type OutputSchema, output, type ZodNamespace } from './schema.js'
-export {
-  AGENTCLI_SETTINGS,
-  checkSetting,
-  FRAMEWORK_SETTINGS,
-  type FrameworkSetting,
-  type SettingRule,
-  type SettingSpec,
-  type ToolEnv,
-  toolEnv,
-} from './settings.js'
-export { readSetting, readToolConfig } from './tool-config.js'
+export { type FrameworkSetting, type SettingRule, type SettingSpec, type ToolEnv, toolEnv } from './settings.js'
+export { readSetting } from './tool-config.js'
 export { idempotencyFlags, type Plan, WriteCommand, type WriteJobContext } from './write-command.js'

@@ -12,7 +12,6 @@ import {
   type Progress,
   WriteCommand,
 } from 'agentcli'
-import { envPrefix as internalEnvPrefix } from 'agentcli/internal'
 
 type Api = typeof import('agentcli')
 // @ts-expect-error internals for the built-ins are not public exports
@@ -21,8 +20,9 @@ export type NoEnvPrefix = Api['envPrefix']
 export type NoReadToolSettings = Api['readToolSettings']
 // @ts-expect-error
 export type NoGlobalFlags = Api['GLOBAL_FLAGS']
-// …but they are in agentcli/internal.
-export const fromInternal: (bin: string) => string = internalEnvPrefix
+// …nor in an internal entry point: there is none.
+// @ts-expect-error
+export type NoInternal = typeof import('agentcli/internal')
 
 const task = output((z) => z.object({ id: z.string(), title: z.string(), done: z.boolean() }))
 type Task = OutputOf<typeof task>

@@ -40,7 +40,8 @@ export async function bundleEntry(
           selfContained: true,
         }).catch(() => undefined)
       : undefined
-  const lines = [`export { run } from 'agentcli/entry'`]
+  // The entry module by path: agentcli's public entry points do not include it.
+  const lines = [`export { run } from ${JSON.stringify(join(framework, 'dist/entry.js'))}`]
   if (chunks)
     lines.push(...chunkEntry(chunks, routes, join(framework, 'dist/fast/chunk.js'), { name, access, lazy: true }))
   else {

@@ -22,7 +22,7 @@ type ToolPjson = {
  * heavy, lazily loaded ones (zod, Sigstore, the keychain binding, tar…). These run on every command, and the
  * built-ins are commands of the tool (each evaluated only when it runs).
  */
-const INLINED = new Set(['@oclif/core', 'semver', '@agentcli/plugin-builtins'])
+const INLINED = new Set(['@oclif/core', 'semver'])
 /**
  * Never bundled: development-only loaders oclif looks for, native or optional packages, and the state-store
  * drivers and queue engines (loaded only when a state URL is set, and pg's optional native binding unresolvable).
@@ -58,9 +58,11 @@ export async function bundleTool(dir: string, options: BundleOptions = {}): Prom
     )
   const framework = JSON.parse(readFileSync(require.resolve('agentcli/package.json'), 'utf8')) as {
     dependencies?: Record<string, string>
+    peerDependencies?: Record<string, string>
   }
+  // The optional peers (drivers, the keychain binding, Sigstore) too: loaded only when a tool installed them.
   const external = [
-    ...Object.keys(framework.dependencies ?? {}).filter((name) => !INLINED.has(name)),
+    ...Object.keys({ ...framework.dependencies, ...framework.peerDependencies }).filter((name) => !INLINED.has(name)),
     ...ALWAYS_EXTERNAL,
     ...(typeof settings === 'object' ? (settings.external ?? []) : []),
   ]

@@ -66,10 +66,8 @@ export async function bundleFast(esbuild: typeof import('esbuild'), build: FastB
   rmSync(join(root, CHUNK_DIR), { recursive: true, force: true })
   const require = createRequire(join(root, 'package.json'))
   const framework = dirname(require.resolve('agentcli/package.json'))
-  // From agentcli itself: an installed agentcli carries the built-ins inside it (a bundled dependency).
-  const builtins = dirname(
-    createRequire(join(framework, 'package.json')).resolve('@agentcli/plugin-builtins/package.json'),
-  )
+  // The built-ins are part of agentcli itself.
+  const builtins = join(framework, 'dist', 'builtins')
   const commands = (await import(pathToFileURL(build.target).href))[build.identifier] as Record<string, Loose>
   const sources = await findSources(esbuild, root, build.target, build.external, commands)
   // The built-ins read the tool's whole config and manifest; a command defined inline in the target has no

@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
 import { readJsonFile, writeJsonAtomic } from '../fs/json-file.js'
+import { missingError } from '../optional.js'
 import { envPrefix, toolEnv } from '../settings.js'
 import { envSecretStore } from './env-store.js'
 import { fileSecretStore } from './file-store.js'
@@ -167,6 +168,7 @@ export class Credentials {
   }
 
   private fallbackOrThrow(error: KeychainError): void {
+    if (error.problem === 'missing') throw missingError('keychain', error)
     if (error.problem === 'timeout') {
       throw new AgentError('E_TIMEOUT', error.message, {
         details: { reason: 'keychain_timeout', fix: 'check that the Secret Service (gnome-keyring, KWallet) responds' },

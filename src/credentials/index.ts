@@ -1,4 +1,4 @@
-/** agentcli/credentials: where credentials live and how they are reported. */
+/** The credentials barrel (internal: not an entry point of the package): where credentials live and how they are reported. */
 export {
   type CredentialStatus,
   Credentials,

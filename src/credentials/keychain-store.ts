@@ -1,9 +1,10 @@
 import { AgentError } from '../errors/agent-error.js'
+import { isMissing, missingError } from '../optional.js'
 import { registerRecord } from './register.js'
 import type { CredentialRecord, SecretStore } from './types.js'
 
 /** Why the keychain could not be used. */
-export type KeychainProblem = 'unavailable' | 'locked' | 'timeout'
+export type KeychainProblem = 'unavailable' | 'locked' | 'timeout' | 'missing'
 
 /** A keychain failure, classified: an unusable keychain is never mistaken for "not logged in". */
 export class KeychainError extends Error {
@@ -47,6 +48,8 @@ export function keychainSecretStore(service: string, timeoutMs = 4000): SecretSt
       try {
         Entry = (await import('@napi-rs/keyring')).AsyncEntry as unknown as EntryClass
       } catch (error) {
+        // Not installed (an optional peer) is the tool's omission, not the machine's: never a silent file fallback.
+        if (isMissing(error, 'keychain')) throw new KeychainError('missing', missingError('keychain').message)
         throw new KeychainError('unavailable', `the keychain library cannot load: ${(error as Error).message}`)
       }
     }

@@ -1,4 +1,4 @@
-/** agentcli/describe: self-description (reference, changelog, SKILL.md, release readiness). */
+/** The describe barrel (internal: not an entry point of the package): self-description (reference, changelog, SKILL.md, release readiness). */
 export {
   CHANGE_TYPES,
   type ChangelogEntry,

@@ -56,7 +56,7 @@ export function renderSkill(ref: Reference): string {
     '',
     `- Start with \`${ref.tool} reference\`: every command, flag, output schema and error code, as JSON. Pay only for`,
     `  what you need: \`${ref.tool} reference --compact\` (the same, lossless, a fraction of the bytes: shared schema`,
-    `  parts under \`$defs\`, defaults left out; \`expandReference\` in agentcli/describe restores it), \`${ref.tool} reference`,
+    `  parts under \`$defs\`, defaults left out; \`expandReference\` in agentcli restores it), \`${ref.tool} reference`,
     `  <command>\` (only those commands, in full), and \`--fields\` on any call.`,
     '- stdout is exactly one JSON envelope: `{ok, schema_version, data | error, meta}`. Check `ok` first; read',
     '  `data` on success and `error.code` on failure. Never parse `error.message` or `--help`.',

@@ -1,4 +1,4 @@
-/** agentcli/fleet: the state of writes (ledger, idempotency, jobs, checkpoints, audit) on PostgreSQL or Redis. */
+/** The fleet barrel (internal: not an entry point of the package): the state of writes (ledger, idempotency, jobs, checkpoints, audit) on PostgreSQL or Redis. */
 export { closeBackends, openBackend } from './backend.js'
 export { type StateCheck, stateCheck } from './doctor.js'
 export { recordedInDoubt, storeFailed } from './errors.js'

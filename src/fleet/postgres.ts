@@ -2,6 +2,7 @@ import type { Pool, PoolClient } from 'pg'
 import type { PgBoss } from 'pg-boss'
 import type { Checkpoint } from '../checkpoints.js'
 import type { JobRecord } from '../jobs/types.js'
+import { loadOptional } from '../optional.js'
 import { jobNotFound, newerSchema } from './_shared.js'
 import { guarded, type StoreName } from './errors.js'
 import { type FleetBackend, type FleetJobStore, namespaceOf, SCHEMA_VERSION } from './types.js'
@@ -58,7 +59,7 @@ async function ensureSchema(pool: Pool, name: string, s: string): Promise<number
 export async function openPostgres(url: string, bin: string, where: string): Promise<FleetBackend> {
   const ns = namespaceOf(url, 'schema', bin)
   const store: StoreName = { backend: 'postgres', where: `${where} (schema ${ns.name})` }
-  const { default: pg } = await import('pg')
+  const { default: pg } = await loadOptional('postgres', () => import('pg'))
   const pool = new pg.Pool({
     connectionString: ns.driverUrl,
     max: 4,
@@ -80,7 +81,7 @@ export async function openPostgres(url: string, bin: string, where: string): Pro
   let boss: Promise<PgBoss> | undefined
   const bossOf = (supervise: boolean) => {
     boss ??= (async () => {
-      const { PgBoss } = await import('pg-boss')
+      const { PgBoss } = await loadOptional('postgres', () => import('pg-boss'))
       // LISTEN/NOTIFY wakes an idle worker the moment a job is sent (measured: ≈ 500 ms → a few ms); polling
       // stays on underneath, so a lost notification only delays a job.
       const b = new PgBoss({

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import type { Checkpoint } from '../checkpoints.js'
 import type { JobRecord } from '../jobs/types.js'
+import { loadOptional } from '../optional.js'
 import { jobNotFound, newerSchema } from './_shared.js'
 import { guarded, type StoreName } from './errors.js'
 import { type FleetBackend, type FleetJobStore, namespaceOf, SCHEMA_VERSION } from './types.js'
@@ -15,7 +16,7 @@ const parse = <T>(text: string | null): T | undefined => (text === null ? undefi
 export async function openRedis(url: string, bin: string, where: string): Promise<FleetBackend> {
   const ns = namespaceOf(url, 'prefix', bin)
   const store: StoreName = { backend: 'redis', where: `${where} (prefix ${ns.name})` }
-  const { Redis } = await import('ioredis')
+  const { Redis } = await loadOptional('redis', () => import('ioredis'))
   const client: Redis = new Redis(ns.driverUrl, {
     lazyConnect: true,
     connectTimeout: 5000,
@@ -55,7 +56,7 @@ export async function openRedis(url: string, bin: string, where: string): Promis
 
   let queue: Promise<import('bullmq').Queue> | undefined
   const queueOf = () => {
-    queue ??= import('bullmq').then(
+    queue ??= loadOptional('redis', () => import('bullmq')).then(
       ({ Queue }) => new Queue(QUEUE, { connection: client.duplicate(), prefix: k('bull') }),
     )
     return queue
@@ -175,7 +176,7 @@ export async function openRedis(url: string, bin: string, where: string): Promis
       return { schema_version: v === null ? null : Number(v), queue: `BullMQ (prefix ${k('bull')})` }
     },
     async work(run, signal) {
-      const { Worker } = await import('bullmq')
+      const { Worker } = await loadOptional('redis', () => import('bullmq'))
       // A long-lived worker outlives store outages: keep reconnecting (a short-lived command gives up fast).
       const patient = (times: number) => Math.min(200 * times, 5000)
       client.options.retryStrategy = patient

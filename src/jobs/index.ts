@@ -1,4 +1,4 @@
-/** agentcli/jobs: async jobs (spec 002 §15.2). */
+/** The jobs barrel (internal: not an entry point of the package): async jobs (spec 002 §15.2). */
 
 export { serveJobs } from '../fleet/serve.js'
 export { fileJobStore, newJobId } from './file-store.js'

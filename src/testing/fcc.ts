@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
+import { COMMANDS } from '../builtins/index.js'
 import { runTool } from './run-tool.js'
 
 /** What the FCC guard found. */
@@ -80,17 +80,9 @@ export async function fccGuard(options: FccOptions): Promise<FccReport> {
   })
 }
 
-/**
- * The built-ins' command paths, from their manifest (data: nothing is evaluated). The framework's own tests cover
- * them; a tool's tests cover the tool's commands.
- */
+/** The built-ins' command paths. The framework's own tests cover them; a tool's tests cover the tool's commands. */
 function builtinPaths(): Set<string> {
-  const require = createRequire(import.meta.url)
-  const root = dirname(require.resolve('@agentcli/plugin-builtins/package.json'))
-  const manifest = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8')) as {
-    commands: Record<string, unknown>
-  }
-  return new Set(Object.keys(manifest.commands).map((id) => id.replaceAll(':', ' ')))
+  return new Set(Object.keys(COMMANDS).map((id) => id.replaceAll(':', ' ')))
 }
 
 /** Throw when a `verified` claim is not backed: zero leaves, or a leaf no test invokes. */

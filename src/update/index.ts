@@ -1,4 +1,4 @@
-/** agentcli/update: self-update that an agent can trust (spec 002 §14). */
+/** The update barrel (internal: not an entry point of the package): self-update that an agent can trust (spec 002 §14). */
 export { type CheckResult, checkUpdate } from './check.js'
 export { applyUpdate, planUpdate, type UpdatePlanState, type UpdateResult } from './engine.js'
 export { type IntegrityReason, integrityError, type UpdateStage } from './errors.js'

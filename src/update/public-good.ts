@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module'
+import { isMissing, missingError } from '../optional.js'
 
 /**
  * The public-good Sigstore trusted root as bundled inside @sigstore/tuf, read offline. It is a snapshot of the
@@ -7,7 +8,12 @@ import { createRequire } from 'node:module'
  */
 export function publicGoodTrustedRoot(): unknown {
   const require = createRequire(import.meta.url)
-  const seeds = require('@sigstore/tuf/seeds.json') as Record<string, { targets: Record<string, string> }>
+  let seeds: Record<string, { targets: Record<string, string> }>
+  try {
+    seeds = require('@sigstore/tuf/seeds.json')
+  } catch (error) {
+    throw isMissing(error, 'update') ? missingError('update', error) : error
+  }
   const encoded = seeds['https://tuf-repo-cdn.sigstore.dev']?.targets['trusted_root.json']
   if (!encoded) throw new Error('@sigstore/tuf ships no trusted_root.json')
   return JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'))

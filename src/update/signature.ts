@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { AgentError } from '../errors/agent-error.js'
+import { loadOptional } from '../optional.js'
 import { integrityError } from './errors.js'
 
 /** Who must have signed a release (spec 002 §14). */
@@ -46,11 +47,9 @@ export async function verifyBundle(options: {
   /** An attestation's expected subject digest when it is not SHA-256(artifact), e.g. an npm tarball's SHA-512. */
   attestedDigest?: { algorithm: 'sha256' | 'sha512'; hex: string }
 }): Promise<{ subject: string; issuer: string }> {
-  const [{ bundleFromJSON, ValidationError }, { TrustedRoot }, verify] = await Promise.all([
-    import('@sigstore/bundle'),
-    import('@sigstore/protobuf-specs'),
-    import('@sigstore/verify'),
-  ])
+  const [{ bundleFromJSON, ValidationError }, { TrustedRoot }, verify] = await loadOptional('update', () =>
+    Promise.all([import('@sigstore/bundle'), import('@sigstore/protobuf-specs'), import('@sigstore/verify')]),
+  )
   const raw = options.bundle
   // A bundle that is not a JSON object (text, a number, null, an array) is refused before the parser sees it.
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))

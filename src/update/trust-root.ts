@@ -1,6 +1,7 @@
 import { chmod, lstat, mkdir, readdir, readFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
+import { loadOptional } from '../optional.js'
 import { integrityError } from './errors.js'
 
 /** Where the trusted root in use came from. */
@@ -111,10 +112,9 @@ async function tighten(path: string): Promise<void> {
 export async function loadTrustedRoot(options: TrustRootOptions): Promise<LoadedTrustRoot> {
   if (options.pinned) return { root: await readTrustFile(options.pinned, /trustedroot/), source: 'pinned' }
   if (options.tufRoot) await readTrustFile(options.tufRoot, /\broot\b/)
-  const [{ getTrustedRoot }, { TrustedRoot }] = await Promise.all([
-    import('@sigstore/tuf'),
-    import('@sigstore/protobuf-specs'),
-  ])
+  const [{ getTrustedRoot }, { TrustedRoot }] = await loadOptional('update', () =>
+    Promise.all([import('@sigstore/tuf'), import('@sigstore/protobuf-specs')]),
+  )
   const cachePath = join(options.cacheDir, 'sigstore-tuf')
   if (!(await isOwnTree(cachePath, process.getuid?.()))) await rm(cachePath, { recursive: true, force: true })
   await mkdir(cachePath, { recursive: true, mode: 0o700 })

@@ -1,3 +1,4 @@
+import { loadOptional } from '../optional.js'
 import { errorOf, NEEDS_STATE, needsInput, words } from './_private.js'
 import { call, json, type Target } from './call.js'
 import { itemCount, runnableExample, type Seen } from './examples.js'
@@ -9,7 +10,9 @@ type Validate = ((data: unknown) => boolean) & { errors?: unknown }
 
 /** Ajv with formats, loaded only by the verifier. */
 async function validator() {
-  const [{ Ajv2020 }, formats] = await Promise.all([import('ajv/dist/2020.js'), import('ajv-formats')])
+  const [{ Ajv2020 }, formats] = await loadOptional('verify', () =>
+    Promise.all([import('ajv/dist/2020.js'), import('ajv-formats')]),
+  )
   const ajv = new Ajv2020({ strict: false, allErrors: true })
   ;(formats.default as unknown as (a: unknown) => void)(ajv)
   return ajv

@@ -38,7 +38,7 @@ export function withRegistryRanges<T extends { dependencies?: Record<string, str
 
 function repoPackageVersions(): Record<string, string> {
   const out: Record<string, string> = {}
-  for (const dir of [ROOT, ...readdirSync(join(ROOT, 'plugins')).map((d) => join(ROOT, 'plugins', d))]) {
+  for (const dir of [ROOT]) {
     const p = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest
     out[p.name] = p.version
   }
@@ -96,7 +96,7 @@ export async function startRegistry(): Promise<Upstream & { packed: string[] }> 
     create({ sync: true, gzip: true, file, cwd, portable: true, ...(prefix ? { prefix } : {}) }, files)
     return readFileSync(file)
   }
-  for (const dir of [ROOT, ...readdirSync(join(ROOT, 'plugins')).map((d) => join(ROOT, 'plugins', d))]) {
+  for (const dir of [ROOT]) {
     const r = spawnSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], {
       cwd: dir,
       encoding: 'utf8',

@@ -3,8 +3,8 @@
  * (`dist/bundle.cjs`, written by `agentcli-build`) holds the tool, the framework and oclif once each.
  */
 
-import { COMMANDS as BUILTINS } from '@agentcli/plugin-builtins'
 import type { Command } from '@oclif/core'
+import { COMMANDS as BUILTINS } from 'agentcli/builtins'
 import Create from './commands/create.js'
 import Delete from './commands/delete.js'
 import EditTask from './commands/edit.js'

@@ -1,6 +1,5 @@
 import { join } from 'node:path'
-import { AgentError } from 'agentcli'
-import { readJsonFile, withFileLock, writeJsonAtomic } from 'agentcli/fs'
+import { AgentError, readJsonFile, withFileLock, writeJsonAtomic } from 'agentcli'
 
 /** Task status. */
 export const STATUSES = ['open', 'done'] as const

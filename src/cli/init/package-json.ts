@@ -5,10 +5,16 @@ export type FrameworkPackage = {
   devDependencies?: Record<string, string>
 }
 
-/** The build tools a new tool needs, at the versions agentcli itself is built and tested with. */
-const DEV_DEPENDENCIES = ['@types/node', 'esbuild', 'typescript'] as const
+/**
+ * The build tools a new tool needs, at the versions agentcli itself is built and tested with: the compiler, the
+ * bundler, and the schema validator `agentcli verify` checks outputs with. None is a dependency of agentcli, so a
+ * production install of the tool (`npm install --omit=dev`) leaves them all out.
+ */
+const DEV_DEPENDENCIES = ['@types/node', 'ajv', 'ajv-formats', 'esbuild', 'typescript'] as const
 const FALLBACK: Record<(typeof DEV_DEPENDENCIES)[number], string> = {
   '@types/node': '^24.0.0',
+  ajv: '^8.20.0',
+  'ajv-formats': '^3.0.1',
   esbuild: '^0.28.0',
   typescript: '^6.0.0',
 }

@@ -1,6 +1,5 @@
 import { join } from 'node:path'
-import { AgentError } from 'agentcli'
-import { readJsonFile, withFileLock, writeJsonAtomic } from 'agentcli/fs'
+import { AgentError, readJsonFile, withFileLock, writeJsonAtomic } from 'agentcli'
 
 /** A note as stored and printed. `version` moves on every change, so a confirm token binds to what it previewed. */
 export type Note = { name: string; text: string; version: number; updated_at: string }

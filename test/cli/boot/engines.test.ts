@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { CORE_ERRORS } from 'agentcli'
 import { envelopeViolations, type Sandbox } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
 import { FRAMEWORK_NODE_RANGE, inFrameworkRange, satisfiesRange, unmetEngines } from '../../../src/boot/engines.js'
+import { CORE_ERRORS } from '../../../src/errors/catalogue.js'
 import { editJson, useToolCopy } from '../../support/copy.js'
 import { env, ROOT, TASKS_BIN, tasks, useSandbox } from '../../support/helpers.js'
 

@@ -45,11 +45,9 @@ beforeAll(() => {
   mkdirSync(join(dir, 'dist', 'commands'), { recursive: true })
   mkdirSync(join(dir, 'bin'))
   mkdirSync(join(dir, 'node_modules', '@oclif'), { recursive: true })
-  mkdirSync(join(dir, 'node_modules', '@agentcli'))
   symlinkSync(ROOT, join(dir, 'node_modules', 'agentcli'))
   symlinkSync(join(ROOT, 'node_modules', '@oclif', 'core'), join(dir, 'node_modules', '@oclif', 'core'))
   symlinkSync(join(ROOT, 'node_modules', 'zod'), join(dir, 'node_modules', 'zod'))
-  symlinkSync(join(ROOT, 'plugins', 'builtins'), join(dir, 'node_modules', '@agentcli', 'plugin-builtins'))
   writeFileSync(
     join(dir, 'package.json'),
     JSON.stringify({
@@ -79,7 +77,7 @@ beforeAll(() => {
   }
   writeFileSync(
     join(dir, 'dist', 'index.js'),
-    `import { COMMANDS as BUILTINS } from '@agentcli/plugin-builtins'\n${imports.join('\n')}\nexport const COMMANDS = {\n  ...BUILTINS,\n${entries.join('\n')}\n}\n`,
+    `import { COMMANDS as BUILTINS } from 'agentcli/builtins'\n${imports.join('\n')}\nexport const COMMANDS = {\n  ...BUILTINS,\n${entries.join('\n')}\n}\n`,
   )
   const built = spawnSync(process.execPath, [join(ROOT, 'bin', 'agentcli-build.js'), '--no-changelog', dir], {
     encoding: 'utf8',

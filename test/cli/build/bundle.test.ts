@@ -185,12 +185,18 @@ export default class Probe extends AgentCommand {
     const dir = copy('examples/tasks', (d) => {
       const path = join(d, 'package.json')
       const pjson = JSON.parse(readFileSync(path, 'utf8'))
-      pjson.oclif.plugins = ['@agentcli/plugin-builtins']
+      pjson.oclif.plugins = ['@acme/plugin-notes']
       writeFileSync(path, JSON.stringify(pjson))
+      const plugin = join(d, 'node_modules/@acme/plugin-notes')
+      mkdirSync(plugin, { recursive: true })
+      writeFileSync(
+        join(plugin, 'package.json'),
+        JSON.stringify({ name: '@acme/plugin-notes', version: '1.0.0', peerDependencies: { agentcli: '*' } }),
+      )
     })
     const built = build(dir)
     expect(built.status).toBe(1)
-    expect(String(built.stderr)).toContain('cannot bundle oclif plugins built on agentcli (@agentcli/plugin-builtins)')
+    expect(String(built.stderr)).toContain('cannot bundle oclif plugins built on agentcli (@acme/plugin-notes)')
   })
 
   it('runs from the modules, saying why on stderr, when the bundle is damaged or throws while loading', () => {

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Sandbox } from 'agentcli/testing'
 import { envelopeViolations, runTool } from 'agentcli/testing'
@@ -107,7 +107,7 @@ describe('command kinds', () => {
 
 describe('a kind that is none of the three', () => {
   it('is E_INTERNAL naming it, and the command does not run: a typo never passes as a read', async () => {
-    const dir = copy('test/fixtures/cli', (d) =>
+    const dir = copy('test/fixtures/cli', (d) => {
       writeFileSync(
         join(d, 'commands', 'typo.js'),
         [
@@ -121,8 +121,10 @@ describe('a kind that is none of the three', () => {
           '  }',
           '}',
         ].join('\n'),
-      ),
-    )
+      )
+      // The fixture lists its commands (oclif's explicit strategy): the new one joins them.
+      appendFileSync(join(d, 'index.js'), "import Typo from './commands/typo.js'\nCOMMANDS.typo = Typo\n")
+    })
     const mark = join(box().root, 'ran')
     const run = await runTool(join(dir, 'bin/run.js'), ['typo'], { env: { ...box().env, TYPO_MARK: mark } })
     expect(run.code).toBe(1)

@@ -36,7 +36,7 @@ describe('reference --compact', () => {
   it("names the reference command's own schema, and the framework's copy of it is the plugin's", async () => {
     const full = env(await tasks(box(), ['reference'])).data
     const own = full.commands.find((c: { path: string }) => c.path === 'reference')
-    // When this fails, plugins/builtins changed the schema: copy it into src/describe/_reference-schema.ts.
+    // When this fails, src/builtins changed the schema: copy it into src/describe/_reference-schema.ts.
     expect(own.output_schema).toEqual(REFERENCE_OUTPUT_SCHEMA)
     const compact = env(await tasks(box(), ['reference', '--compact'])).data
     const named = compact.commands.find((c: { path: string }) => c.path === 'reference')

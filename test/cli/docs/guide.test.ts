@@ -137,7 +137,6 @@ beforeAll(async () => {
   server = await upstream()
   apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   link(tool, 'agentcli', ROOT)
-  link(tool, '@agentcli/plugin-builtins', join(ROOT, 'plugins/builtins'))
   for (const dep of ['@oclif/core', '@types/node', 'typescript', 'vitest', 'zod'])
     link(tool, dep, join(ROOT, 'node_modules', dep))
   for (const f of all) {

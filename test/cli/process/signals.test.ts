@@ -1,9 +1,9 @@
 import type { ChildProcess } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { CORE_ERRORS } from 'agentcli'
 import { envelopeViolations, type Sandbox } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
+import { CORE_ERRORS } from '../../../src/errors/catalogue.js'
 import { env, fixture, storePath, tasks, useSandbox } from '../../support/helpers.js'
 
 const box = useSandbox()

@@ -187,7 +187,7 @@ describe('the release pipeline produces what update accepts', () => {
       })
       // The new version runs from its own production install, resolved from the registry, not from the checkout.
       const installed = join(install.root, 'versions', '0.2.0', 'node_modules')
-      for (const pkg of ['agentcli', '@agentcli/plugin-builtins', '@oclif/core'])
+      for (const pkg of ['agentcli', '@oclif/core'])
         expect(lstatSync(join(installed, pkg)).isDirectory(), pkg).toBe(true)
       expect(existsSync(join(installed, '.bin'))).toBe(false)
       // The record of what the archive holds, resolved from the registry (not from the checkout).

@@ -66,7 +66,13 @@ describe('agentcli init', () => {
       (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as ToolPjson).engines.node,
     )
     expect(pjson.dependencies).toEqual({ agentcli: `^${VERSION}` })
-    expect(Object.keys(pjson.devDependencies).sort()).toEqual(['@types/node', 'esbuild', 'typescript'])
+    expect(Object.keys(pjson.devDependencies).sort()).toEqual([
+      '@types/node',
+      'ajv',
+      'ajv-formats',
+      'esbuild',
+      'typescript',
+    ])
     expect(pjson.oclif.commands).toEqual({ strategy: 'explicit', target: './dist/index.js', identifier: 'COMMANDS' })
     expect(pjson.agentcli.bundle).toBe(true)
     expect(pjson.scripts.test).toContain('npm run build')

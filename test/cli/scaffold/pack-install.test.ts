@@ -83,39 +83,28 @@ function linksIntoCheckout(dir: string): string[] {
 }
 
 let agentcliTgz = ''
-let builtinsTgz = ''
 beforeAll(() => {
   mkdirSync(HOME)
   agentcliTgz = pack(ROOT)
-  builtinsTgz = pack(join(ROOT, 'plugins/builtins'))
 }, 120_000)
 afterAll(() => rmSync(WORK, { recursive: true, force: true }))
 
-describe('the packed packages', () => {
-  it('carry real version ranges only (no file:, link: or workspace:), agentcli with the built-ins inside', async () => {
+describe('the packed package', () => {
+  it('carries real version ranges only (no file:, link: or workspace:), the built-ins inside its dist', async () => {
     const unpacked = join(WORK, 'unpacked')
-    for (const [name, file] of [
-      ['agentcli', agentcliTgz],
-      ['builtins', builtinsTgz],
-    ] as const) {
-      mkdirSync(join(unpacked, name), { recursive: true })
-      await untar({ file, cwd: join(unpacked, name) })
-    }
-    const agentcli = readJson(join(unpacked, 'agentcli/package/package.json'))
-    const inside = readJson(join(unpacked, 'agentcli/package/node_modules/@agentcli/plugin-builtins/package.json'))
-    const builtins = readJson(join(unpacked, 'builtins/package/package.json'))
-    for (const pjson of [agentcli, inside, builtins])
-      for (const field of ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'])
-        for (const [dep, range] of Object.entries((pjson[field] ?? {}) as Record<string, string>))
-          expect(range, `${pjson.name} ${field}.${dep}`).not.toMatch(/^(file|link|workspace|portal):/)
-    expect(agentcli.bundleDependencies).toEqual(['@agentcli/plugin-builtins'])
-    expect((agentcli.dependencies as Record<string, string>)['@agentcli/plugin-builtins']).toBe(agentcli.version)
-    expect(inside.version).toBe(agentcli.version)
-    expect(builtins.version).toBe(agentcli.version)
-    expect((builtins.peerDependencies as Record<string, string>).agentcli).toBe(`^${agentcli.version}`)
-    const files = readdirSync(join(unpacked, 'agentcli/package'), { recursive: true }).map(String)
+    mkdirSync(unpacked, { recursive: true })
+    await untar({ file: agentcliTgz, cwd: unpacked })
+    const agentcli = readJson(join(unpacked, 'package/package.json'))
+    for (const field of ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'])
+      for (const [dep, range] of Object.entries((agentcli[field] ?? {}) as Record<string, string>))
+        expect(range, `${agentcli.name} ${field}.${dep}`).not.toMatch(/^(file|link|workspace|portal):/)
+    // One package: nothing bundled inside it.
+    expect(agentcli.bundleDependencies).toBeUndefined()
+    const files = readdirSync(join(unpacked, 'package'), { recursive: true }).map(String)
+    expect(files.filter((file) => file.startsWith('node_modules'))).toEqual([])
     for (const file of [
-      'exports/builtins.js',
+      'dist/builtins/index.js',
+      'dist/builtins/commands/reference.js',
       'templates/init/src/index.ts',
       'templates/init/_gitignore',
       'bin/agentcli.js',
@@ -123,14 +112,12 @@ describe('the packed packages', () => {
       expect(files, file).toContain(file)
   })
 
-  it('publish clean: npm publish --dry-run corrects nothing in either package', () => {
-    for (const dir of [ROOT, join(ROOT, 'plugins/builtins')]) {
-      const run = sh(dir, 'npm', ['publish', '--dry-run'], 60_000)
-      ok(run, `npm publish --dry-run ${dir}`)
-      // The one warning a dry run without a login always gives is not about the package.
-      const warnings = run.stderr.split('\n').filter((l) => /npm (warn|error)/i.test(l) && !/logged in/.test(l))
-      expect(warnings, dir).toEqual([])
-    }
+  it('publish clean: npm publish --dry-run corrects nothing in the package', () => {
+    const run = sh(ROOT, 'npm', ['publish', '--dry-run'], 60_000)
+    ok(run, 'npm publish --dry-run')
+    // The one warning a dry run without a login always gives is not about the package.
+    const warnings = run.stderr.split('\n').filter((l) => /npm (warn|error)/i.test(l) && !/logged in/.test(l))
+    expect(warnings).toEqual([])
   })
 })
 
@@ -148,7 +135,7 @@ describe('from an empty directory to a verified tool', () => {
     ok(sh(HOST, 'npm', ['ls', '--all'], 60_000), 'npm ls --all')
     expect(linksIntoCheckout(join(HOST, 'node_modules'))).toEqual([])
     expect(lstatSync(join(HOST, 'node_modules/agentcli')).isSymbolicLink()).toBe(false)
-    // The built-ins come with it, through agentcli/builtins.
+    // The built-ins are part of it: agentcli/builtins.
     const imported = sh(HOST, 'node', [
       '--input-type=module',
       '-e',

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { CORE_ERRORS } from 'agentcli'
 import { envelopeViolations } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
+import { CORE_ERRORS } from '../../../src/errors/catalogue.js'
 import { env, seed, tasks, useSandbox } from '../../support/helpers.js'
 
 const box = useSandbox()

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 
 const root = join(import.meta.dirname, '../../..')
 const sources = (): Array<[string, string]> =>
-  ['src', 'plugins/builtins/src']
+  ['src']
     .flatMap((dir) =>
       readdirSync(join(root, dir), { recursive: true, withFileTypes: true })
         .filter((e) => e.isFile() && e.name.endsWith('.ts'))
@@ -41,11 +41,7 @@ describe('one home per concern', () => {
   })
 
   it("a class between oclif's Command and a command hides none of Command's statics from the manifests", () => {
-    for (const file of [
-      'oclif.manifest.json',
-      'plugins/builtins/oclif.manifest.json',
-      'examples/tasks/oclif.manifest.json',
-    ]) {
+    for (const file of ['oclif.manifest.json', 'examples/tasks/oclif.manifest.json']) {
       const manifest = JSON.parse(readFileSync(join(root, file), 'utf8')) as { commands: Record<string, object> }
       for (const [id, entry] of Object.entries(manifest.commands))
         expect(entry, `${file}: ${id}`).toMatchObject({ strict: expect.any(Boolean), enableJsonFlag: false })

@@ -1,6 +1,7 @@
-import { AgentError, CORE_ERRORS, defineErrorCodes } from 'agentcli'
+import { AgentError, defineErrorCodes } from 'agentcli'
 import { describe, expect, it } from 'vitest'
 import { classify } from '../../../src/credentials/keychain-store.js'
+import { CORE_ERRORS } from '../../../src/errors/catalogue.js'
 import { suggest } from '../../../src/errors/suggest.js'
 import { normalizeArgv, scanGlobals } from '../../../src/globals.js'
 import { codeForStatus, errorForFailure, retryAfterSeconds } from '../../../src/http/status.js'

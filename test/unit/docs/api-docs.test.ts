@@ -1,22 +1,15 @@
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 import { ROOT } from '../../support/helpers.js'
 
-/** Every entry point of the package, as `exports` in package.json lists them. */
-const ENTRIES = [
-  'src/index.ts',
-  'src/entry.ts',
-  'src/internal.ts',
-  'src/testing/index.ts',
-  'src/jobs/index.ts',
-  'src/credentials/index.ts',
-  'src/http/index.ts',
-  'src/update/index.ts',
-  'src/describe/index.ts',
-  'src/fs/index.ts',
-  'src/boot/index.ts',
-]
+type Exports = Record<string, string | { types: string; default: string }>
+const EXPORTS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Exports }).exports
+/** Every entry point of the package, as `exports` in package.json lists them (their sources). */
+const ENTRIES = Object.values(EXPORTS)
+  .filter((target) => typeof target === 'object')
+  .map((target) => target.types.replace(/^\.\/dist\//, 'src/').replace(/\.d\.ts$/, '.ts'))
 
 describe('the public API', () => {
   it('has JSDoc on every export of every entry point (re-exports of oclif aside)', () => {
@@ -44,6 +37,14 @@ describe('the public API', () => {
     expect(undocumented).toEqual([])
   }, 60_000)
 
+  it('is small: at most 6 entry points, none of them internal, at most 70 runtime exports in all', async () => {
+    const entries = Object.keys(EXPORTS).filter((key) => key !== './package.json')
+    expect(entries).toEqual(['.', './boot', './testing', './builtins'])
+    let count = 0
+    for (const entry of entries) count += Object.keys(await import(entry.replace(/^\./, 'agentcli'))).length
+    expect(count).toBeLessThanOrEqual(70)
+  })
+
   it('keeps the built-ins’ internals off the main entry point', async () => {
     const api = await import('agentcli')
     for (const name of [
@@ -55,9 +56,6 @@ describe('the public API', () => {
       'dryRunSchema',
     ])
       expect(api, name).not.toHaveProperty(name)
-    const internal = await import('agentcli/internal')
-    expect(typeof internal.envPrefix).toBe('function')
-    expect(typeof internal.readToolSettings).toBe('function')
   })
 
   it('has no static a command declares but nothing reads', async () => {

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { AgentError } from 'agentcli'
-import { readJsonFile, writeJsonAtomic } from 'agentcli/fs'
+import { AgentError, readJsonFile, writeJsonAtomic } from 'agentcli'
 
 /** A device-code grant as an authorization server hands it out. */
 export type DeviceGrant = { device_code: string; user_code: string; verification_url: string; expires_in: number }

@@ -1,6 +1,13 @@
 import { join } from 'node:path'
-import { type CredentialRecord, output, type Plan, UPSTREAM_ERRORS, WriteCommand } from 'agentcli'
-import { readJsonFile, writeJsonAtomic } from 'agentcli/fs'
+import {
+  type CredentialRecord,
+  output,
+  type Plan,
+  readJsonFile,
+  UPSTREAM_ERRORS,
+  WriteCommand,
+  writeJsonAtomic,
+} from 'agentcli'
 import { refreshWithApi, requireApiUrl } from '../api.js'
 import { STATUSES, type Status, TaskStore } from '../store.js'
 

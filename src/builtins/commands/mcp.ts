@@ -1,4 +1,4 @@
-import { AgentCommand, Flags, output } from 'agentcli'
+import { AgentCommand, Flags, output } from '../../index.js'
 
 export default class Mcp extends AgentCommand {
   static override summary = 'Serve this tool over the Model Context Protocol (stdio)'
@@ -23,7 +23,7 @@ export default class Mcp extends AgentCommand {
   async execute() {
     const { flags } = await this.parse(Mcp)
     // The SDK loads here and nowhere else: no other command pays for it.
-    const { serveMcp } = await import('agentcli/mcp')
+    const { serveMcp } = await import('../../mcp/index.js')
     const { messages } = await serveMcp({
       config: this.config,
       catalogue: this.catalogue,

@@ -1,5 +1,5 @@
-import { AgentCommand, AgentError, Flags, output } from 'agentcli'
-import { type JobRecord, resolveJobStore, runJob, serveJobs } from 'agentcli/jobs'
+import { AgentCommand, AgentError, Flags, output } from '../../../index.js'
+import { type JobRecord, resolveJobStore, runJob, serveJobs } from '../../../jobs/index.js'
 
 export default class JobWorker extends AgentCommand {
   static override kind = 'local' as const

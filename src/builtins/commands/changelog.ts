@@ -1,5 +1,5 @@
-import { AgentCommand, Flags, output } from 'agentcli'
-import { changesSince, readToolMeta } from 'agentcli/describe'
+import { changesSince, readToolMeta } from '../../describe/index.js'
+import { AgentCommand, Flags, output } from '../../index.js'
 import { changelogSchema } from '../schemas.js'
 
 export default class Changelog extends AgentCommand {

@@ -1,5 +1,5 @@
-import { AgentCommand, AgentError, Flags, output } from 'agentcli'
-import { cancelJob, isFinished, resolveJobStore } from 'agentcli/jobs'
+import { AgentCommand, AgentError, Flags, output } from '../../../index.js'
+import { cancelJob, isFinished, resolveJobStore } from '../../../jobs/index.js'
 import { jobSchema, readJob, view } from '../../jobs.js'
 
 export default class JobCancel extends AgentCommand {

@@ -1,11 +1,11 @@
-import { AgentCommand, Args, output } from 'agentcli'
-import { buildReference, compactReference } from 'agentcli/describe'
+import { buildReference, compactReference } from '../../describe/index.js'
+import { AgentCommand, Args, output } from '../../index.js'
 import { referenceSchema } from '../schemas.js'
 
 export default class Reference extends AgentCommand {
   static override summary = 'Describe this tool for agents: commands, flags, output schemas, error codes'
   static override description =
-    'The machine-readable description of the tool; agents read it first. Commands are sorted by path; hidden ones are left out. `reference <command path…>`: only those commands, in full. `--compact`: the same, lossless, in far fewer bytes (docs/contract.md); `expandReference()` of agentcli/describe restores it.'
+    'The machine-readable description of the tool; agents read it first. Commands are sorted by path; hidden ones are left out. `reference <command path…>`: only those commands, in full. `--compact`: the same, lossless, in far fewer bytes (docs/contract.md); `expandReference()` of agentcli restores it.'
   static override examples = [
     '<%= config.bin %> reference --compact',
     '<%= config.bin %> reference list',

@@ -3,11 +3,11 @@ import { access, readFile, stat } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import type { Config } from '@oclif/core'
-import { toolEnv } from 'agentcli'
-import type { Credentials } from 'agentcli/credentials'
-import { readinessFixes, releaseReadiness, skillMinVersions, skillName } from 'agentcli/describe'
-import { readToolSettings } from 'agentcli/internal'
 import semver from 'semver'
+import type { Credentials } from '../credentials/index.js'
+import { readinessFixes, releaseReadiness, skillMinVersions, skillName } from '../describe/index.js'
+import { toolEnv } from '../index.js'
+import { readToolSettings } from '../tool-settings.js'
 
 /** One doctor check: `fix` is null exactly when the check passes. */
 export type Check = { check: string; status: 'pass' | 'warn' | 'fail'; message: string; fix: string | null }
@@ -174,7 +174,7 @@ async function credentialsCheck(config: Config, credentials: Credentials): Promi
  * that could not run is `warn`, never `pass`: the message says why, the fix what to do.
  */
 async function updateCheck(config: Config): Promise<Check> {
-  const { checkUpdate, updateSettings } = await import('agentcli/update')
+  const { checkUpdate, updateSettings } = await import('../update/index.js')
   const settings = updateSettings(config)
   if (settings.source === 'github' && !settings.repository)
     return { check: 'update', status: 'pass', message: 'this tool does not self-update', fix: null }
@@ -214,7 +214,7 @@ export async function runChecks(config: Config, credentials: Credentials): Promi
     await credentialsCheck(config, credentials),
     await updateCheck(config),
     // Loaded here, not at the top: the check opens the state store only when a state URL is set.
-    await (await import('agentcli/fleet')).stateCheck(config),
+    await (await import('../fleet/index.js')).stateCheck(config),
   ]
   const hooked = await config.runHook(DOCTOR_HOOK as never, {} as never)
   for (const success of hooked.successes) {

@@ -1,5 +1,6 @@
-import { AgentCommand, output, readToolConfig, toolEnv } from 'agentcli'
-import { CONTRACT_VERSION } from 'agentcli/describe'
+import { CONTRACT_VERSION } from '../../describe/index.js'
+import { AgentCommand, output, toolEnv } from '../../index.js'
+import { readToolConfig } from '../../tool-config.js'
 import { contextSchema } from '../schemas.js'
 
 export default class Context extends AgentCommand {

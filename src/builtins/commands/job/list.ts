@@ -1,5 +1,5 @@
-import { AgentCommand, Flags, output, paginationFlags } from 'agentcli'
-import { resolveJobStore } from 'agentcli/jobs'
+import { AgentCommand, Flags, output, paginationFlags } from '../../../index.js'
+import { resolveJobStore } from '../../../jobs/index.js'
 import { jobSchema, readJob, view } from '../../jobs.js'
 
 const MAX = 100

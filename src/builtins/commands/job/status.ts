@@ -1,4 +1,4 @@
-import { AgentCommand, Flags, output } from 'agentcli'
+import { AgentCommand, Flags, output } from '../../../index.js'
 import { jobSchema, readJob, view } from '../../jobs.js'
 
 export default class JobStatus extends AgentCommand {
@@ -21,7 +21,7 @@ export default class JobStatus extends AgentCommand {
     const { flags } = await this.parse(JobStatus)
     const read = () => readJob(this.config, this.catalogue, flags.id)
     if (!flags.wait) return view(await read())
-    const { waitForJob } = await import('agentcli/jobs')
+    const { waitForJob } = await import('../../../jobs/index.js')
     const progress = this.progress({ label: flags.id, total: 100 })
     try {
       const record = await waitForJob({

@@ -1,4 +1,4 @@
-import { AgentCommand, output } from 'agentcli'
+import { AgentCommand, output } from '../../index.js'
 import { runChecks } from '../checks.js'
 import { doctorSchema } from '../schemas.js'
 

@@ -1,5 +1,5 @@
-import { AgentCommand, Flags, output } from 'agentcli'
-import { resolveJobStore, settledResult } from 'agentcli/jobs'
+import { AgentCommand, Flags, output } from '../../../index.js'
+import { resolveJobStore, settledResult } from '../../../jobs/index.js'
 import { readJob } from '../../jobs.js'
 
 export default class JobResult extends AgentCommand {
@@ -14,7 +14,7 @@ export default class JobResult extends AgentCommand {
   async execute() {
     const { flags } = await this.parse(JobResult)
     const record = await readJob(this.config, this.catalogue, flags.id)
-    // The same answer `--wait` gives on the submitting command (agentcli/jobs settledResult).
+    // The same answer `--wait` gives on the submitting command (settledResult, src/jobs/settle.ts).
     const settled = await settledResult(resolveJobStore(this.config), record, this.config.bin)
     return settled.kind === 'items' ? this.streamOf(settled.items) : settled.data
   }

@@ -7,7 +7,7 @@ import {
   usageError,
   WriteCommand,
   type ZodNamespace,
-} from 'agentcli'
+} from '../../index.js'
 import {
   applyRollback,
   applyUpdate,
@@ -16,7 +16,7 @@ import {
   planUpdate,
   type RollbackPlanState,
   type UpdatePlanState,
-} from 'agentcli/update'
+} from '../../update/index.js'
 
 type State = UpdatePlanState | RollbackPlanState
 

@@ -1,6 +1,6 @@
 import type { Config } from '@oclif/core'
-import { AgentError, type Catalogue, type ZodNamespace } from 'agentcli'
-import { type JobRecord, type JobStore, reconcile, resolveJobStore } from 'agentcli/jobs'
+import { AgentError, type Catalogue, type ZodNamespace } from '../index.js'
+import { type JobRecord, type JobStore, reconcile, resolveJobStore } from '../jobs/index.js'
 
 /** The public view of a job (worker bookkeeping left out). */
 export function view(record: JobRecord) {

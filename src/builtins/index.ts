@@ -1,7 +1,7 @@
 /**
- * @agentcli/plugin-builtins: the built-in commands of every agentcli tool. A tool either lists this package in
- * `oclif.plugins`, or (to be bundled into one file, see docs/performance.md) spreads {@link COMMANDS} into the
- * `COMMANDS` of its own explicit command strategy, so the plugin shares the tool's single copy of agentcli.
+ * `agentcli/builtins`: the built-in commands of every agentcli tool. A tool spreads {@link COMMANDS} (or a choice,
+ * {@link builtins}) into the `COMMANDS` of its explicit command strategy: they are commands of the tool itself, on
+ * the tool's single copy of agentcli, and its build bundles them with it (see docs/performance.md).
  */
 import type { Command } from '@oclif/core'
 import Changelog from './commands/changelog.js'

@@ -1,4 +1,4 @@
-import { deprecatedField, type ZodNamespace } from 'agentcli'
+import { deprecatedField, type ZodNamespace } from '../index.js'
 
 const evidence = (z: ZodNamespace) => z.enum(['verified', 'missing', 'not_applicable', 'unknown'])
 

@@ -1,2 +1,0 @@
-/** agentcli/builtins: the built-in commands (`COMMANDS`, `builtins()`), see @agentcli/plugin-builtins. */
-export * from '@agentcli/plugin-builtins'
