@@ -4,30 +4,35 @@ export const FORMATS = ['json', 'text', 'raw'] as const
 /**
  * The universal flags, the one table: oclif's flag definitions (`GLOBAL_FLAGS`), the argv scan and normalisation
  * (`src/globals.ts`), the boot's route look-up, `reference`'s list and the MCP arguments are all derived from it.
- * Plain data without oclif, so the boot file reads it without evaluating a flag builder. `mcp`: the description of
- * the flag as an MCP argument, for the flags that make sense over MCP (format, compact, quiet… are the server's).
+ * Plain data without oclif, so the boot file reads it without evaluating a flag builder. `mcp`: `server` for a flag
+ * that is the MCP server's business (a call always answers one JSON envelope: a client may not pass it), or the
+ * flag's description as an MCP argument.
  */
 export const UNIVERSAL_FLAGS = {
   format: {
     takes: 'value',
     options: FORMATS,
+    mcp: 'server',
     description:
       'Output format: json (default, the machine contract), text (for people), raw (commands that emit bytes).',
   },
-  json: { takes: 'switch', description: 'Alias of --format json.' },
+  json: { takes: 'switch', mcp: 'server', description: 'Alias of --format json.' },
   fields: {
     takes: 'value',
     helpValue: 'a,b.c',
     description:
       'Return only these dotted paths of data; on a list, paths of the page (items.id, next_cursor) or of each item (id).',
-    mcp: 'Return only these fields of data (comma-separated dotted paths; on lists, fields of each item).',
+    mcp: {
+      description: 'Return only these fields of data (comma-separated dotted paths; on lists, fields of each item).',
+    },
   },
   compact: {
     takes: 'switch',
+    mcp: 'server',
     description: 'Print JSON on one line (the default off a terminal); reference returns its compact, lossless form.',
   },
-  pretty: { takes: 'switch', description: 'Print JSON indented (the default on a terminal).' },
-  quiet: { takes: 'switch', description: 'Silence progress and notes on stderr; errors still print.' },
+  pretty: { takes: 'switch', mcp: 'server', description: 'Print JSON indented (the default on a terminal).' },
+  quiet: { takes: 'switch', mcp: 'server', description: 'Silence progress and notes on stderr; errors still print.' },
   'no-input': {
     takes: 'switch',
     description:

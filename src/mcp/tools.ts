@@ -29,7 +29,7 @@ export function argName(name: string): string {
 
 /** The universal flags that make sense over MCP (those `UNIVERSAL_FLAGS` describes for it): the rest are the server's. */
 export const MCP_GLOBALS: readonly Param[] = Object.entries(UNIVERSAL_FLAGS).flatMap(([name, flag]) =>
-  'mcp' in flag
+  'mcp' in flag && typeof flag.mcp === 'object'
     ? [
         {
           name,
@@ -39,7 +39,7 @@ export const MCP_GLOBALS: readonly Param[] = Object.entries(UNIVERSAL_FLAGS).fla
           multiple: false,
           default: null,
           options: null,
-          description: flag.mcp,
+          description: flag.mcp.description,
           env: null,
           char: null,
         },
