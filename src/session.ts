@@ -10,6 +10,7 @@ import { now } from './output/clock.js'
 import { addSensitiveKeys, registerSecret } from './output/redact.js'
 import { type RenderContext, renderError, renderOutcome } from './output/render.js'
 import { guardStdout, releaseStdout } from './output/stdout.js'
+import { scopedEnv } from './scoped-env.js'
 import { type ToolEnv, toolEnv } from './settings.js'
 import { type DirsInput, type ToolDirs, toolDirs } from './tool-dirs.js'
 import { readToolSettings } from './tool-settings.js'
@@ -140,8 +141,8 @@ export function openSession(options: SessionOptions = {}): Session {
       const env = toolEnv(config.bin)
       // Before anything is read from or written to them (the update notice, an audit line): oclif took these as given.
       for (const dir of ['CONFIG_DIR', 'DATA_DIR', 'CACHE_DIR'] as const) env.get(dir)
-      // One computation of the directories on every path (oclif's own reads its own spelling of the variables).
-      Object.assign(config, toolDirs(config))
+      // One spelling of `<BIN>_<KEY>` and one computation of the directories on every path, set over oclif's own.
+      Object.assign(config, scopedEnv(config), toolDirs(config))
       const settings = readToolSettings(config as never)
       catalogue = defineErrorCodes(settings.errors)
       if (Array.isArray(settings.redact_keys)) addSensitiveKeys(settings.redact_keys as string[])

@@ -1,5 +1,5 @@
 import { builtin } from './boot/_builtin.js'
-import { toolEnv } from './settings.js'
+import { scopedEnv } from './scoped-env.js'
 
 const { homedir, tmpdir } = builtin<typeof import('node:os')>('node:os')
 const { join } = builtin<typeof import('node:path')>('node:path')
@@ -24,8 +24,7 @@ export type ToolDirs = { home: string; cacheDir: string; configDir: string; data
 export function toolDirs(input: DirsInput, env: NodeJS.ProcessEnv = process.env): ToolDirs {
   const windows = input.platform === 'win32'
   const dirname = windows ? input.dirname.replace('/', '\\') : input.dirname
-  const bins = [input.bin, ...(input.binAliases ?? [])].filter(Boolean)
-  const scoped = (key: string) => bins.map((bin) => toolEnv(bin, env).raw(key)).find(Boolean)
+  const scoped = scopedEnv(input, env).scopedEnvVar
   const windowsHome = () => (env.HOMEDRIVE && env.HOMEPATH && join(env.HOMEDRIVE, env.HOMEPATH)) || env.USERPROFILE
   const home = env.HOME || (windows && windowsHome()) || homedir() || tmpdir()
   const dir = (category: 'cache' | 'config' | 'data') =>

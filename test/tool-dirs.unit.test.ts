@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Config } from '@oclif/core'
 import { afterAll, describe, expect, it } from 'vitest'
+import { scopedEnv } from '../src/scoped-env.js'
 import { envPrefix, toolEnv } from '../src/settings.js'
 import { toolDirs } from '../src/tool-dirs.js'
 
@@ -80,5 +81,17 @@ describe('the tool’s directories: one function on every path', () => {
     expect(mac.configDir).toBe('/Users/u/.config/tasks')
     const win = toolDirs({ ...input, platform: 'win32' }, { USERPROFILE: '/p', LOCALAPPDATA: '/l' })
     expect([win.home, win.dataDir]).toEqual(['/p', join('/l', 'tasks')])
+  })
+
+  it('`scopedEnvVar…`: oclif’s names for `-` and `@` bins (and aliases), the settings’ prefix for a `.` bin', async () => {
+    for (const bin of ['tasks', 'my-tool', '@acme/tool']) {
+      const { config } = await both(bin, { HOME: work }, ['tk'])
+      const ours = scopedEnv(config, { TK_DEBUG: 'true' })
+      expect(ours.scopedEnvVarKeys('DEBUG'), bin).toEqual(config.scopedEnvVarKeys('DEBUG'))
+      expect(ours.scopedEnvVarKey('DEBUG'), bin).toBe(config.scopedEnvVarKey('DEBUG'))
+      expect([ours.scopedEnvVar('DEBUG'), ours.scopedEnvVarTrue('DEBUG')]).toEqual(['true', true])
+    }
+    const dotted = scopedEnv({ bin: 'my.tool' }, { MY_TOOL_DEBUG: '1' })
+    expect([dotted.scopedEnvVarKey('DEBUG'), dotted.scopedEnvVarTrue('DEBUG')]).toEqual(['MY_TOOL_DEBUG', true])
   })
 })

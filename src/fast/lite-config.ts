@@ -1,4 +1,5 @@
 import { builtin } from '../boot/_builtin.js'
+import { scopedEnv } from '../scoped-env.js'
 import { toolDirs } from '../tool-dirs.js'
 import { notProvided } from './fallback.js'
 
@@ -35,8 +36,9 @@ const MACHINERY = new Set(['then', 'toJSON', 'constructor', 'inspect'])
 
 /**
  * A config for a fast route, computed as oclif's `Config.load` computes these fields on Linux (the only platform
- * the route table is used on); the directories by `toolDirs`, the one function both paths use. Any other property of oclif's `Config` is not provided: reading it hands the run to
- * oclif's path, before anything was printed.
+ * the route table is used on); the directories and `scopedEnvVar…` by `toolDirs` and `scopedEnv`, the functions
+ * both paths use. Any other property of oclif's `Config` is not provided: reading it hands the run to oclif's
+ * path, before anything was printed.
  */
 export function liteConfig(root: string, pjson: Pjson): LiteConfig {
   const oclif = pjson.oclif ?? {}
@@ -47,11 +49,6 @@ export function liteConfig(root: string, pjson: Pjson): LiteConfig {
   const dirname = String(oclif.dirname || name)
   const platform = process.platform
   const cpu = arch() === 'ia32' ? 'x86' : arch()
-  const keys = (key: string) =>
-    [bin, ...(binAliases ?? [])]
-      .filter(Boolean)
-      .map((alias) => [alias.replaceAll('@', '').replaceAll(/[/-]/g, '_'), key].join('_').toUpperCase())
-  const scoped = (key: string) => process.env[keys(key).find((k) => process.env[k]) as string]
   const dirs = toolDirs({ bin, binAliases, dirname, platform })
   const config: LiteConfig = {
     root,
@@ -66,14 +63,7 @@ export function liteConfig(root: string, pjson: Pjson): LiteConfig {
     windows: false,
     ...dirs,
     userAgent: `${name}/${version} ${platform}-${cpu} node-${process.version}`,
-    scopedEnvVar: scoped,
-    scopedEnvVarKey: (key) =>
-      [bin, key]
-        .map((p) => p.replaceAll('@', '').replaceAll(/[/-]/g, '_'))
-        .join('_')
-        .toUpperCase(),
-    scopedEnvVarKeys: keys,
-    scopedEnvVarTrue: (key) => ['1', 'true'].includes(scoped(key) ?? ''),
+    ...scopedEnv({ bin, binAliases }),
     // The route table holds only tools without oclif hooks or plugins: every hook runs nothing.
     runHook: async () => ({ successes: [], failures: [] }),
   }
