@@ -4,13 +4,14 @@ import type { HeldSignals } from './boot/early-signals.js'
 import { bundledPjson } from './boot/pjson.js'
 import { rootPath } from './boot/root-path.js'
 import { kindOf } from './command-kind.js'
-import { AgentError, usageError } from './errors/agent-error.js'
+import { AgentError } from './errors/agent-error.js'
 import { toAgentError } from './errors/normalize.js'
-import { suggest } from './errors/suggest.js'
 import { onlyGlobals } from './globals.js'
 import { invocation } from './invocation.js'
 import { dataOutcome } from './outcome.js'
 import { withRealStdout } from './output/stdout.js'
+import { leadingWords, longestMatch } from './route/match.js'
+import { unknownCommand } from './route/unknown.js'
 import { exit, openSession, versionOutcome } from './session.js'
 
 /** Options of {@link run}. */
@@ -121,48 +122,12 @@ export function commandNames(config: Config): string[] {
 }
 
 /**
- * Find the longest run of leading words that names a command. A topic without a command, or a word that names
- * nothing, is `E_USAGE` with the commands it could have meant, never help text and never exit 0.
+ * The route of argv: the router's longest match over the tool's commands; a miss is the router's `E_USAGE` with
+ * the commands the words could have meant, never help text and never exit 0.
  */
 function resolveCommand(config: Config, argv: readonly string[]): Route {
   const words = leadingWords(argv)
-  for (let n = words.length; n > 0; n--) {
-    const id = words.slice(0, n).join(':')
-    const command = config.findCommand(id)
-    if (command) return { id, rest: argv.slice(n), command }
-  }
-  const names = commandNames(config)
-  if (words.length === 0) {
-    throw usageError('No command given', {
-      allowed: names.sort(),
-      hint: `run \`${invocation(config.bin)} reference\` to list commands`,
-    })
-  }
-  for (let n = words.length; n > 0; n--) {
-    const topic = words.slice(0, n).join(' ')
-    const under = names.filter((name) => name.startsWith(`${topic} `)).sort()
-    if (under.length > 0) {
-      const got = words.slice(0, n + 1).join(' ')
-      const message = n === words.length ? `${topic} is a topic; name one of its commands` : `Unknown command: ${got}`
-      return throwUsage(message, got, under, suggest(got, under))
-    }
-  }
-  const got = words.join(' ')
-  const suggestions = [...new Set([...suggest(got, names), ...suggest(words[0]!, names)])].slice(0, 3)
-  return throwUsage(`Unknown command: ${got}`, got, names.sort(), suggestions)
-}
-
-/** The words before the first flag: the command or topic named. */
-function leadingWords(argv: readonly string[]): string[] {
-  const words: string[] = []
-  for (const token of argv) {
-    if (token.startsWith('-')) break
-    words.push(token)
-  }
-  return words
-}
-
-function throwUsage(message: string, got: string, allowed: string[], suggestions: string[]): never {
-  const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.map((s) => `'${s}'`).join(' or ')}?` : ''
-  throw usageError(`${message}.${hint}`, { got, allowed, suggestions })
+  const match = longestMatch(words, (id) => config.findCommand(id))
+  if (match) return { id: match.id, rest: argv.slice(match.words), command: match.found }
+  return unknownCommand(words, commandNames(config), `run \`${invocation(config.bin)} reference\` to list commands`)
 }

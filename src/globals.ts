@@ -1,8 +1,14 @@
 import { Flags } from '@oclif/core'
 import { AgentError, validationError } from './errors/agent-error.js'
+import {
+  FORMATS,
+  isUniversalToken,
+  UNIVERSAL_FLAGS,
+  UNIVERSAL_VALUE_TOKENS,
+  type UniversalFlag,
+} from './universal-flags.js'
 
-/** Output formats (spec 002 §2). */
-export const FORMATS = ['json', 'text', 'raw'] as const
+export { FORMATS }
 /** One of {@link FORMATS}. */
 export type Format = (typeof FORMATS)[number]
 
@@ -22,48 +28,21 @@ export type Globals = {
 }
 
 const HELP_GROUP = 'GLOBAL'
+const U = UNIVERSAL_FLAGS
 
-/** The universal flags every {@link AgentCommand} accepts; tools never redefine them. */
+/** The universal flags every {@link AgentCommand} accepts, as oclif flags (from `UNIVERSAL_FLAGS`); tools never redefine them. */
 export const GLOBAL_FLAGS = {
-  format: Flags.option({
-    options: FORMATS,
-    helpGroup: HELP_GROUP,
-    description:
-      'Output format: json (default, the machine contract), text (for people), raw (commands that emit bytes).',
-  })(),
-  json: Flags.boolean({ helpGroup: HELP_GROUP, description: 'Alias of --format json.' }),
-  fields: Flags.string({
-    helpGroup: HELP_GROUP,
-    helpValue: 'a,b.c',
-    description:
-      'Return only these dotted paths of data; on a list, paths of the page (items.id, next_cursor) or of each item (id).',
-  }),
-  compact: Flags.boolean({
-    helpGroup: HELP_GROUP,
-    description: 'Print JSON on one line (the default off a terminal); reference returns its compact, lossless form.',
-  }),
-  pretty: Flags.boolean({
-    helpGroup: HELP_GROUP,
-    description: 'Print JSON indented (the default on a terminal).',
-  }),
-  quiet: Flags.boolean({
-    helpGroup: HELP_GROUP,
-    description: 'Silence progress and notes on stderr; errors still print.',
-  }),
-  'no-input': Flags.boolean({
-    helpGroup: HELP_GROUP,
-    description:
-      'Never prompt: a question becomes an E_USAGE error naming the flag that answers it. Implied when stdin is not a terminal.',
-  }),
-}
+  format: Flags.option({ options: FORMATS, helpGroup: HELP_GROUP, description: U.format.description })(),
+  json: Flags.boolean({ helpGroup: HELP_GROUP, description: U.json.description }),
+  fields: Flags.string({ helpGroup: HELP_GROUP, helpValue: U.fields.helpValue, description: U.fields.description }),
+  compact: Flags.boolean({ helpGroup: HELP_GROUP, description: U.compact.description }),
+  pretty: Flags.boolean({ helpGroup: HELP_GROUP, description: U.pretty.description }),
+  quiet: Flags.boolean({ helpGroup: HELP_GROUP, description: U.quiet.description }),
+  'no-input': Flags.boolean({ helpGroup: HELP_GROUP, description: U['no-input'].description }),
+} satisfies Record<UniversalFlag, unknown>
 
-const VALUE_FLAGS = new Set(['--format', '--fields'])
-const SWITCH_FLAGS = new Set(['--json', '--compact', '--pretty', '--quiet', '--no-input'])
-
-function isGlobal(token: string): boolean {
-  const name = token.split('=')[0]!
-  return VALUE_FLAGS.has(name) || SWITCH_FLAGS.has(token)
-}
+const VALUE_FLAGS = UNIVERSAL_VALUE_TOKENS
+const isGlobal = isUniversalToken
 
 /** Whether argv holds nothing but universal flags (`tool`, `tool --compact`): a call that names no command. */
 export function onlyGlobals(argv: readonly string[]): boolean {

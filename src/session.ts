@@ -11,11 +11,13 @@ import { now } from './output/clock.js'
 import { addSensitiveKeys, registerSecret } from './output/redact.js'
 import { type RenderContext, renderError, renderOutcome } from './output/render.js'
 import { guardStdout, releaseStdout } from './output/stdout.js'
+import { scopedEnv } from './scoped-env.js'
 import { type ToolEnv, toolEnv } from './settings.js'
+import { type DirsInput, type ToolDirs, toolDirs } from './tool-dirs.js'
 import { readToolSettings } from './tool-settings.js'
 
 /** What a session needs to know about the tool: oclif's `Config` and the fast path's lite config both have it. */
-export type SessionConfig = { bin: string; version: string; cacheDir: string; pjson: unknown }
+export type SessionConfig = DirsInput & ToolDirs & { version: string; pjson: unknown }
 
 /** What ends a run: an outcome to render, what a command returned (`value`), or anything thrown. */
 export type RunResult = { outcome?: Outcome; value?: unknown; error?: unknown }
@@ -140,6 +142,8 @@ export function openSession(options: SessionOptions = {}): Session {
       const env = toolEnv(config.bin)
       // Before anything is read from or written to them (the update notice, an audit line): oclif took these as given.
       for (const dir of ['CONFIG_DIR', 'DATA_DIR', 'CACHE_DIR'] as const) env.get(dir)
+      // One spelling of `<BIN>_<KEY>` and one computation of the directories on every path, set over oclif's own.
+      Object.assign(config, scopedEnv(config), toolDirs(config))
       const settings = readToolSettings(config as never)
       catalogue = defineErrorCodes(settings.errors)
       if (Array.isArray(settings.redact_keys)) addSensitiveKeys(settings.redact_keys as string[])

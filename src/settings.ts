@@ -140,7 +140,9 @@ function describeRule(rule: SettingRule): string {
  * else asks {@link toolEnv} (its `prefix`, `name()`, `raw()`), or this function where no environment is read.
  */
 export function envPrefix(bin: string): string {
-  return `${bin.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_`
+  // `@` is dropped, as oclif drops it (`@acme/tool`: `ACME_TOOL_`); any other character not a letter or digit is `_`.
+  const name = bin.replaceAll('@', '')
+  return `${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_`
 }
 
 /** A tool's environment, read in one place: the prefix, raw values, and checked framework settings. */

@@ -12,6 +12,7 @@ import type { ErrorCode } from '../errors/catalogue.js'
 import { acceptedFields } from '../output/fields.js'
 import { effectiveOutput } from '../output-schema.js'
 import type { OutputSchema, ZodNamespace } from '../schema.js'
+import { UNIVERSAL_FLAG_NAMES } from '../universal-flags.js'
 import { toJsonSchema } from './json-schema.js'
 import { describeParams, type Param } from './params.js'
 
@@ -68,15 +69,7 @@ export const UNIVERSAL_ERRORS: readonly ErrorCode[] = [
 export const WRITE_ERRORS: readonly ErrorCode[] = ['E_CONFIRMATION_REQUIRED', 'E_CONFLICT', 'E_IO', 'E_TIMEOUT']
 
 /** The universal flags: described once at the top of `reference`, not per command. */
-export const UNIVERSAL_FLAG_NAMES: ReadonlySet<string> = new Set([
-  'format',
-  'json',
-  'fields',
-  'compact',
-  'pretty',
-  'quiet',
-  'no-input',
-])
+export { UNIVERSAL_FLAG_NAMES }
 
 type Statics = {
   id: string

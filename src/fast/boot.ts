@@ -1,6 +1,8 @@
 import { builtin } from '../boot/builtin.js'
 import type { HeldSignals } from '../boot/early-signals.js'
 import type { RunOptions } from '../entry.js'
+import { leadingWords, longestMatch } from '../route/match.js'
+import { isUniversalToken, UNIVERSAL_VALUE_TOKENS } from '../universal-flags.js'
 import type { FastOptions, HandOver } from './run.js'
 
 const { readFileSync, statSync } = builtin<typeof import('node:fs')>('node:fs')
@@ -63,13 +65,7 @@ export function idKind(table: string, id: string): 'route' | 'id' | undefined {
   return table.includes(`${line},`) || table.includes(`${line}]`) ? 'id' : undefined
 }
 
-const GLOBAL_VALUE = new Set(['--format', '--fields'])
-const GLOBAL_SWITCH = new Set(['--json', '--compact', '--quiet', '--no-input'])
 const HELP = new Set(['--help', '-h'])
-
-function isGlobal(token: string): boolean {
-  return GLOBAL_SWITCH.has(token) || GLOBAL_VALUE.has(token.split('=')[0]!)
-}
 
 /**
  * Where the argv of this start goes, as far as the table can tell without loading anything: a fast route's id,
@@ -81,14 +77,8 @@ export function lookUp(table: string, argv: readonly string[]): string | undefin
   let i = 0
   for (const token of argv) if (token === '--' || HELP.has(token)) return undefined
   // Universal flags may come first (`tasks --format text list`): oclif's path moves them behind the command.
-  while (i < argv.length && isGlobal(argv[i]!)) i += GLOBAL_VALUE.has(argv[i]!) ? 2 : 1
+  while (i < argv.length && isUniversalToken(argv[i]!)) i += UNIVERSAL_VALUE_TOKENS.has(argv[i]!) ? 2 : 1
   if (argv[i] === '--version') return '--version'
-  const words: string[] = []
-  for (let j = i; j < argv.length && !argv[j]!.startsWith('-'); j++) words.push(argv[j]!)
-  for (let n = words.length; n > 0; n--) {
-    const id = words.slice(0, n).join(':')
-    const kind = idKind(table, id)
-    if (kind) return kind === 'route' ? id : undefined
-  }
-  return undefined
+  const match = longestMatch(leadingWords(argv.slice(i)), (id) => idKind(table, id))
+  return match?.found === 'route' ? match.id : undefined
 }

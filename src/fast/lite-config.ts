@@ -1,8 +1,9 @@
 import { builtin } from '../boot/builtin.js'
+import { scopedEnv } from '../scoped-env.js'
+import { toolDirs } from '../tool-dirs.js'
 import { notProvided } from './fallback.js'
 
-const { arch, homedir, tmpdir } = builtin<typeof import('node:os')>('node:os')
-const { join } = builtin<typeof import('node:path')>('node:path')
+const { arch } = builtin<typeof import('node:os')>('node:os')
 
 type Pjson = { name?: string; version?: string; oclif?: Record<string, unknown> } & Record<string, unknown>
 
@@ -34,10 +35,10 @@ export type LiteConfig = {
 const MACHINERY = new Set(['then', 'toJSON', 'constructor', 'inspect'])
 
 /**
- * A config for a fast route, computed exactly as oclif's `Config.load` computes these fields on Linux (the only
- * platform the route table is used on): `<BIN>_CACHE_DIR`/`_CONFIG_DIR`/`_DATA_DIR` (and bin aliases), else XDG,
- * else the home directory. Any other property of oclif's `Config` is not provided: reading it hands the run to
- * oclif's path, before anything was printed.
+ * A config for a fast route, computed as oclif's `Config.load` computes these fields on Linux (the only platform
+ * the route table is used on); the directories and `scopedEnvVar…` by `toolDirs` and `scopedEnv`, the functions
+ * both paths use. Any other property of oclif's `Config` is not provided: reading it hands the run to oclif's
+ * path, before anything was printed.
  */
 export function liteConfig(root: string, pjson: Pjson): LiteConfig {
   const oclif = pjson.oclif ?? {}
@@ -48,18 +49,7 @@ export function liteConfig(root: string, pjson: Pjson): LiteConfig {
   const dirname = String(oclif.dirname || name)
   const platform = process.platform
   const cpu = arch() === 'ia32' ? 'x86' : arch()
-  const keys = (key: string) =>
-    [bin, ...(binAliases ?? [])]
-      .filter(Boolean)
-      .map((alias) => [alias.replaceAll('@', '').replaceAll(/[/-]/g, '_'), key].join('_').toUpperCase())
-  const scoped = (key: string) => process.env[keys(key).find((k) => process.env[k]) as string]
-  const home = process.env.HOME || homedir() || tmpdir()
-  const dir = (category: string) =>
-    join(
-      process.env[`XDG_${category.toUpperCase()}_HOME`] ||
-        join(home, category === 'data' ? '.local/share' : `.${category}`),
-      dirname,
-    )
+  const dirs = toolDirs({ bin, binAliases, dirname, platform })
   const config: LiteConfig = {
     root,
     name,
@@ -71,19 +61,9 @@ export function liteConfig(root: string, pjson: Pjson): LiteConfig {
     platform,
     arch: cpu,
     windows: false,
-    home,
-    cacheDir: scoped('CACHE_DIR') || dir('cache'),
-    configDir: scoped('CONFIG_DIR') || dir('config'),
-    dataDir: scoped('DATA_DIR') || dir('data'),
+    ...dirs,
     userAgent: `${name}/${version} ${platform}-${cpu} node-${process.version}`,
-    scopedEnvVar: scoped,
-    scopedEnvVarKey: (key) =>
-      [bin, key]
-        .map((p) => p.replaceAll('@', '').replaceAll(/[/-]/g, '_'))
-        .join('_')
-        .toUpperCase(),
-    scopedEnvVarKeys: keys,
-    scopedEnvVarTrue: (key) => ['1', 'true'].includes(scoped(key) ?? ''),
+    ...scopedEnv({ bin, binAliases }),
     // The route table holds only tools without oclif hooks or plugins: every hook runs nothing.
     runHook: async () => ({ successes: [], failures: [] }),
   }

@@ -3,6 +3,7 @@ import { type HeldSignals, holdSignals } from '../boot/early-signals.js'
 import { bundledPjson } from '../boot/pjson.js'
 import { kindOf } from '../command-kind.js'
 import type { RunOptions } from '../entry.js'
+import { leadingWords, longestMatch } from '../route/match.js'
 import { openSession, type Session, versionOutcome } from '../session.js'
 import { idKind } from './boot.js'
 import { FastFallback, fallbackReached, noWayBackWhen, pastNoWayBack } from './fallback.js'
@@ -88,17 +89,8 @@ export async function runFast(root: string, options: FastOptions): Promise<HandO
 /** The route of the normalised argv: the longest leading words that name a command, if it is a fast route. */
 function fastRoute(table: string, argv: readonly string[]): { id: string; rest: string[] } | undefined {
   for (const token of argv) if (token === '--' || token === '--help' || token === '-h') return undefined
-  const words: string[] = []
-  for (const token of argv) {
-    if (token.startsWith('-')) break
-    words.push(token)
-  }
-  for (let n = words.length; n > 0; n--) {
-    const id = words.slice(0, n).join(':')
-    const kind = idKind(table, id)
-    if (kind) return kind === 'route' ? { id, rest: argv.slice(n) } : undefined
-  }
-  return undefined
+  const match = longestMatch(leadingWords(argv), (id) => idKind(table, id))
+  return match?.found === 'route' ? { id: match.id, rest: argv.slice(match.words) } : undefined
 }
 
 /** Whether a write's token was consumed: `WriteCommand` records what it confirmed right after consuming it. */

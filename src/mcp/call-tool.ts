@@ -2,6 +2,7 @@ import type { CommandDescription } from '../describe/command.js'
 import { AgentError } from '../errors/agent-error.js'
 import type { Catalogue } from '../errors/catalogue.js'
 import { toAgentError } from '../errors/normalize.js'
+import { UNIVERSAL_FLAGS } from '../universal-flags.js'
 import {
   APPROVAL_SCHEMA,
   approvalMessage,
@@ -17,7 +18,11 @@ import { type Launcher, runCall } from './run-call.js'
 import { DEFAULT_MAX_ITEMS, MAX_ITEMS_CAP, type ToolDef } from './tools.js'
 
 /** Universal flags that are the server's business: an MCP call always answers one JSON envelope. */
-const RESERVED = new Set(['format', 'json', 'compact', 'pretty', 'quiet'])
+const RESERVED = new Set(
+  Object.entries(UNIVERSAL_FLAGS)
+    .filter(([, flag]) => 'mcp' in flag && flag.mcp === 'server')
+    .map(([name]) => name),
+)
 
 /** The SDK's server module (imported by the server, lazily). */
 export type Sdk = typeof import('@modelcontextprotocol/server')

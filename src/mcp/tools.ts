@@ -1,5 +1,6 @@
 import type { CommandDescription } from '../describe/command.js'
 import type { Param } from '../describe/params.js'
+import { UNIVERSAL_FLAGS } from '../universal-flags.js'
 import { type ToolHints, toolAnnotations } from './annotations.js'
 
 const DRAFT = 'https://json-schema.org/draft/2020-12/schema'
@@ -26,21 +27,25 @@ export function argName(name: string): string {
   return name.replaceAll('-', '_')
 }
 
-/** The universal flags that make sense over MCP (format, compact and quiet are the server's business). */
-export const MCP_GLOBALS: readonly Param[] = [
-  {
-    name: 'fields',
-    kind: 'flag',
-    type: 'string',
-    required: false,
-    multiple: false,
-    default: null,
-    options: null,
-    description: 'Return only these fields of data (comma-separated dotted paths; on lists, fields of each item).',
-    env: null,
-    char: null,
-  },
-]
+/** The universal flags that make sense over MCP (those `UNIVERSAL_FLAGS` describes for it): the rest are the server's. */
+export const MCP_GLOBALS: readonly Param[] = Object.entries(UNIVERSAL_FLAGS).flatMap(([name, flag]) =>
+  'mcp' in flag && typeof flag.mcp === 'object'
+    ? [
+        {
+          name,
+          kind: 'flag' as const,
+          type: 'string' as const,
+          required: false,
+          multiple: false,
+          default: null,
+          options: null,
+          description: flag.mcp.description,
+          env: null,
+          char: null,
+        },
+      ]
+    : [],
+)
 
 function paramSchema(p: Param): Record<string, unknown> {
   const one: Record<string, unknown> = {}

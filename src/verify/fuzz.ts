@@ -1,3 +1,4 @@
+import { scanGlobals } from '../globals.js'
 import { type Call, call, type Target } from './call.js'
 import { commandFor, jsonViolations } from './invariants.js'
 import type { Ref, RefCommand, RefParam } from './reference-types.js'
@@ -81,16 +82,6 @@ export function invocation(r: Rand, ref: Ref): { args: string[]; env: Record<str
   return { args, env }
 }
 
-function formatOf(args: string[]): string {
-  let format = 'json'
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--') break
-    if (args[i] === '--format') format = args[i + 1] ?? ''
-    if (args[i] === '--json') format = 'json'
-  }
-  return format
-}
-
 /** The invariants every call must keep, whatever it was given. */
 export function violations(c: Call, ref: Ref): string[] {
   if (c.timedOut) return ['timed out with stdin closed']
@@ -98,7 +89,8 @@ export function violations(c: Call, ref: Ref): string[] {
   const exits = new Set(Object.values(ref.error_codes).map((e) => e.exit))
   if (beforeDashes.includes('--help') || beforeDashes.includes('-h'))
     return c.code === 0 ? [] : [`--help exited ${c.code}`]
-  const format = formatOf(c.args)
+  // The format the tool answers in, read as the tool reads it (one scan of the universal flags).
+  const { format } = scanGlobals(c.args)
   if (format === 'text' || format === 'raw')
     return c.code === 0 || exits.has(c.code ?? -1) ? [] : [`exit ${c.code} is not in the catalogue`]
   return jsonViolations(c.stdout, c.code, ref, commandFor(ref, c.args))

@@ -1,12 +1,12 @@
 import type { Catalogue } from '../errors/catalogue.js'
+import { leadingWords, longestMatch } from '../route/match.js'
 import { envelopeViolations } from '../testing/envelope.js'
 import type { Ref, RefCommand } from './reference-types.js'
 
 /** The command an argv runs, by the longest matching path in `reference`. */
 export function commandFor(ref: Ref, args: readonly string[]): RefCommand | undefined {
-  return ref.commands
-    .filter((x) => args.slice(0, x.path.split(' ').length).join(' ') === x.path)
-    .sort((a, b) => b.path.length - a.path.length)[0]
+  const byId = new Map(ref.commands.map((c) => [c.path.replaceAll(' ', ':'), c]))
+  return longestMatch(leadingWords(args), (id) => byId.get(id))?.found
 }
 
 /** The target's own error table, as a catalogue. */

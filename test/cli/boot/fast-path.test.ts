@@ -74,7 +74,15 @@ const SEEDED = Array.from({ length: 7 }, (_, i) => ({ id: String(i + 1), title: 
 describe('the fast path', () => {
   it('is taken for `list`, `get` and `--version`: no oclif is evaluated, oclif’s bundle is not even compiled', () => {
     seed(box(), SEEDED)
-    for (const args of [['list'], ['get', '1'], ['--version'], ['list', '--format', 'text', '--limit', '2']]) {
+    // `--pretty list` as `--compact list`: the boot's look-up reads the one table of universal flags.
+    for (const args of [
+      ['list'],
+      ['get', '1'],
+      ['--version'],
+      ['list', '--format', 'text', '--limit', '2'],
+      ['--pretty', 'list'],
+      ['--compact', 'list'],
+    ]) {
       const run = traced(args)
       expect(run.code, args.join(' ')).toBe(0)
       expect(run.bundles, args.join(' ')).toEqual(['fast.cjs'])

@@ -1,0 +1,75 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import type { AgentError } from '../../../src/errors/agent-error.js'
+import { leadingWords, longestMatch } from '../../../src/route/match.js'
+import { unknownCommand } from '../../../src/route/unknown.js'
+import { isUniversalToken, UNIVERSAL_FLAGS, UNIVERSAL_SWITCH_TOKENS } from '../../../src/universal-flags.js'
+
+const root = join(import.meta.dirname, '../../..')
+/** The files under src/ whose code (comments aside) matches `pattern`. */
+function using(pattern: RegExp): string[] {
+  return readdirSync(join(root, 'src'), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.ts'))
+    .map((e) => join(e.parentPath, e.name))
+    .filter((path) => pattern.test(readFileSync(path, 'utf8').replace(/^\s*(\/\/|\*|\/\*).*$/gm, '')))
+    .map((path) => relative(root, path))
+    .sort()
+}
+
+const IDS = new Set(['login', 'login:approve', 'job:status', 'job:list', 'list'])
+const names = [...IDS].map((id) => id.replaceAll(':', ' '))
+
+function refusal(words: string[]): AgentError {
+  try {
+    unknownCommand(words, names, 'run `tasks reference`')
+  } catch (error) {
+    return error as AgentError
+  }
+  throw new Error('unknownCommand returned')
+}
+
+describe('the router', () => {
+  it('takes the longest run of leading words that names an id', () => {
+    const find = (id: string) => (IDS.has(id) ? id : undefined)
+    expect(longestMatch(leadingWords(['login', 'approve', '--id', 'x']), find)).toEqual({
+      found: 'login:approve',
+      id: 'login:approve',
+      words: 2,
+    })
+    expect(longestMatch(leadingWords(['login', 'nope']), find)?.id).toBe('login')
+    expect(longestMatch(leadingWords(['--json', 'list']), find)).toBeUndefined()
+    expect(longestMatch(leadingWords(['job']), find)).toBeUndefined()
+  })
+
+  it('answers a miss with E_USAGE: a topic, an unknown word with did-you-mean, no command at all', () => {
+    const topic = refusal(['job'])
+    expect([topic.code, topic.message]).toEqual([
+      'E_USAGE',
+      "job is a topic; name one of its commands. Did you mean 'job list' or 'job status'?",
+    ])
+    expect(topic.details).toMatchObject({ got: 'job', allowed: ['job list', 'job status'] })
+    const typo = refusal(['lst'])
+    expect(typo.message).toBe("Unknown command: lst. Did you mean 'list'?")
+    expect(typo.details).toMatchObject({ got: 'lst', suggestions: ['list'] })
+    const under = refusal(['job', 'stat'])
+    expect(under.message).toBe("Unknown command: job stat. Did you mean 'job status'?")
+    const none = refusal([])
+    expect([none.message, none.details.hint]).toEqual(['No command given', 'run `tasks reference`'])
+  })
+
+  it('is the only place command words are matched, and the one table the only list of universal flags', () => {
+    expect(using(/words\.slice\(0, n\)\.join\(':'\)/)).toEqual(['src/route/match.ts'])
+    // A set or list of several universal flags by name, outside the table (the fuzzer's picks are its own).
+    const lists =
+      /(Set\(|= )\[\s*'(--)?(format|json|compact|pretty|quiet)',\s*'(--)?(format|json|fields|compact|pretty|quiet)'/
+    expect(using(lists)).toEqual([])
+  })
+
+  it('knows every universal flag, --pretty included (the boot’s old copy had lost it)', () => {
+    expect(Object.keys(UNIVERSAL_FLAGS)).toEqual(['format', 'json', 'fields', 'compact', 'pretty', 'quiet', 'no-input'])
+    expect(UNIVERSAL_SWITCH_TOKENS.has('--pretty')).toBe(true)
+    expect(['--format=text', '--fields', '--pretty', '--no-input'].every(isUniversalToken)).toBe(true)
+    expect(['--format-x', '--help', 'list', '--limit'].some(isUniversalToken)).toBe(false)
+  })
+})
