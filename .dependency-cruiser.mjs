@@ -41,7 +41,7 @@ export default {
           'src/output/progress.ts',
           'src/output/render.ts',
           'src/output/stdout.ts',
-          'src/session.ts',
+          'src/runtime/session.ts',
         ),
       },
       to: { path: only('src/output/redact.ts') },
@@ -54,8 +54,8 @@ export default {
         'reach the stdout writer: every envelope passes the redactor on its way.',
       from: {
         pathNot: only(
-          'src/entry.ts',
-          'src/session.ts',
+          'src/runtime/entry.ts',
+          'src/runtime/session.ts',
           'src/output/render.ts',
           'src/output/ndjson.ts',
           'src/output/chunk-writer.ts',
@@ -95,7 +95,7 @@ export default {
       severity: 'error',
       comment: 'The audit record is drafted, noted and written through src/audit only.',
       from: {
-        pathNot: `^src/audit/|${only('src/entry.ts', 'src/fast/run.ts', 'src/session.ts', 'src/write-command.ts')}`,
+        pathNot: `^src/audit/|${only('src/runtime/entry.ts', 'src/fast/run.ts', 'src/runtime/session.ts', 'src/write-command.ts')}`,
       },
       to: { path: '^src/audit/(open|pending|writer)\\.ts$' },
     },

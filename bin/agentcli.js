@@ -2,5 +2,5 @@
 import module from 'node:module'
 
 module.enableCompileCache?.()
-const { run } = await import('../dist/entry.js')
+const { run } = await import('../dist/runtime/entry.js')
 await run(new URL('..', import.meta.url))

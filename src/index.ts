@@ -11,7 +11,7 @@ export {
   type HumanAction,
   type HumanRequest,
   humanError,
-} from './checkpoints.js'
+} from './checkpoints/checkpoint.js'
 export { AgentCommand, type CommandKind, type CommandResult } from './command.js'
 export type { IdempotencyLedger } from './confirm/idempotency.js'
 export type { TokenLedger } from './confirm/ledger.js'
@@ -19,16 +19,9 @@ export { type BatchItem, batchSchema, type Change } from './confirm/preview.js'
 export type { SecretSource } from './confirm/secret.js'
 export type { CredentialStatus, StorageMode } from './credentials/credentials.js'
 export type { CredentialRecord, CredentialSource, SecretStore } from './credentials/types.js'
-export {
-  type DeprecatedField,
-  type Deprecation,
-  deprecatedField,
-  type FieldDeprecationOptions,
-} from './deprecation.js'
 export type { CompactReference } from './describe/compact.js'
 export { expandReference, isCompactReference } from './describe/expand.js'
 export type { Reference } from './describe/reference.js'
-export { type RunOptions, run } from './entry.js'
 export {
   AgentError,
   type AgentErrorOptions,
@@ -49,9 +42,7 @@ export {
 export { Flags } from './flags.js'
 export { readJsonFile, type WriteOptions, writeJsonAtomic } from './fs/json-file.js'
 export { type LockOptions, withFileLock } from './fs/lock.js'
-export type { Format } from './globals.js'
 export type { HttpClient, HttpOptions, HttpResponse, RequestOptions } from './http/client.js'
-export { invocation, runnable } from './invocation.js'
 export type { JobContext, JobPlan, JobRecord, JobStatus, JobStore, SubmittedJob } from './jobs/index.js'
 export {
   type Page,
@@ -61,13 +52,28 @@ export {
   paginate,
   paginationFlags,
   type SortKey,
-} from './list.js'
+} from './list/paginate.js'
 export type { Envelope, ErrorBody, ErrorEnvelope, Meta, Notice, SuccessEnvelope } from './output/envelope.js'
 export { type ItemsPreview, previewItems } from './output/preview-items.js'
 export type { Progress, ProgressOptions } from './output/progress.js'
 export { registerSecret } from './output/redact.js'
-export type { Question } from './prompt.js'
-export { type OutputOf, type OutputSchema, output, type ZodNamespace } from './schema.js'
-export { type FrameworkSetting, type SettingRule, type SettingSpec, type ToolEnv, toolEnv } from './settings.js'
-export { readSetting } from './tool-config.js'
+export type { Question } from './run/prompt.js'
+export { type RunOptions, run } from './runtime/entry.js'
+export { invocation, runnable } from './runtime/invocation.js'
+export {
+  type DeprecatedField,
+  type Deprecation,
+  deprecatedField,
+  type FieldDeprecationOptions,
+} from './schema/deprecation.js'
+export { type OutputOf, type OutputSchema, output, type ZodNamespace } from './schema/output.js'
+export { readSetting } from './settings/config-file.js'
+export {
+  type FrameworkSetting,
+  type SettingRule,
+  type SettingSpec,
+  type ToolEnv,
+  toolEnv,
+} from './settings/tool-env.js'
+export type { Format } from './universal-flags/globals.js'
 export { idempotencyFlags, type Plan, WriteCommand, type WriteJobContext } from './write-command.js'

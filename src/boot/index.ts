@@ -1,5 +1,5 @@
-import type { RunOptions } from '../entry.js'
 import { startFast } from '../fast/boot.js'
+import type { RunOptions } from '../runtime/entry.js'
 import { builtin } from './builtin.js'
 import { cacheFileName, codeCacheDir, nextHeader, readCodeCache, runKey, writeCodeCache } from './code-cache.js'
 import { holdSignals } from './early-signals.js'
@@ -44,7 +44,7 @@ export async function start(root: string | URL, options: RunOptions = {}): Promi
   if (loaded) return loaded.run(dir, { ...options, bundle, held: handed?.held ?? held })
   // From the modules, Node's own compile cache is what helps: some 200 files instead of one.
   Module.enableCompileCache?.()
-  const { run } = await import('../entry.js')
+  const { run } = await import('../runtime/entry.js')
   return run(dir, { ...options, held: handed?.held ?? held })
 }
 
@@ -69,7 +69,10 @@ function toolNodeRange(dir: string): unknown {
 }
 
 async function unsupportedNode(root: string | URL, unmet: string[], options: RunOptions): Promise<never> {
-  const [{ AgentError }, { run }] = await Promise.all([import('../errors/agent-error.js'), import('../entry.js')])
+  const [{ AgentError }, { run }] = await Promise.all([
+    import('../errors/agent-error.js'),
+    import('../runtime/entry.js'),
+  ])
   const required = unmet.join(' and ')
   const fatal = new AgentError('E_CONFIG', `this tool needs Node ${required}; this is Node ${process.versions.node}`, {
     details: {

@@ -8,7 +8,7 @@ import type { CompactReference } from '../describe/compact.js'
 import { expandReference } from '../describe/expand.js'
 import type { Reference } from '../describe/reference.js'
 import { renderSkill, skillName } from '../describe/skill.js'
-import { loadZod } from '../schema.js'
+import { loadZod } from '../schema/output.js'
 import { bundleTool } from './bundle.js'
 import { splitDescriptions } from './descriptions.js'
 

@@ -41,7 +41,7 @@ export async function bundleEntry(
         }).catch(() => undefined)
       : undefined
   // The entry module by path: agentcli's public entry points do not include it.
-  const lines = [`export { run } from ${JSON.stringify(join(framework, 'dist/entry.js'))}`]
+  const lines = [`export { run } from ${JSON.stringify(join(framework, 'dist/runtime/entry.js'))}`]
   if (chunks)
     lines.push(...chunkEntry(chunks, routes, join(framework, 'dist/fast/chunk.js'), { name, access, lazy: true }))
   else {

@@ -7,7 +7,7 @@ import semver from 'semver'
 import type { Credentials } from '../credentials/index.js'
 import { readinessFixes, releaseReadiness, skillMinVersions, skillName } from '../describe/index.js'
 import { toolEnv } from '../index.js'
-import { readToolSettings } from '../tool-settings.js'
+import { readToolSettings } from '../settings/package-section.js'
 
 /** One doctor check: `fix` is null exactly when the check passes. */
 export type Check = { check: string; status: 'pass' | 'warn' | 'fail'; message: string; fix: string | null }

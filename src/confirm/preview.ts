@@ -1,4 +1,4 @@
-import type { ZodNamespace } from '../schema.js'
+import type { ZodNamespace } from '../schema/output.js'
 
 /** One change a write would make (spec 002 §7). */
 export type Change = { action: string; resource: string; id: string | null; before: unknown; after: unknown }

@@ -1,5 +1,5 @@
 import { AgentError } from '../errors/agent-error.js'
-import { isMissing, missingError } from '../optional.js'
+import { isMissing, missingError } from '../runtime/optional-peers.js'
 import { registerRecord } from './register.js'
 import type { CredentialRecord, SecretStore } from './types.js'
 

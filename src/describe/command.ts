@@ -1,18 +1,18 @@
 import type { Command } from '@oclif/core'
 import type { ZodType } from 'zod'
 import { type CommandKind, kindOf } from '../command-kind.js'
+import type { ErrorCode } from '../errors/catalogue.js'
+import { acceptedFields } from '../output/fields.js'
+import { effectiveOutput } from '../schema/declared-output.js'
 import {
   commandDeprecation,
   type DeprecatedField,
   type Deprecation,
   deprecatedFields,
   type OclifDeprecation,
-} from '../deprecation.js'
-import type { ErrorCode } from '../errors/catalogue.js'
-import { acceptedFields } from '../output/fields.js'
-import { effectiveOutput } from '../output-schema.js'
-import type { OutputSchema, ZodNamespace } from '../schema.js'
-import { UNIVERSAL_FLAG_NAMES } from '../universal-flags.js'
+} from '../schema/deprecation.js'
+import type { OutputSchema, ZodNamespace } from '../schema/output.js'
+import { UNIVERSAL_FLAG_NAMES } from '../universal-flags/table.js'
 import { toJsonSchema } from './json-schema.js'
 import { describeParams, type Param } from './params.js'
 

@@ -1,5 +1,5 @@
 import type { ZodType } from 'zod'
-import type { ZodNamespace } from '../schema.js'
+import type { ZodNamespace } from '../schema/output.js'
 
 /** JSON Schema 2020-12 of a zod schema; types JSON cannot express are left open rather than failing. */
 export function toJsonSchema(z: ZodNamespace, schema: ZodType): Record<string, unknown> {

@@ -1,5 +1,5 @@
 import type { Config } from '@oclif/core'
-import { invocation } from '../invocation.js'
+import { invocation } from '../runtime/invocation.js'
 import { CONTRACT_VERSION } from './contract-version.js'
 import { describeCommands } from './reference.js'
 

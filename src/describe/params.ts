@@ -1,5 +1,5 @@
-import { byCodePoint } from '../compare.js'
-import { type Deprecation, flagDeprecation, type OclifDeprecation } from '../deprecation.js'
+import { byCodePoint } from '../output/compare.js'
+import { type Deprecation, flagDeprecation, type OclifDeprecation } from '../schema/deprecation.js'
 
 /** How a flag or argument is described in `reference` (spec 002 §11). */
 export type Param = {

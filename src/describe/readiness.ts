@@ -1,4 +1,4 @@
-import type { EvidenceStatus, ToolSettings } from '../tool-settings.js'
+import type { EvidenceStatus, ToolSettings } from '../settings/package-section.js'
 
 /** Release readiness as `reference` reports it (spec 002 §11, §13). */
 export type ReleaseReadiness = {

@@ -1,4 +1,4 @@
-import { byCodePoint } from '../compare.js'
+import { byCodePoint } from '../output/compare.js'
 
 /** Damerau-Levenshtein distance (optimal string alignment), for did-you-mean suggestions. */
 function distance(a: string, b: string): number {

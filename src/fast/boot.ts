@@ -1,8 +1,8 @@
 import { builtin } from '../boot/builtin.js'
 import type { HeldSignals } from '../boot/early-signals.js'
-import type { RunOptions } from '../entry.js'
 import { leadingWords, longestMatch } from '../route/match.js'
-import { isUniversalToken, UNIVERSAL_VALUE_TOKENS } from '../universal-flags.js'
+import type { RunOptions } from '../runtime/entry.js'
+import { isUniversalToken, UNIVERSAL_VALUE_TOKENS } from '../universal-flags/table.js'
 import type { FastOptions, HandOver } from './run.js'
 
 const { readFileSync, statSync } = builtin<typeof import('node:fs')>('node:fs')

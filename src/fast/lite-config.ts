@@ -1,6 +1,6 @@
 import { builtin } from '../boot/builtin.js'
-import { scopedEnv } from '../scoped-env.js'
-import { toolDirs } from '../tool-dirs.js'
+import { scopedEnv } from '../settings/scoped-env.js'
+import { toolDirs } from '../settings/tool-dirs.js'
 import { notProvided } from './fallback.js'
 
 const { arch } = builtin<typeof import('node:os')>('node:os')

@@ -1,4 +1,4 @@
-import { type Checkpoint, type HumanRequest, humanError, newCheckpoint } from '../checkpoints.js'
+import { type Checkpoint, type HumanRequest, humanError, newCheckpoint } from '../checkpoints/checkpoint.js'
 import { AgentError } from '../errors/agent-error.js'
 import type { FleetCheckpoints } from './types.js'
 

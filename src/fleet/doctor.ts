@@ -1,6 +1,6 @@
 import type { Config } from '@oclif/core'
 import { isAgentError } from '../errors/agent-error.js'
-import { toolEnv } from '../settings.js'
+import { toolEnv } from '../settings/tool-env.js'
 import { openBackend } from './backend.js'
 import { redactUrl, stateLocation } from './location.js'
 import { SCHEMA_VERSION } from './types.js'

@@ -1,7 +1,7 @@
 import type { Config } from '@oclif/core'
 import { AgentError } from '../errors/agent-error.js'
-import { toolEnv } from '../settings.js'
-import { readToolSettings } from '../tool-settings.js'
+import { readToolSettings } from '../settings/package-section.js'
+import { toolEnv } from '../settings/tool-env.js'
 
 /** Where a tool keeps the state that makes writes safe: files under the user's home, or a shared engine. */
 export type StateLocation =

@@ -3,7 +3,7 @@ import { AgentError } from '../errors/agent-error.js'
 import type { Catalogue } from '../errors/catalogue.js'
 import { reconcile, runJob } from '../jobs/runtime.js'
 import type { JobRecord } from '../jobs/types.js'
-import { toolEnv } from '../settings.js'
+import { toolEnv } from '../settings/tool-env.js'
 import { openBackend } from './backend.js'
 
 type Worker = Parameters<typeof runJob>[0]['worker']

@@ -1,5 +1,5 @@
 import type { AuditRecord } from '../audit/record.js'
-import type { Checkpoint } from '../checkpoints.js'
+import type { Checkpoint } from '../checkpoints/checkpoint.js'
 import { AgentError } from '../errors/agent-error.js'
 import type { JobRecord, JobStore } from '../jobs/types.js'
 import type { StoreName } from './errors.js'

@@ -1,4 +1,4 @@
-import type { ZodNamespace } from '../schema.js'
+import type { ZodNamespace } from '../schema/output.js'
 
 /** The `data` of a submission (spec 002 §15.2). */
 export const submittedSchema = (z: ZodNamespace) =>

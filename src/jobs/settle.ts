@@ -1,6 +1,6 @@
 import { AgentError } from '../errors/agent-error.js'
 import type { Catalogue, ErrorCode } from '../errors/catalogue.js'
-import { invocation } from '../invocation.js'
+import { invocation } from '../runtime/invocation.js'
 import type { JobRecord, JobStore } from './types.js'
 
 /** What a settled job answers: its data, or (a large result) its items to stream. A failure is thrown. */

@@ -2,7 +2,7 @@ import type { CommandDescription } from '../describe/command.js'
 import { AgentError } from '../errors/agent-error.js'
 import type { Catalogue } from '../errors/catalogue.js'
 import { toAgentError } from '../errors/normalize.js'
-import { UNIVERSAL_FLAGS } from '../universal-flags.js'
+import { UNIVERSAL_FLAGS } from '../universal-flags/table.js'
 import {
   APPROVAL_SCHEMA,
   approvalMessage,

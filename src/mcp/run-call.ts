@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { toolEnv } from '../settings.js'
+import { toolEnv } from '../settings/tool-env.js'
 
 /** How the server starts one CLI call of its own tool. */
 export type Launcher = {

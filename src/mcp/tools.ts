@@ -1,6 +1,6 @@
 import type { CommandDescription } from '../describe/command.js'
 import type { Param } from '../describe/params.js'
-import { UNIVERSAL_FLAGS } from '../universal-flags.js'
+import { UNIVERSAL_FLAGS } from '../universal-flags/table.js'
 import { type ToolHints, toolAnnotations } from './annotations.js'
 
 const DRAFT = 'https://json-schema.org/draft/2020-12/schema'

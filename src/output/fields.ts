@@ -1,9 +1,9 @@
 import type { ZodType } from 'zod'
-import { deprecatedFields, deprecationNotice } from '../deprecation.js'
 import { toJsonSchema } from '../describe/json-schema.js'
 import { validationError } from '../errors/agent-error.js'
-import { type Declares, effectiveOutput } from '../output-schema.js'
-import { loadZod } from '../schema.js'
+import { type Declares, effectiveOutput } from '../schema/declared-output.js'
+import { deprecatedFields, deprecationNotice } from '../schema/deprecation.js'
+import { loadZod } from '../schema/output.js'
 import type { Notice } from './envelope.js'
 import { matches, OPEN, pageItemSchemas, schemaPaths } from './field-paths.js'
 

@@ -1,5 +1,5 @@
 import type { Catalogue } from '../errors/catalogue.js'
-import type { Globals } from '../globals.js'
+import type { Globals } from '../universal-flags/globals.js'
 import type { Notice } from './envelope.js'
 import type { OutputSinks } from './sinks.js'
 

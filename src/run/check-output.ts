@@ -1,7 +1,7 @@
 import { AgentError } from '../errors/agent-error.js'
 import { utcTimes } from '../output/times.js'
-import { type Declares, effectiveOutput } from '../output-schema.js'
-import { loadZod } from '../schema.js'
+import { type Declares, effectiveOutput } from '../schema/declared-output.js'
+import { loadZod } from '../schema/output.js'
 
 /*
  * Output validation under test (`AGENTCLI_VALIDATE_OUTPUT=1`, set by `runTool`): what a command prints is checked

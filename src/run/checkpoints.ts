@@ -1,5 +1,5 @@
 import type { Config } from '@oclif/core'
-import type { Checkpoint, HumanRequest } from '../checkpoints.js'
+import type { Checkpoint, HumanRequest } from '../checkpoints/checkpoint.js'
 import type { AgentError } from '../errors/agent-error.js'
 import type { FleetBackend } from '../fleet/types.js'
 
@@ -23,7 +23,7 @@ export async function humanRequired<S>(
   request: HumanRequest<S>,
 ): Promise<AgentError> {
   if (fleet) return (await import('../fleet/checkpoints.js')).requireHumanShared(fleet.checkpoints, id, request)
-  const { requireHuman } = await import('../checkpoints.js')
+  const { requireHuman } = await import('../checkpoints/checkpoint.js')
   return requireHuman(dataDir, id, request)
 }
 
@@ -36,13 +36,13 @@ export async function claimResume<S>(
 ): Promise<{ checkpoint: Checkpoint<S>; release?: () => Promise<void> }> {
   if (fleet)
     return { checkpoint: await (await import('../fleet/checkpoints.js')).loadShared<S>(fleet.checkpoints, command, id) }
-  const { claimCheckpoint } = await import('../checkpoints.js')
+  const { claimCheckpoint } = await import('../checkpoints/checkpoint.js')
   return claimCheckpoint<S>(dataDir, command, id)
 }
 
 /** Complete a checkpoint: a resume works once (on a fleet, once across machines). */
 export async function completeResume(fleet: FleetBackend | undefined, dataDir: string, id: string): Promise<void> {
   if (fleet) return (await import('../fleet/checkpoints.js')).completeShared(fleet.checkpoints, id)
-  const { completeCheckpoint } = await import('../checkpoints.js')
+  const { completeCheckpoint } = await import('../checkpoints/checkpoint.js')
   return completeCheckpoint(dataDir, id)
 }

@@ -1,15 +1,15 @@
 import { Command } from '@oclif/core'
-import type { Checkpoint, HumanRequest } from '../checkpoints.js'
+import type { Checkpoint, HumanRequest } from '../checkpoints/checkpoint.js'
 import type { Credentials, StorageMode } from '../credentials/credentials.js'
 import type { CredentialRecord } from '../credentials/types.js'
 import { AgentError } from '../errors/agent-error.js'
 import type { FleetBackend } from '../fleet/types.js'
-import type { Globals } from '../globals.js'
 import type { HttpClient } from '../http/client.js'
 import { createProgress, type Progress, type ProgressOptions, SILENT_PROGRESS } from '../output/progress.js'
-import type { Question } from '../prompt.js'
+import type { Globals } from '../universal-flags/globals.js'
 import { claimResume, completeResume, fleetBackendOf, humanRequired } from './checkpoints.js'
 import { openCredentialStore, usableCredential } from './credentials.js'
+import type { Question } from './prompt.js'
 import { type UpstreamOptions, upstreamClient } from './upstream.js'
 
 /**
@@ -60,7 +60,7 @@ export abstract class CommandServices extends Command {
    * naming `question.flag`, the flag that answers it (every question must have one).
    */
   protected async ask(question: Question): Promise<string> {
-    const { ask } = await import('../prompt.js')
+    const { ask } = await import('./prompt.js')
     return ask(question, this.globals.noInput)
   }
 

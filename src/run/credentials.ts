@@ -2,8 +2,8 @@ import type { Config } from '@oclif/core'
 import type { Credentials, StorageMode } from '../credentials/credentials.js'
 import type { CredentialRecord } from '../credentials/types.js'
 import { AgentError } from '../errors/agent-error.js'
-import { toolEnv } from '../settings.js'
-import { readToolSettings } from '../tool-settings.js'
+import { readToolSettings } from '../settings/package-section.js'
+import { toolEnv } from '../settings/tool-env.js'
 
 /** What the credential helpers need of the tool: its oclif config (bin, dirs, package.json). */
 type Tool = Pick<Config, 'bin' | 'configDir' | 'pjson'>

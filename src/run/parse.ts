@@ -1,8 +1,8 @@
 import type { Interfaces } from '@oclif/core'
-import { type OclifDeprecation, usageNotices } from '../deprecation.js'
 import { usageError } from '../errors/agent-error.js'
-import type { Format } from '../globals.js'
 import type { Notice } from '../output/envelope.js'
+import { type OclifDeprecation, usageNotices } from '../schema/deprecation.js'
+import type { Format } from '../universal-flags/globals.js'
 import { mapParseError, prepareInput } from './_parse.js'
 
 /*

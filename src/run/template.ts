@@ -1,10 +1,10 @@
 import { AgentError } from '../errors/agent-error.js'
-import type { Globals } from '../globals.js'
 import type { SubmittedJob } from '../jobs/runtime.js'
-import { dataOutcome, isOutcome, type Outcome, streamOutcome } from '../outcome.js'
 import type { Meta, Notice } from '../output/envelope.js'
 import { type FieldSelection, projectData, requestedFields } from '../output/fields.js'
-import type { Declares } from '../output-schema.js'
+import { dataOutcome, isOutcome, type Outcome, streamOutcome } from '../output/outcome.js'
+import type { Declares } from '../schema/declared-output.js'
+import type { Globals } from '../universal-flags/globals.js'
 import { checkedItems, checkOutput, validatingOutput } from './check-output.js'
 import { callNotices, checkFormat, type Parsed, type UsageSubject } from './parse.js'
 

@@ -1,5 +1,5 @@
 import type { HttpClient } from '../http/client.js'
-import { FRAMEWORK_SETTINGS, toolEnv } from '../settings.js'
+import { FRAMEWORK_SETTINGS, toolEnv } from '../settings/tool-env.js'
 
 /** What a command asks of its upstream client. */
 export type UpstreamOptions = { baseUrl: string; auth?: boolean; timeoutMs?: number; retries?: number }

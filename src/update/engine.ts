@@ -4,7 +4,6 @@ import { join } from 'node:path'
 import type { Config } from '@oclif/core'
 import semver from 'semver'
 import { AgentError, isAgentError } from '../errors/agent-error.js'
-import { clearUpdateNotice } from '../notices.js'
 import type { Progress, ProgressOptions } from '../output/progress.js'
 import { fetchBounded, fetchText } from './_fetch.js'
 import { withInstallLock } from './_install-lock.js'
@@ -22,6 +21,7 @@ import {
   stagingDir,
   switchVersion,
 } from './install.js'
+import { clearUpdateNotice } from './notice-cache.js'
 import { applyNpmUpdate } from './npm-update.js'
 import type { UpdatePlanState, UpdateResult } from './plan-state.js'
 import { releaseSource, updateSettings } from './settings.js'

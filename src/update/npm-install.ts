@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Config } from '@oclif/core'
-import { toolEnv } from '../settings.js'
-import { readToolSettings } from '../tool-settings.js'
+import { readToolSettings } from '../settings/package-section.js'
+import { toolEnv } from '../settings/tool-env.js'
 import { integrityError } from './errors.js'
 import {
   DEFAULT_NPM_REGISTRY,

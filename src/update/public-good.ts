@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module'
-import { isMissing, missingError } from '../optional.js'
+import { isMissing, missingError } from '../runtime/optional-peers.js'
 
 /**
  * The public-good Sigstore trusted root as bundled inside @sigstore/tuf, read offline. It is a snapshot of the

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path'
 import type { Config } from '@oclif/core'
 import { AgentError } from '../errors/agent-error.js'
-import { toolEnv } from '../settings.js'
-import { readToolSettings } from '../tool-settings.js'
+import { readToolSettings } from '../settings/package-section.js'
+import { toolEnv } from '../settings/tool-env.js'
 import { directorySource, githubSource, mirrorSource, type ReleaseSource } from './source.js'
 
 /** A tool's update settings: `"agentcli": {"update": {…}}` in package.json, overridable by environment. */

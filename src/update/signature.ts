@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { AgentError } from '../errors/agent-error.js'
-import { loadOptional } from '../optional.js'
+import { loadOptional } from '../runtime/optional-peers.js'
 import { integrityError } from './errors.js'
 
 /** Who must have signed a release (spec 002 §14). */

@@ -1,6 +1,6 @@
 import type { Config } from '@oclif/core'
 import { AgentError } from '../errors/agent-error.js'
-import { readToolSettings } from '../tool-settings.js'
+import { readToolSettings } from '../settings/package-section.js'
 
 /** Deadlines of the steps of an update, in milliseconds; every child process and download has one. */
 export type UpdateTimeouts = {

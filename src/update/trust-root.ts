@@ -1,7 +1,7 @@
 import { chmod, lstat, mkdir, readdir, readFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
-import { loadOptional } from '../optional.js'
+import { loadOptional } from '../runtime/optional-peers.js'
 import { integrityError } from './errors.js'
 
 /** Where the trusted root in use came from. */

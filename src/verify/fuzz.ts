@@ -1,4 +1,4 @@
-import { scanGlobals } from '../globals.js'
+import { scanGlobals } from '../universal-flags/globals.js'
 import { type Call, call, type Target } from './call.js'
 import { commandFor, jsonViolations } from './invariants.js'
 import type { Ref, RefCommand, RefParam } from './reference-types.js'

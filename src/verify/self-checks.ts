@@ -1,4 +1,4 @@
-import { loadOptional } from '../optional.js'
+import { loadOptional } from '../runtime/optional-peers.js'
 import { errorOf, NEEDS_STATE, needsInput, words } from './_private.js'
 import { call, json, type Target } from './call.js'
 import { itemCount, runnableExample, type Seen } from './examples.js'

@@ -1,7 +1,7 @@
 import { type BatchData, batchOutcome } from '../confirm/batch.js'
 import type { BatchItem } from '../confirm/preview.js'
 import type { Catalogue } from '../errors/catalogue.js'
-import { shellQuote } from '../invocation.js'
+import { shellQuote } from '../runtime/invocation.js'
 import type { WriteState } from './call.js'
 
 /**

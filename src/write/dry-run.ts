@@ -1,6 +1,6 @@
 import type { Binding } from '../confirm/token.js'
 import { AgentError } from '../errors/agent-error.js'
-import { invocation, shellQuote } from '../invocation.js'
+import { invocation, shellQuote } from '../runtime/invocation.js'
 import type { WriteCall, WriteSteps } from './call.js'
 import { clock, type Plan } from './plan.js'
 

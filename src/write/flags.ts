@@ -1,8 +1,8 @@
 import type { Interfaces } from '@oclif/core'
 import { usageError } from '../errors/agent-error.js'
 import { Flags } from '../flags.js'
-import { GLOBAL_FLAGS } from '../globals.js'
-import { WAIT_FLAGS } from '../wait-flags.js'
+import { WAIT_FLAGS } from '../jobs/wait-flags.js'
+import { GLOBAL_FLAGS } from '../universal-flags/globals.js'
 
 /** Flags every write command has. */
 export const WRITE_FLAGS = {

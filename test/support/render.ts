@@ -1,7 +1,7 @@
 import type { AgentError } from '../../src/errors/agent-error.js'
 import { CORE_CATALOGUE } from '../../src/errors/catalogue.js'
-import type { Outcome } from '../../src/outcome.js'
 import { now } from '../../src/output/clock.js'
+import type { Outcome } from '../../src/output/outcome.js'
 import { type RenderContext, renderError, renderOutcome } from '../../src/output/render.js'
 import { type MemorySinks, memorySinks } from '../../src/output/sinks.js'
 

@@ -1,6 +1,6 @@
 import { CONTRACT_VERSION } from '../../describe/index.js'
 import { AgentCommand, output, toolEnv } from '../../index.js'
-import { readToolConfig } from '../../tool-config.js'
+import { readToolConfig } from '../../settings/config-file.js'
 import { contextSchema } from '../schemas.js'
 
 export default class Context extends AgentCommand {

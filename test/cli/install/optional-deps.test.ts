@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { CORE_ERRORS } from '../../../src/errors/catalogue.js'
-import { installCommand, isMissing, OPTIONAL_PACKAGES } from '../../../src/optional.js'
+import { installCommand, isMissing, OPTIONAL_PACKAGES } from '../../../src/runtime/optional-peers.js'
 import { env, ROOT, tasks, useSandbox } from '../../support/helpers.js'
 
 const HIDE = join(ROOT, 'test/fixtures/hide-modules.mjs')

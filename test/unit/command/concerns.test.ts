@@ -25,9 +25,9 @@ function using(pattern: RegExp): string[] {
 }
 
 describe('one home per concern', () => {
-  it('the env prefix is computed in src/settings.ts only', () => {
-    expect(using(/\btoUpperCase\(\)\.replace\(/)).toEqual(['src/settings.ts'])
-    expect(using(/\benvPrefix\(/)).toEqual(['src/settings.ts'])
+  it('the env prefix is computed in src/settings/tool-env.ts only', () => {
+    expect(using(/\btoUpperCase\(\)\.replace\(/)).toEqual(['src/settings/tool-env.ts'])
+    expect(using(/\benvPrefix\(/)).toEqual(['src/settings/tool-env.ts'])
   })
 
   it('output validation is switched on and done in src/run/check-output.ts', () => {
@@ -36,7 +36,11 @@ describe('one home per concern', () => {
   })
 
   it('a command reads the run state once, through its context', () => {
-    expect(using(/\bgetRunState\(\)/)).toEqual(['src/_state.ts', 'src/command.ts', 'src/invocation.ts'])
+    expect(using(/\bgetRunState\(\)/)).toEqual([
+      'src/command.ts',
+      'src/runtime/invocation.ts',
+      'src/runtime/run-state.ts',
+    ])
     expect(readFileSync(join(root, 'src/command.ts'), 'utf8').match(/\bgetRunState\(\)/g)).toHaveLength(1)
   })
 

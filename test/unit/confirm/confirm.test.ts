@@ -24,7 +24,7 @@ import { envSecretSource, fileSecretSource } from '../../../src/confirm/secret.j
 import { goneDrift, sameTargets, type Target, targetDrift } from '../../../src/confirm/targets.js'
 import { type Binding, CLEAR_TARGETS, mintToken, verifyTargets, verifyToken } from '../../../src/confirm/token.js'
 import { beforeChange, isBeforeChange } from '../../../src/errors/before-change.js'
-import { loadZod } from '../../../src/schema.js'
+import { loadZod } from '../../../src/schema/output.js'
 
 // Root ignores file permissions, so the few I/O failures it cannot cause for real are injected here.
 const fail = vi.hoisted(() => ({

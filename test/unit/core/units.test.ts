@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest'
 import { classify } from '../../../src/credentials/keychain-store.js'
 import { CORE_ERRORS } from '../../../src/errors/catalogue.js'
 import { suggest } from '../../../src/errors/suggest.js'
-import { normalizeArgv, scanGlobals } from '../../../src/globals.js'
 import { codeForStatus, errorForFailure, retryAfterSeconds } from '../../../src/http/status.js'
-import { paginate } from '../../../src/list.js'
+import { paginate } from '../../../src/list/paginate.js'
 import { parseFields, projectObject } from '../../../src/output/fields.js'
 import { addSensitiveKeys, REDACTED, redactForOutput as redact } from '../../../src/output/redact.js'
+import { normalizeArgv, scanGlobals } from '../../../src/universal-flags/globals.js'
 
 describe('defineErrorCodes', () => {
   it('derives retryable from the exit class', () => {

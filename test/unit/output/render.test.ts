@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { AgentError } from '../../../src/errors/agent-error.js'
-import { dataOutcome, rawOutcome, streamOutcome } from '../../../src/outcome.js'
+import { dataOutcome, rawOutcome, streamOutcome } from '../../../src/output/outcome.js'
 import { memorySinks } from '../../../src/output/sinks.js'
 import { pinned, renderErrorInProcess, renderInProcess } from '../../support/render.js'
 

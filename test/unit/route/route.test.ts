@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import type { AgentError } from '../../../src/errors/agent-error.js'
 import { leadingWords, longestMatch } from '../../../src/route/match.js'
 import { unknownCommand } from '../../../src/route/unknown.js'
-import { isUniversalToken, UNIVERSAL_FLAGS, UNIVERSAL_SWITCH_TOKENS } from '../../../src/universal-flags.js'
+import { isUniversalToken, UNIVERSAL_FLAGS, UNIVERSAL_SWITCH_TOKENS } from '../../../src/universal-flags/table.js'
 
 const root = join(import.meta.dirname, '../../..')
 /** The files under src/ whose code (comments aside) matches `pattern`. */

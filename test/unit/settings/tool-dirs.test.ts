@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Config } from '@oclif/core'
 import { afterAll, describe, expect, it } from 'vitest'
-import { scopedEnv } from '../../../src/scoped-env.js'
-import { envPrefix, toolEnv } from '../../../src/settings.js'
-import { toolDirs } from '../../../src/tool-dirs.js'
+import { scopedEnv } from '../../../src/settings/scoped-env.js'
+import { toolDirs } from '../../../src/settings/tool-dirs.js'
+import { envPrefix, toolEnv } from '../../../src/settings/tool-env.js'
 
 const work = mkdtempSync(join(tmpdir(), 'agentcli-dirs-'))
 afterAll(() => rmSync(work, { recursive: true, force: true }))

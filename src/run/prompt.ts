@@ -1,4 +1,4 @@
-import { usageError } from './errors/agent-error.js'
+import { usageError } from '../errors/agent-error.js'
 
 /** A question a command may ask a person, and the flag that answers it without a person. */
 export type Question = {

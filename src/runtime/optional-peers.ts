@@ -1,4 +1,4 @@
-import { AgentError } from './errors/agent-error.js'
+import { AgentError } from '../errors/agent-error.js'
 
 /**
  * The optional peer dependencies of agentcli: what each feature needs and the one command that installs it. A

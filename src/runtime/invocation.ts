@@ -1,6 +1,6 @@
 import { realpathSync, statSync } from 'node:fs'
 import { delimiter, isAbsolute, join, resolve } from 'node:path'
-import { getRunState } from './_state.js'
+import { getRunState } from './run-state.js'
 
 /** Quote one shell word only when it needs it, so printed commands stay readable and paste as they are. */
 export function shellQuote(word: string): string {

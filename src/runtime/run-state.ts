@@ -1,6 +1,6 @@
-import type { Catalogue } from './errors/catalogue.js'
-import type { Globals } from './globals.js'
-import type { Notice } from './output/envelope.js'
+import type { Catalogue } from '../errors/catalogue.js'
+import type { Notice } from '../output/envelope.js'
+import type { Globals } from '../universal-flags/globals.js'
 
 /**
  * What the entry knows about this process's run and a command reads: each field has a reader. A command reads it

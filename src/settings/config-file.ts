@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Config } from '@oclif/core'
-import { AgentError } from './errors/agent-error.js'
-import { checkSetting, type SettingRule, toolEnv } from './settings.js'
+import { AgentError } from '../errors/agent-error.js'
+import { checkSetting, type SettingRule, toolEnv } from './tool-env.js'
 
 /** The tool's `config.json` in its config dir, as an object; absent is `{}`. */
 export function readToolConfig(configDir: string): Record<string, unknown> {

@@ -1,4 +1,4 @@
-import { toolEnv } from './settings.js'
+import { toolEnv } from './tool-env.js'
 
 /** oclif's `scopedEnvVar…` methods of a Config (what oclif and a command read of `<BIN>_<KEY>`). */
 export type ScopedEnv = {

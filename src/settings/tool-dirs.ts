@@ -1,4 +1,4 @@
-import { builtin } from './boot/builtin.js'
+import { builtin } from '../boot/builtin.js'
 import { scopedEnv } from './scoped-env.js'
 
 const { homedir, tmpdir } = builtin<typeof import('node:os')>('node:os')

@@ -1,9 +1,9 @@
 import type { Interfaces } from '@oclif/core'
-import { compareKeys, decodeCursor, encodeCursor, type SortKey } from './_cursor.js'
-import { AgentError } from './errors/agent-error.js'
-import { Flags } from './flags.js'
+import { AgentError } from '../errors/agent-error.js'
+import { Flags } from '../flags.js'
+import { compareKeys, decodeCursor, encodeCursor, type SortKey } from './cursor.js'
 
-export type { SortKey } from './_cursor.js'
+export type { SortKey } from './cursor.js'
 
 /** A page of a list (spec 002 §8). */
 export type Page<T> = { items: T[]; count: number; next_cursor: string | null; has_more: boolean }

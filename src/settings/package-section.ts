@@ -1,5 +1,5 @@
 import type { Config } from '@oclif/core'
-import type { CatalogueEntry } from './errors/catalogue.js'
+import type { CatalogueEntry } from '../errors/catalogue.js'
 
 /** Release-readiness statuses (spec 002 §11). */
 export type EvidenceStatus = 'verified' | 'missing' | 'not_applicable' | 'unknown'

@@ -4,8 +4,8 @@ import { join } from 'node:path'
 // regular expressions too.
 import semverGt from 'semver/functions/gt.js'
 import semverValid from 'semver/functions/valid.js'
-import { writeJsonAtomic } from './fs/json-file.js'
-import type { Notice } from './output/envelope.js'
+import { writeJsonAtomic } from '../fs/json-file.js'
+import type { Notice } from '../output/envelope.js'
 
 /** The update-notice cache in the tool's cache dir; written by `update --check`, read by every command. */
 export const NOTICE_CACHE_FILE = 'update-notice.json'

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import { readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { AgentError } from './errors/agent-error.js'
-import { readJsonFile, writeJsonAtomic } from './fs/json-file.js'
-import { clearLockDebris, type HeldLock, tryPidLock } from './fs/pid-lock.js'
+import { AgentError } from '../errors/agent-error.js'
+import { readJsonFile, writeJsonAtomic } from '../fs/json-file.js'
+import { clearLockDebris, type HeldLock, tryPidLock } from '../fs/pid-lock.js'
 
 /** What a person must do (spec 002 §15.3). Closed: agents branch on it. */
 export const HUMAN_ACTIONS = ['open_url', 'enter_code', 'scan_qr', 'approve', 'complete_2fa'] as const

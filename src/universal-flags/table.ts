@@ -3,7 +3,7 @@ export const FORMATS = ['json', 'text', 'raw'] as const
 
 /**
  * The universal flags, the one table: oclif's flag definitions (`GLOBAL_FLAGS`), the argv scan and normalisation
- * (`src/globals.ts`), the boot's route look-up, `reference`'s list and the MCP arguments are all derived from it.
+ * (`src/universal-flags/globals.ts`), the boot's route look-up, `reference`'s list and the MCP arguments are all derived from it.
  * Plain data without oclif, so the boot file reads it without evaluating a flag builder. `mcp`: `server` for a flag
  * that is the MCP server's business (a call always answers one JSON envelope: a client may not pass it), or the
  * flag's description as an MCP argument.

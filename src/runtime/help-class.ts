@@ -1,6 +1,6 @@
 import { CommandHelp, Help } from '@oclif/core'
-import { COMMAND_KINDS, kindOf } from './command-kind.js'
-import { flagDeprecation, type OclifDeprecation } from './deprecation.js'
+import { COMMAND_KINDS, kindOf } from '../command-kind.js'
+import { flagDeprecation, type OclifDeprecation } from '../schema/deprecation.js'
 
 type Described = {
   flags?: Record<string, { deprecated?: OclifDeprecation | false }>

@@ -1,5 +1,5 @@
 import { isAbsolute } from 'node:path'
-import { AgentError } from './errors/agent-error.js'
+import { AgentError } from '../errors/agent-error.js'
 
 /** How one setting's value is checked: the rule and the words `details.allowed` shows for it. */
 export type SettingRule =

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { userInfo } from 'node:os'
-import type { Credentials } from './credentials/credentials.js'
-import type { ToolEnv } from './settings.js'
+import type { Credentials } from '../credentials/credentials.js'
+import type { ToolEnv } from '../settings/tool-env.js'
 
 /** Who a write acts as: bound into its confirm token, its idempotency scope and its audit record. */
 export type Principal = {

@@ -1,8 +1,8 @@
 import type { ZodType } from 'zod'
-import type { CommandKind } from './command-kind.js'
-import { dryRunSchema } from './confirm/preview.js'
-import { submittedSchema } from './jobs/schema.js'
-import type { OutputSchema, ZodNamespace } from './schema.js'
+import type { CommandKind } from '../command-kind.js'
+import { dryRunSchema } from '../confirm/preview.js'
+import { submittedSchema } from '../jobs/schema.js'
+import type { OutputSchema, ZodNamespace } from './output.js'
 
 /** What a command declares about its output (a command class is one). */
 export type Declares = { kind?: CommandKind; async?: boolean; output?: OutputSchema | undefined }

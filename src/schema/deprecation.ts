@@ -1,6 +1,6 @@
 import type { ZodType } from 'zod'
-import { byCodePoint } from './compare.js'
-import type { Notice } from './output/envelope.js'
+import { byCodePoint } from '../output/compare.js'
+import type { Notice } from '../output/envelope.js'
 
 /**
  * How `reference`, `--help`, SKILL.md and `meta.notices[]` describe something deprecated: what to use instead and

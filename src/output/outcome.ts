@@ -1,5 +1,5 @@
-import type { Meta } from './output/envelope.js'
-import type { StreamSpec } from './output/ndjson.js'
+import type { Meta } from './envelope.js'
+import type { StreamSpec } from './ndjson.js'
 
 const BRAND = Symbol.for('agentcli.outcome')
 

@@ -1,20 +1,20 @@
-import { type RunState, setRunState } from './_state.js'
-import { pendingAudit } from './audit/pending.js'
-import type { HeldSignals } from './boot/early-signals.js'
-import { AgentError } from './errors/agent-error.js'
-import { type Catalogue, CatalogueDefinitionError, CORE_CATALOGUE, defineErrorCodes } from './errors/catalogue.js'
-import { toAgentError } from './errors/normalize.js'
-import { type Globals, normalizeArgv, scanGlobals } from './globals.js'
-import { readUpdateNotice } from './notices.js'
-import { dataOutcome, isOutcome, type Outcome } from './outcome.js'
-import { now } from './output/clock.js'
-import { addSensitiveKeys, registerSecret } from './output/redact.js'
-import { type RenderContext, renderError, renderOutcome } from './output/render.js'
-import { guardStdout, releaseStdout } from './output/stdout.js'
-import { scopedEnv } from './scoped-env.js'
-import { type ToolEnv, toolEnv } from './settings.js'
-import { type DirsInput, type ToolDirs, toolDirs } from './tool-dirs.js'
-import { readToolSettings } from './tool-settings.js'
+import { pendingAudit } from '../audit/pending.js'
+import type { HeldSignals } from '../boot/early-signals.js'
+import { AgentError } from '../errors/agent-error.js'
+import { type Catalogue, CatalogueDefinitionError, CORE_CATALOGUE, defineErrorCodes } from '../errors/catalogue.js'
+import { toAgentError } from '../errors/normalize.js'
+import { now } from '../output/clock.js'
+import { dataOutcome, isOutcome, type Outcome } from '../output/outcome.js'
+import { addSensitiveKeys, registerSecret } from '../output/redact.js'
+import { type RenderContext, renderError, renderOutcome } from '../output/render.js'
+import { guardStdout, releaseStdout } from '../output/stdout.js'
+import { readToolSettings } from '../settings/package-section.js'
+import { scopedEnv } from '../settings/scoped-env.js'
+import { type DirsInput, type ToolDirs, toolDirs } from '../settings/tool-dirs.js'
+import { type ToolEnv, toolEnv } from '../settings/tool-env.js'
+import { type Globals, normalizeArgv, scanGlobals } from '../universal-flags/globals.js'
+import { readUpdateNotice } from '../update/notice-cache.js'
+import { type RunState, setRunState } from './run-state.js'
 
 /** What a session needs to know about the tool: oclif's `Config` and the fast path's lite config both have it. */
 export type SessionConfig = DirsInput & ToolDirs & { version: string; pjson: unknown }
@@ -96,7 +96,7 @@ export function openSession(options: SessionOptions = {}): Session {
       const audit = pendingAudit()
       // Loaded only when a non-read command ran: read commands never pay for the audit module.
       if (audit)
-        await (await import('./audit/writer.js')).appendAudit(audit, {
+        await (await import('../audit/writer.js')).appendAudit(audit, {
           result_code: resultCode,
           exit_code: code,
           duration_ms: Math.round(now() - startedAt),

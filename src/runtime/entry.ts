@@ -1,17 +1,17 @@
 import { type Command, Config, loadHelpClass } from '@oclif/core'
-import { startAudit } from './audit/open.js'
-import type { HeldSignals } from './boot/early-signals.js'
-import { bundledPjson } from './boot/pjson.js'
-import { rootPath } from './boot/root-path.js'
-import { kindOf } from './command-kind.js'
-import { AgentError } from './errors/agent-error.js'
-import { toAgentError } from './errors/normalize.js'
-import { onlyGlobals } from './globals.js'
+import { startAudit } from '../audit/open.js'
+import type { HeldSignals } from '../boot/early-signals.js'
+import { bundledPjson } from '../boot/pjson.js'
+import { rootPath } from '../boot/root-path.js'
+import { kindOf } from '../command-kind.js'
+import { AgentError } from '../errors/agent-error.js'
+import { toAgentError } from '../errors/normalize.js'
+import { dataOutcome } from '../output/outcome.js'
+import { withRealStdout } from '../output/stdout.js'
+import { leadingWords, longestMatch } from '../route/match.js'
+import { unknownCommand } from '../route/unknown.js'
+import { onlyGlobals } from '../universal-flags/globals.js'
 import { invocation } from './invocation.js'
-import { dataOutcome } from './outcome.js'
-import { withRealStdout } from './output/stdout.js'
-import { leadingWords, longestMatch } from './route/match.js'
-import { unknownCommand } from './route/unknown.js'
 import { exit, openSession, versionOutcome } from './session.js'
 
 /** Options of {@link run}. */
@@ -32,7 +32,7 @@ const HELP_FLAGS = new Set(['--help', '-h'])
 
 /**
  * The entry point of a tool's `bin/run.js` on oclif's path: Config.load, routing, help, the audit draft, the init
- * hook, the command. The session (`src/session.ts`, shared with the fast path) owns signals, uncaught errors,
+ * hook, the command. The session (`src/runtime/session.ts`, shared with the fast path) owns signals, uncaught errors,
  * settings, the renderer and the one exit: every outcome leaves as exactly one envelope.
  */
 export async function run(root: string | URL, options: RunOptions = {}): Promise<never> {
@@ -56,7 +56,7 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
     if (argv[0] === 'help' && !config.findCommand('help')) argv = [...argv.slice(1), '--help']
     // A bare call off a terminal is an agent finding its way: one envelope pointing at `reference`, not help text.
     if (onlyGlobals(session.rawArgv) && !globals.error && !process.stdout.isTTY) {
-      const { buildOverview } = await import('./describe/overview.js')
+      const { buildOverview } = await import('../describe/overview.js')
       return await session.finish({ outcome: dataOutcome(await buildOverview(config), '1.0') })
     }
     const helpAsked = argv.length === 0 || helpRequested(argv)
@@ -81,8 +81,10 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
       await withRealStdout(async () => {
         // A tool's own help class wins; the default one adds the command's KIND.
         // The long texts are out of the manifest (the start path); help puts them back first.
-        ;(await import('./describe/descriptions.js')).restoreHelpText(config, route?.id)
-        const Help = config.pjson.oclif.helpClass ? await loadHelpClass(config) : (await import('./_help.js')).AgentHelp
+        ;(await import('../describe/descriptions.js')).restoreHelpText(config, route?.id)
+        const Help = config.pjson.oclif.helpClass
+          ? await loadHelpClass(config)
+          : (await import('./help-class.js')).AgentHelp
         await new Help(config, config.pjson.oclif.helpOptions).showHelp(argv)
       })
       return exit(0)

@@ -1,12 +1,6 @@
 import { Flags } from '@oclif/core'
-import { AgentError, validationError } from './errors/agent-error.js'
-import {
-  FORMATS,
-  isUniversalToken,
-  UNIVERSAL_FLAGS,
-  UNIVERSAL_VALUE_TOKENS,
-  type UniversalFlag,
-} from './universal-flags.js'
+import { AgentError, validationError } from '../errors/agent-error.js'
+import { FORMATS, isUniversalToken, UNIVERSAL_FLAGS, UNIVERSAL_VALUE_TOKENS, type UniversalFlag } from './table.js'
 
 export { FORMATS }
 /** One of {@link FORMATS}. */

@@ -1,6 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
-import { canonicalJson } from './confirm/canonical.js'
-import { validationError } from './errors/agent-error.js'
+import { canonicalJson } from '../confirm/canonical.js'
+import { validationError } from '../errors/agent-error.js'
 
 /** The value a list is ordered by: a number, a string, or a tuple of them (compared element by element). */
 export type SortKey = string | number | ReadonlyArray<string | number>
