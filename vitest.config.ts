@@ -4,17 +4,8 @@ import { defineConfig } from 'vitest/config'
  * Two tiers. `unit`: in-process (renderers, parsers, builders, the security code; a test may start a bare `node`
  * for an OS-level property such as a cross-process lock, never the tool's bin). `spawn`: the real boundary (the bin
  * as a child process: exit codes, signals, races, services, installs, MCP). `npm run test:unit` runs the first.
+ * `node scripts/test-layout.mjs` moves a test written at the top of test/ into its place.
  */
-const UNIT = [
-  'test/**/*.unit.test.ts',
-  'test/api-docs.test.ts',
-  'test/builtins-choice.test.ts',
-  'test/docs.test.ts',
-  'test/fleet-location.test.ts',
-  'test/units.test.ts',
-  'test/verify-units.test.ts',
-]
-
 export default defineConfig({
   test: {
     // Two cores here: most spawn tests start the real bin, so a small fork pool keeps the machine responsive.
@@ -23,8 +14,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     projects: [
-      { extends: true, test: { name: 'unit', include: UNIT } },
-      { extends: true, test: { name: 'spawn', include: ['test/**/*.test.ts'], exclude: UNIT } },
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'spawn', include: ['test/cli/**/*.test.ts'] } },
     ],
     // Security code carries a 100% gate (unit tests in-process; command-level tests spawn the bin and do not count):
     // confirm tokens; the HTTP client's credential handling (origin binding, redirects, bodies); update

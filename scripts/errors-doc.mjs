@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes docs/errors.md from the one catalogue table (run after build). test/docs.test.ts fails when it is stale.
+// Writes docs/errors.md from the one catalogue table (run after build). test/unit/docs/docs.test.ts fails when it is stale.
 import { writeFileSync } from 'node:fs'
 import { CORE_ERRORS, EXIT_CODES } from '../dist/index.js'
 

@@ -1,7 +1,7 @@
 /**
  * One edit the bundle makes to a third-party file: in `file` of `package` (as installed, relative to the
  * package's root), the text `find` occurs exactly `count` times (once when omitted) and each becomes `replace`.
- * A patch whose text is not found fails the build (see `sourcePatches()`), and `test/source-patches.test.ts`
+ * A patch whose text is not found fails the build (see `sourcePatches()`), and `test/cli/build/source-patches.test.ts`
  * checks every patch against the installed versions, so an upgrade cannot silently undo one.
  */
 export type SourcePatch = {

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto'
 /*
  * The output schema of the builtins plugin's `reference` command (plugins/builtins/src/schemas.ts) as its full
  * document prints it. The compact form names it instead of repeating ~3 KB an agent reading the document already
- * holds an instance of; test/reference-compact.test.ts fails when this copy and the plugin drift apart
+ * holds an instance of; test/cli/describe/reference-compact.test.ts fails when this copy and the plugin drift apart
  * (regenerate it from `tasks reference`). Compaction uses the name only for a schema equal to this one, and the
  * name carries a digest of it, so a document is never expanded with another version's schema.
  */

@@ -1,0 +1,85 @@
+import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ROOT, seed, TASKS_BIN, useSandbox } from '../../support/helpers.js'
+
+const box = useSandbox()
+
+/** What a command loads: every module URL, via a preloaded load hook (the bundle itself is compiled by V8 directly). */
+function modulesLoadedBy(args: string[], extraEnv: Record<string, string> = {}): string[] {
+  const out = join(box().root, 'modules.txt')
+  const result = spawnSync(
+    process.execPath,
+    ['--import', join(ROOT, 'test/fixtures/record-modules.mjs'), TASKS_BIN, ...args],
+    {
+      env: { PATH: process.env.PATH, ...box().env, ...extraEnv, RECORD_MODULES_TO: out },
+      encoding: 'utf8',
+    },
+  )
+  expect(result.status, result.stdout).toBe(0)
+  return readFileSync(out, 'utf8').split('\n')
+}
+
+const HEAVY = [
+  '/zod/',
+  '/@sigstore/',
+  '/@napi-rs/keyring',
+  '/tar/',
+  '/yaml/',
+  '/msw/',
+  '/keep-a-changelog/',
+  '/ajv/',
+  '/shell-quote/',
+  // The state-store drivers and queue engines: only with a state URL, and only for what needs the store.
+  '/node_modules/pg/',
+  '/pg-boss/',
+  '/ioredis/',
+  '/bullmq/',
+]
+
+describe('the start-up path', () => {
+  it('`tasks list` runs from the bundle: no oclif, framework or command module file, nothing heavy', () => {
+    seed(box(), [{ id: '1', title: 'a' }])
+    const loaded = modulesLoadedBy(['list'])
+    // The boot is one file (scripts/bundle-boot.mjs): its own modules are not loaded one by one.
+    expect(loaded.some((m) => m.endsWith('/dist/boot/start.js'))).toBe(true)
+    expect(loaded.filter((m) => m.includes('/dist/boot/') && !m.endsWith('/start.js'))).toEqual([])
+    expect(loaded.filter((m) => m.includes('/@oclif/core/'))).toEqual([])
+    expect(loaded.filter((m) => m.includes('/examples/tasks/dist/'))).toEqual([])
+    expect(loaded.filter((m) => HEAVY.some((h) => m.includes(h)))).toEqual([])
+  })
+
+  it('`tasks --version` and `tasks reference` stay off zod as well (reference reads the manifest)', () => {
+    for (const args of [['--version'], ['reference']]) {
+      const loaded = modulesLoadedBy(args)
+      expect(
+        loaded.filter((m) => HEAVY.some((h) => m.includes(h))),
+        args.join(' '),
+      ).toEqual([])
+    }
+  })
+
+  it('sees a heavy module when one is loaded (--fields validates against the zod schema)', () => {
+    expect(modulesLoadedBy(['list', '--fields', 'id']).some((m) => m.includes('/zod/'))).toBe(true)
+  })
+
+  it('from the modules (AGENTCLI_NO_BUNDLE=1), loads oclif from node_modules and still nothing heavy', () => {
+    const loaded = modulesLoadedBy(['list'], { AGENTCLI_NO_BUNDLE: '1' })
+    expect(loaded.length).toBeGreaterThan(50)
+    expect(loaded.some((m) => m.includes('/@oclif/core/'))).toBe(true)
+    expect(loaded.some((m) => m.endsWith('/examples/tasks/dist/commands/list.js'))).toBe(true)
+    expect(loaded.filter((m) => HEAVY.some((h) => m.includes(h)))).toEqual([])
+  })
+
+  it('loads a state-store driver only when a state URL is set, and then only for a write (never for `list`)', () => {
+    seed(box(), [{ id: '1', title: 'a' }])
+    const driver = (m: string) => m.includes('/node_modules/pg/') || m.includes('/ioredis/')
+    expect(modulesLoadedBy(['delete', '1', '--dry-run']).filter(driver)).toEqual([])
+    // A closed port: the dry-run answers anyway (its audit record falls back to the local file).
+    for (const url of ['postgres://root@127.0.0.1:9/test', 'redis://127.0.0.1:9']) {
+      expect(modulesLoadedBy(['list'], { TASKS_STATE_URL: url }).filter(driver)).toEqual([])
+      expect(modulesLoadedBy(['delete', '1', '--dry-run'], { TASKS_STATE_URL: url }).some(driver)).toBe(true)
+    }
+  })
+})

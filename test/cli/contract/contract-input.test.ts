@@ -1,0 +1,169 @@
+import { spawnSync } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { envelopeViolations } from 'agentcli/testing'
+import { describe, expect, it } from 'vitest'
+import { env, fixture, TASKS_BIN, tasks, useSandbox } from '../../support/helpers.js'
+
+const box = useSandbox()
+
+/** Run the example on a real terminal (util-linux `script` gives it a pty), typing `input` after a moment. */
+function onTerminal(args: string, input?: string): { stdout: string; status: number | null; ms: number } {
+  const started = Date.now()
+  const typed = input === undefined ? '' : `sleep 1; printf '%s\\r' '${input}';`
+  const result = spawnSync(
+    'sh',
+    ['-c', `(${typed} sleep 3) | script -qec "${process.execPath} ${TASKS_BIN} ${args}" /dev/null`],
+    {
+      encoding: 'utf8',
+      env: { ...box().env, PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, NO_COLOR: '1' },
+      timeout: 15_000,
+    },
+  )
+  return { stdout: result.stdout, status: result.status, ms: Date.now() - started }
+}
+
+/** Wait until the detached worker of a job has exited, so the sandbox is not removed under its last writes. */
+async function workerGone(bin: string, jobId: string): Promise<void> {
+  const path = join(box().env.XDG_DATA_HOME!, bin, 'jobs', jobId, 'job.json')
+  for (let i = 0; i < 100; i++) {
+    const pid = existsSync(path)
+      ? (JSON.parse(readFileSync(path, 'utf8')) as { worker_pid: number | null }).worker_pid
+      : null
+    if (pid === null) return
+    try {
+      process.kill(pid, 0)
+    } catch {
+      return
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+const firstJson = (text: string) => JSON.parse(text.slice(text.indexOf('{"ok"'), text.lastIndexOf('}') + 1))
+
+describe('--no-input: nothing ever waits for a person who is not there', () => {
+  it('off a terminal a question is E_USAGE naming the flag that answers it, at once', async () => {
+    const run = await tasks(box(), ['create', '--dry-run'])
+    expect(run.code).toBe(2)
+    expect(envelopeViolations(run.stdout, run.code)).toEqual([])
+    expect(env(run).error).toMatchObject({
+      code: 'E_USAGE',
+      details: { missing: ['--title'], reason: 'stdin_not_a_tty' },
+    })
+  })
+
+  it('--no-input is a universal flag, reported as the reason, and in reference once', async () => {
+    const run = await tasks(box(), ['--no-input', 'create', '--dry-run'])
+    expect(run.code).toBe(2)
+    expect(env(run).error.details).toMatchObject({ missing: ['--title'], reason: 'no_input' })
+    const ref = env(await tasks(box(), ['reference'])).data
+    expect(ref.global_flags.map((f: { name: string }) => f.name)).toContain('no-input')
+    const create = ref.commands.find((c: { path: string }) => c.path === 'create')
+    expect(create.params.map((p: { name: string }) => p.name)).not.toContain('no-input')
+    // Answered by the flag, nothing is asked.
+    const given = await tasks(box(), ['create', '--title', 'x', '--dry-run', '--no-input'])
+    expect(given.code).toBe(0)
+  })
+
+  it('on a terminal the question is asked (stderr) and answered', () => {
+    const run = onTerminal('create --dry-run --compact', 'Typed title')
+    expect(run.stdout).toContain('Title of the new task?')
+    expect(firstJson(run.stdout).data.preview.changes[0].after).toEqual({ title: 'Typed title', status: 'open' })
+  })
+
+  it('on a terminal, --no-input still answers at once instead of asking', () => {
+    const run = onTerminal('create --dry-run --compact --no-input')
+    expect(run.stdout).not.toContain('Title of the new task?')
+    expect(firstJson(run.stdout).error).toMatchObject({ code: 'E_USAGE', details: { reason: 'no_input' } })
+  })
+})
+
+describe('--wait on every async command', () => {
+  it('is declared on async commands only, in reference and --help', async () => {
+    const ref = env(await tasks(box(), ['reference'])).data
+    const flagsOf = (path: string) =>
+      ref.commands.find((c: { path: string }) => c.path === path).params.map((p: { name: string }) => p.name)
+    expect(flagsOf('import')).toEqual(expect.arrayContaining(['wait', 'wait-timeout']))
+    expect(flagsOf('create')).not.toContain('wait')
+    const help = await tasks(box(), ['import', '--help'])
+    expect(help.stdout).toContain('--wait-timeout')
+  })
+
+  it('blocks until the job settles and returns its result envelope', async () => {
+    const run = await fixture(box(), ['sleepy', '--ms', '100', '--wait'])
+    expect(run.code).toBe(0)
+    expect(envelopeViolations(run.stdout, run.code)).toEqual([])
+    expect(env(run)).toMatchObject({ ok: true, data: { slept_ms: 100 } })
+    const jobs = await fixture(box(), ['job', 'list'])
+    for (const job of env(jobs).data.items) await workerGone('fixture', job.job_id)
+  })
+
+  it("a failed job answers with the job's own error (code, exit, retryable) and its id", async () => {
+    const run = await fixture(box(), ['sleepy', '--ms', '50', '--fail', '--wait'])
+    expect(run.code).toBe(7)
+    expect(env(run).error).toMatchObject({
+      code: 'E_SERVER',
+      retryable: true,
+      details: { job_id: expect.stringMatching(/^job_/) },
+    })
+    await workerGone('fixture', env(run).error.details.job_id)
+  })
+
+  it('past --wait-timeout it is E_TIMEOUT with the job id and a poll command that works', async () => {
+    const started = Date.now()
+    const run = await fixture(box(), ['sleepy', '--ms', '4000', '--wait', '--wait-timeout', '1'])
+    expect(Date.now() - started).toBeLessThan(3500)
+    expect(run.code).toBe(8)
+    const error = env(run).error
+    expect(error).toMatchObject({ code: 'E_TIMEOUT', retryable: true, details: { status: expect.any(String) } })
+    expect(error.details.poll).toContain(`job status --id ${error.details.job_id}`)
+    // The job kept running: the poll command, run as printed, sees it.
+    const poll = spawnSync('sh', ['-c', error.details.poll], {
+      encoding: 'utf8',
+      env: { ...process.env, ...box().env },
+    })
+    expect(JSON.parse(poll.stdout).data.job_id).toBe(error.details.job_id)
+    await fixture(box(), ['job', 'cancel', '--id', error.details.job_id])
+    await workerGone('fixture', error.details.job_id)
+  })
+
+  it('a write confirmed with --wait: the token does not bind --wait, and the import result comes back', async () => {
+    const file = `${box().root}/in.jsonl`
+    spawnSync('sh', ['-c', `printf '{"title":"a"}\\n{"title":"b"}\\n' > ${file}`])
+    const dry = env(await tasks(box(), ['import', '--file', file, '--dry-run'])).data
+    const run = await tasks(box(), ['import', '--file', file, '--confirm', dry.confirm_token, '--wait'])
+    expect(run.code).toBe(0)
+    expect(env(run).data).toEqual({ imported: 2, ids: ['1', '2'] })
+    for (const job of env(await tasks(box(), ['job', 'list'])).data.items) await workerGone('tasks', job.job_id)
+  })
+})
+
+describe('a bare invocation', () => {
+  it('off a terminal is one envelope: tool, version, commands in brief, the hint to run reference; exit 0', async () => {
+    for (const args of [[], ['--compact']]) {
+      const run = await tasks(box(), args)
+      expect(run.code).toBe(0)
+      expect(envelopeViolations(run.stdout, run.code)).toEqual([])
+      const data = env(run).data
+      expect(data).toMatchObject({ tool: 'tasks', version: '0.1.0', contract_version: 1 })
+      expect(data.commands).toEqual(
+        expect.arrayContaining([{ path: 'list', type: 'read', summary: 'List tasks' }, expect.anything()]),
+      )
+      expect(data.hint).toMatch(/reference/)
+      expect(run.stderr).toBe('')
+    }
+  })
+
+  it('on a terminal is help for people', () => {
+    const run = onTerminal('')
+    expect(run.stdout).toContain('USAGE')
+    expect(run.stdout).not.toContain('"ok"')
+  })
+
+  it('a bad universal flag alone is still an error, not the overview', async () => {
+    const run = await tasks(box(), ['--format', 'xml'])
+    expect(run.code).toBe(2)
+    expect(env(run)).toMatchObject({ ok: false, error: { code: 'E_VALIDATION', details: { got: 'xml' } } })
+  })
+})

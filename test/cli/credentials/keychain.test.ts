@@ -1,0 +1,121 @@
+import { readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Sandbox } from 'agentcli/testing'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { keychainSecretStore } from '../../../src/credentials/keychain-store.js'
+import { env, tasks, useSandbox } from '../../support/helpers.js'
+import { type Keyring, startKeyring } from '../../support/keyring.js'
+
+const box = useSandbox()
+let keyring: Keyring
+
+beforeAll(() => {
+  keyring = startKeyring()
+})
+afterAll(() => keyring.stop())
+
+/** Log in through the device flow (local authority), as an agent and a person would. */
+async function login(b: Sandbox, extraEnv: Record<string, string | undefined>, flags: string[] = []) {
+  const start = await tasks(b, ['login', ...flags], { env: extraEnv })
+  expect(start.code, start.stdout).toBe(9)
+  const details = env(start).error.details
+  expect((await tasks(b, ['login', 'approve', details.user_code, '--account', 'ann'], { env: extraEnv })).code).toBe(0)
+  return tasks(b, details.resume.split(' ').slice(1), { env: extraEnv })
+}
+
+describe('the OS keychain (a real Secret Service)', () => {
+  afterEach(async () => {
+    const store = keychainSecretStore('tasks')
+    const saved = process.env.DBUS_SESSION_BUS_ADDRESS
+    process.env.DBUS_SESSION_BUS_ADDRESS = keyring.env.DBUS_SESSION_BUS_ADDRESS
+    for (const account of await store.list()) await store.delete(account)
+    process.env.DBUS_SESSION_BUS_ADDRESS = saved
+  })
+
+  it('sets, reads, lists and deletes a token through the keychain', async () => {
+    const done = await login(box(), keyring.env)
+    expect(env(done).data).toEqual({ account: 'ann', logged_in: true, source: 'keychain' })
+    const saved = process.env.DBUS_SESSION_BUS_ADDRESS
+    process.env.DBUS_SESSION_BUS_ADDRESS = keyring.env.DBUS_SESSION_BUS_ADDRESS
+    try {
+      const store = keychainSecretStore('tasks')
+      expect(await store.list()).toEqual(['ann'])
+      const record = await store.get('ann')
+      expect(record?.access_token).toMatch(/^tk_/)
+      const who = await tasks(box(), ['whoami'], { env: keyring.env })
+      expect(env(who).data).toMatchObject({ account: 'ann', source: 'keychain' })
+      const ctx = await tasks(box(), ['context'], { env: keyring.env })
+      expect(env(ctx).data.credentials).toMatchObject({ configured: true, valid: true, source: 'keychain' })
+      expect(ctx.stdout + ctx.stderr + who.stdout + who.stderr).not.toContain(record!.access_token)
+      const out = await tasks(box(), ['logout'], { env: keyring.env })
+      expect(env(out).data).toEqual({ account: 'ann', logged_out: true, removed: true })
+      expect(await store.list()).toEqual([])
+      expect(await store.get('ann')).toBeUndefined()
+    } finally {
+      process.env.DBUS_SESSION_BUS_ADDRESS = saved
+    }
+    const after = await tasks(box(), ['context'], { env: keyring.env })
+    expect(env(after).data.credentials.configured).toBe(false)
+  })
+
+  it('--insecure-storage stores in the 0600 file even when a keychain is there', async () => {
+    const done = await login(box(), keyring.env, ['--insecure-storage'])
+    expect(env(done).data.source).toBe('file')
+  })
+})
+
+describe('without a D-Bus session', () => {
+  const noBus = { DBUS_SESSION_BUS_ADDRESS: undefined }
+
+  it('falls back to the 0600 file with a warning on stderr, and says so in context and doctor', async () => {
+    const done = await login(box(), noBus)
+    expect(env(done).data.source).toBe('file')
+    expect(done.stderr).toMatch(/no OS keychain is available/)
+    const dir = join(box().env.XDG_CONFIG_HOME!, 'tasks')
+    expect(statSync(join(dir, 'credentials.json')).mode & 0o777).toBe(0o600)
+    expect(statSync(dir).mode & 0o777).toBe(0o700)
+    const ctx = await tasks(box(), ['context'])
+    expect(env(ctx).data.credentials).toMatchObject({ configured: true, source: 'file' })
+    const doc = await tasks(box(), ['doctor'])
+    expect(env(doc).data.checks.find((c: { check: string }) => c.check === 'credentials')).toMatchObject({
+      status: 'warn',
+    })
+    const token = JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8')).accounts.ann.access_token
+    expect(ctx.stdout + ctx.stderr + doc.stdout + doc.stderr + done.stdout + done.stderr).not.toContain(token)
+  })
+
+  it('--require-keychain fails closed instead', async () => {
+    const done = await login(box(), noBus, ['--require-keychain'])
+    expect(done.code).toBe(4)
+    expect(env(done).error).toMatchObject({ code: 'E_CONFIG', details: { reason: 'keychain_unavailable' } })
+  })
+
+  it('a credentials file readable by others is refused with a fix', async () => {
+    await login(box(), noBus)
+    const path = join(box().env.XDG_CONFIG_HOME!, 'tasks', 'credentials.json')
+    const { chmodSync } = await import('node:fs')
+    chmodSync(path, 0o644)
+    const run = await tasks(box(), ['whoami'])
+    expect(run.code).toBe(4)
+    expect(env(run).error).toMatchObject({ code: 'E_CONFIG', details: { fix: `chmod 600 ${path}` } })
+  })
+})
+
+describe('a locked keyring', () => {
+  it('is reported as locked, never as logged out', async () => {
+    const done = await login(box(), keyring.env)
+    expect(env(done).data.source).toBe('keychain')
+    keyring.lock()
+    const who = await tasks(box(), ['whoami'], { env: keyring.env })
+    expect(who.code).toBe(4)
+    expect(env(who).error).toMatchObject({ code: 'E_CONFIG', details: { reason: 'keychain_locked' } })
+    const again = await tasks(box(), ['login'], { env: keyring.env })
+    expect(env(again).error.details.reason).toBe('keychain_locked')
+    const doc = await tasks(box(), ['doctor'], { env: keyring.env })
+    expect(doc.code).toBe(0)
+    expect(env(doc).data.checks.find((c: { check: string }) => c.check === 'credentials')).toMatchObject({
+      status: 'fail',
+      fix: expect.stringContaining('unlock'),
+    })
+  })
+})

@@ -1,0 +1,229 @@
+/**
+ * The author's guide cannot drift: every file sample in docs/guide/ (a fence with `file=<path>`) is written into a
+ * fresh tool that imports agentcli from this repository's build, type-checked with tsc and built with
+ * agentcli-build; every `sh check` fence is run through that tool's real bin, in order; the tool's own tests
+ * (from the testing chapter) run with vitest, and `agentcli verify` passes on it.
+ */
+
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { runTool, type Sandbox, sandbox } from 'agentcli/testing'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ROOT } from '../../support/helpers.js'
+
+const GUIDE = join(ROOT, 'docs/guide')
+
+type Fence = { chapter: string; line: number; info: string; body: string }
+
+function fences(): Fence[] {
+  const out: Fence[] = []
+  for (const chapter of readdirSync(GUIDE)
+    .filter((f) => f.endsWith('.md'))
+    .sort()) {
+    const lines = readFileSync(join(GUIDE, chapter), 'utf8').split('\n')
+    for (let i = 0; i < lines.length; i++) {
+      const open = /^```(\S.*)?$/.exec(lines[i]!)
+      if (!open) continue
+      const start = i
+      const body: string[] = []
+      while (++i < lines.length && lines[i] !== '```') body.push(lines[i]!)
+      out.push({ chapter, line: start + 1, info: open[1] ?? '', body: `${body.join('\n')}\n` })
+    }
+  }
+  return out
+}
+
+const fileOf = (f: Fence) => /(?:^|\s)file=(\S+)/.exec(f.info)?.[1]
+const isCheck = (f: Fence) => /^(sh|console) check\b/.test(f.info)
+
+/** One command line of a `sh check` fence: `$ [VAR=value …] mytool args… [# exit N [E_CODE [reason]]]`. */
+type Step = {
+  where: string
+  env: Record<string, string>
+  args: string[]
+  exit: number
+  code?: string
+  reason?: string
+  text: string
+}
+
+function words(line: string): string[] {
+  const out: string[] = []
+  const re = /'([^']*)'|"([^"]*)"|(\S+)/g
+  for (let m = re.exec(line); m; m = re.exec(line)) out.push(m[1] ?? m[2] ?? m[3]!)
+  return out
+}
+
+function steps(f: Fence): Step[] {
+  const out: Step[] = []
+  f.body.split('\n').forEach((raw, i) => {
+    if (!raw.startsWith('$ ')) return
+    const [command = '', comment = ''] = raw.slice(2).split(/\s+#\s+/)
+    const exit = Number(/exit (\d+)/.exec(comment)?.[1] ?? 0)
+    const [, code, reason] = /\b(E_[A-Z_]+)(?: ([a-z_]+))?/.exec(comment) ?? []
+    const all = words(command)
+    const env: Record<string, string> = {}
+    while (all[0]?.includes('=')) {
+      const [k, ...v] = all.shift()!.split('=')
+      env[k!] = v.join('=')
+    }
+    expect(all.shift(), `${f.chapter}:${f.line + i + 1} runs mytool`).toBe('mytool')
+    out.push({
+      where: `${f.chapter}:${f.line + i + 1}`,
+      env,
+      args: all,
+      exit,
+      ...(code ? { code } : {}),
+      ...(reason ? { reason } : {}),
+      text: raw,
+    })
+  })
+  return out
+}
+
+/** Values a later step may name as `<confirm_token>`, `<job_id>`…: the last seen in any envelope or stream line. */
+function harvest(stdout: string, into: Map<string, string>): void {
+  const visit = (value: unknown) => {
+    if (!value || typeof value !== 'object') return
+    for (const [k, v] of Object.entries(value)) {
+      if (typeof v === 'string' && /^(confirm_token|job_id|checkpoint_id|next_cursor|id)$/.test(k)) into.set(k, v)
+      else visit(v)
+    }
+  }
+  for (const line of stdout.split('\n'))
+    try {
+      visit(JSON.parse(line))
+    } catch {}
+  try {
+    visit(JSON.parse(stdout))
+  } catch {}
+}
+
+function link(tool: string, name: string, target: string) {
+  mkdirSync(dirname(join(tool, 'node_modules', name)), { recursive: true })
+  symlinkSync(target, join(tool, 'node_modules', name), 'dir')
+}
+
+/** The mock upstream of the credentials chapter: `GET /v1/issues` for the bearer token `t0ken`. */
+function upstream(): Promise<Server> {
+  const server = createServer((req, res) => {
+    res.setHeader('content-type', 'application/json')
+    if (req.headers.authorization !== 'Bearer t0ken') {
+      res.statusCode = 401
+      res.end(JSON.stringify({ message: 'bad token' }))
+    } else if (req.url?.startsWith('/v1/issues')) {
+      res.end(JSON.stringify([{ id: 7, title: 'Crash on start', state: 'open' }]))
+    } else {
+      res.statusCode = 404
+      res.end('{}')
+    }
+  })
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)))
+}
+
+const all = fences()
+let tool = ''
+let box: Sandbox
+let server: Server
+let apiUrl = ''
+
+beforeAll(async () => {
+  tool = mkdtempSync(join(tmpdir(), 'agentcli-guide-'))
+  box = sandbox('agentcli-guide-home-')
+  server = await upstream()
+  apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  link(tool, 'agentcli', ROOT)
+  link(tool, '@agentcli/plugin-builtins', join(ROOT, 'plugins/builtins'))
+  for (const dep of ['@oclif/core', '@types/node', 'typescript', 'vitest', 'zod'])
+    link(tool, dep, join(ROOT, 'node_modules', dep))
+  for (const f of all) {
+    const path = fileOf(f)
+    if (!path) continue
+    mkdirSync(dirname(join(tool, path)), { recursive: true })
+    writeFileSync(join(tool, path), f.body)
+  }
+})
+
+afterAll(() => {
+  server?.close()
+  box?.cleanup()
+  if (tool) rmSync(tool, { recursive: true, force: true })
+})
+
+describe('docs/guide', () => {
+  it('every TypeScript sample is a file of the guide tool (none is left unchecked)', () => {
+    const loose = all.filter((f) => /^(ts|typescript|js|javascript|mjs)\b/.test(f.info) && !fileOf(f))
+    expect(loose.map((f) => `${f.chapter}:${f.line}`)).toEqual([])
+    expect(all.filter(fileOf).length).toBeGreaterThan(10)
+    expect(all.filter(isCheck).length).toBeGreaterThan(5)
+    const index = readFileSync(join(GUIDE, 'README.md'), 'utf8')
+    const chapters = readdirSync(GUIDE).filter((f) => /^\d\d-.*\.md$/.test(f))
+    expect([...index.matchAll(/\]\((\d\d-[\w-]+\.md)\)/g)].map((m) => m[1])).toEqual(chapters.sort())
+  })
+
+  it('the tool type-checks under strict settings and builds', () => {
+    const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', tool], {
+      encoding: 'utf8',
+    })
+    expect(tsc.stdout + tsc.stderr, 'tsc').toBe('')
+    expect(tsc.status).toBe(0)
+    const build = spawnSync(process.execPath, [join(ROOT, 'bin/agentcli-build.js'), '--skill', 'write', tool], {
+      encoding: 'utf8',
+    })
+    expect(build.status, build.stderr).toBe(0)
+  }, 120_000)
+
+  it('every `sh check` command runs through the real bin with the exit code the guide shows', async () => {
+    const values = new Map<string, string>()
+    for (const fence of all.filter(isCheck)) {
+      for (const step of steps(fence)) {
+        const args = step.args.map((a) =>
+          a.replace(/<(\w+)>/g, (whole, name: string) => {
+            const value = values.get(name)
+            expect(value, `${step.where}: no ${whole} seen yet`).toBeDefined()
+            return value!
+          }),
+        )
+        const run = await runTool(join(tool, 'bin/run.js'), args, {
+          env: { ...box.env, MYTOOL_API_URL: apiUrl, ...step.env },
+        })
+        expect(run.code, `${step.where}: ${step.text}\n${run.stdout}\n${run.stderr}`).toBe(step.exit)
+        if (!args.includes('text') && !args.includes('raw') && !args.includes('export')) {
+          const envelope = run.json as
+            | { ok?: boolean; error?: { code: string; details: { reason?: string } } }
+            | undefined
+          expect(envelope?.ok, `${step.where}: one envelope\n${run.stdout}`).toBe(step.exit === 0)
+          if (step.code) expect(envelope?.error?.code, step.where).toBe(step.code)
+          if (step.reason) expect(envelope?.error?.details.reason, step.where).toBe(step.reason)
+        }
+        harvest(run.stdout, values)
+      }
+    }
+  }, 240_000)
+
+  it("the tool's own tests pass (runTool, sandbox, fccGuard)", () => {
+    const vitest = spawnSync(
+      process.execPath,
+      [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--root', tool, '--maxWorkers=1'],
+      { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 180_000 },
+    )
+    expect(vitest.status, vitest.stdout + vitest.stderr).toBe(0)
+    expect(vitest.stdout).toMatch(/Tests\s+\d+ passed/)
+  }, 200_000)
+
+  it('agentcli verify passes on the tool', () => {
+    const verify = spawnSync(
+      process.execPath,
+      [join(ROOT, 'bin/agentcli.js'), 'verify', '--fuzz', '100', '--seed', '1', '--', 'node', join(tool, 'bin/run.js')],
+      { encoding: 'utf8', timeout: 300_000 },
+    )
+    const report = JSON.parse(verify.stdout) as { ok: boolean; error?: { details?: { checks?: unknown[] } } }
+    const failed = (report.error?.details?.checks ?? []).filter((c) => (c as { status: string }).status === 'fail')
+    expect(failed).toEqual([])
+    expect(verify.status).toBe(0)
+  }, 320_000)
+})

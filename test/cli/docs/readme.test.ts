@@ -1,0 +1,45 @@
+import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ROOT, useSandbox } from '../../support/helpers.js'
+
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8')
+
+/** The shell blocks of one README section, in order. */
+function shellBlocks(section: string): string[] {
+  const start = README.indexOf(`## ${section}\n`)
+  expect(start, section).toBeGreaterThanOrEqual(0)
+  const end = README.indexOf('\n## ', start + 1)
+  const body = README.slice(start, end === -1 ? undefined : end)
+  return [...body.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.trim())
+}
+
+describe('README', () => {
+  const box = useSandbox()
+
+  it('the run command prints one JSON envelope on stdout, no npm banner (so `| jq` works)', () => {
+    const [setUp] = shellBlocks('The two commands')
+    expect(setUp).toMatch(/^npm ci && npm run build && /)
+    const runPart = setUp!.split(' && ').at(-1)!
+    expect(runPart).toMatch(/^npm run /)
+    // The set-up part is what a fresh clone runs; here the tree is built, so only the run part is run, as typed.
+    const result = spawnSync('sh', ['-c', runPart], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...box().env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` },
+    })
+    expect(result.status, result.stderr).toBe(0)
+    expect(result.stdout).not.toMatch(/^>/m)
+    const envelope = JSON.parse(result.stdout) as { ok: boolean; data: { items: unknown[] } }
+    expect(envelope.ok).toBe(true)
+    expect(Array.isArray(envelope.data.items)).toBe(true)
+  })
+
+  it('the test command is npm ci && npm test, and a third shows how a new author starts', () => {
+    const [, test, start] = shellBlocks('The two commands')
+    expect(test).toBe('npm ci && npm test')
+    expect(start).toMatch(/^npx agentcli init mytool\b/)
+  })
+})

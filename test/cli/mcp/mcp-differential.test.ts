@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest'
+import type { CommandDescription } from '../../../src/describe/command.js'
+import { toArgv } from '../../../src/mcp/argv.js'
+import { argName } from '../../../src/mcp/tools.js'
+import { invocation, prng } from '../../../src/verify/fuzz.js'
+import type { Ref } from '../../../src/verify/reference-types.js'
+import { env, seed, tasks, useSandbox } from '../../support/helpers.js'
+import { openSession, sc, withoutDuration } from '../../support/mcp-session.js'
+
+const SERVER_FLAGS = new Set(['--format', '--json', '--compact', '--pretty', '--quiet', '--help', '-h'])
+
+/**
+ * The MCP arguments of a CLI invocation, when it has some: a known command, then flags and positional arguments
+ * only (no `--`, and none of the universal flags MCP leaves to the server). Unknown flags stay, as unknown
+ * arguments: the command refuses them the same way on both surfaces.
+ */
+function fromArgv(
+  commands: CommandDescription[],
+  argv: string[],
+): { tool: string; desc: CommandDescription; args: Record<string, unknown> } | undefined {
+  const desc = [...commands]
+    .sort((a, b) => b.path.length - a.path.length)
+    .find((c) => argv.join(' ').startsWith(`${c.path} `) || argv.join(' ') === c.path)
+  if (!desc || desc.path === 'mcp') return undefined
+  const rest = argv.slice(desc.path.split(' ').length)
+  const args: Record<string, unknown> = {}
+  const positional = desc.params.filter((p) => p.kind === 'arg')
+  let pos = 0
+  for (let i = 0; i < rest.length; i++) {
+    const token = rest[i]!
+    if (token === '--' || SERVER_FLAGS.has(token.split('=')[0]!)) return undefined
+    if (token.startsWith('--')) {
+      const name = token.slice(2)
+      const p =
+        desc.params.find((x) => x.kind === 'flag' && x.name === name) ??
+        (name === 'fields' ? { type: 'string', multiple: false } : undefined)
+      const key = argName(name)
+      if (key in args) return undefined
+      if (!p) args[key] = true
+      else if (p.type === 'boolean') args[key] = true
+      else {
+        const value = rest[++i]
+        if (value === undefined || value.startsWith('-')) return undefined
+        args[key] = p.multiple ? [value] : value
+      }
+      continue
+    }
+    if (token.startsWith('-')) return undefined
+    const p = positional[pos]
+    if (!p) return undefined
+    if (p.multiple) args[argName(p.name)] = [...((args[argName(p.name)] as string[] | undefined) ?? []), token]
+    else {
+      args[argName(p.name)] = token
+      pos++
+    }
+  }
+  return { tool: desc.path.replaceAll(' ', '_'), desc, args }
+}
+
+/** What legitimately differs between two runs of one call: fresh tokens, checkpoint ids, times, device codes. */
+function normalize(value: unknown): unknown {
+  if (typeof value === 'string')
+    return value
+      .replace(/ct_\d\.[\w-]+\.[\w-]+/g, '<token>')
+      .replace(/cp_[0-9a-f]+/g, '<checkpoint>')
+      .replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, '<time>')
+      .replace(/\b[0-9A-F]{8}\b/g, '<code>')
+  if (Array.isArray(value)) return value.map(normalize)
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalize(v)]))
+  return value
+}
+
+const sorted = (xs: string[]) => [...xs].sort()
+
+describe('differential: the same invocations through the CLI and MCP give the same envelopes', () => {
+  const box = useSandbox()
+
+  it("a seeded sample of the fuzzer's corpus, and hand-picked calls of every kind", async () => {
+    seed(box(), [
+      { id: '1', title: 'one' },
+      { id: '2', title: 'two', status: 'done' },
+    ])
+    const ref = env(await tasks(box(), ['reference'])).data as Ref & { commands: CommandDescription[] }
+    const r = prng(7)
+    const corpus = Array.from({ length: 120 }, () => invocation(r, ref).args)
+    const hand = [
+      ['get', '1'],
+      ['list', '--limit', '1'],
+      ['list', '--status', 'done', '--fields', 'id'],
+      ['edit', '1', '--title', 'new', '--dry-run'],
+      ['delete', '1', '2', '--dry-run'],
+      ['delete', '9'],
+      ['create', '--title', 't', '--idempotency-key', 'k1'],
+      ['job', 'list'],
+      ['whoami'],
+      ['login'],
+      ['export', '--status', 'open'],
+      ['changelog'],
+    ]
+    const cases = [...hand, ...corpus].map((argv) => ({ argv, mcp: fromArgv(ref.commands, argv) })).filter((c) => c.mcp)
+    expect(cases.length).toBeGreaterThanOrEqual(60)
+    const s = await openSession(box())
+    let compared = 0
+    const codes: string[] = []
+    try {
+      for (const c of cases) {
+        const { tool, desc, args } = c.mcp!
+        const argv = toArgv(desc, args)
+        // The mapping is faithful: the CLI call an MCP call makes has exactly the invocation's words.
+        expect(sorted(argv), JSON.stringify(c.argv)).toEqual(sorted(c.argv))
+        const viaMcp = await s.client.callTool({ name: tool, arguments: args })
+        const cli = await tasks(box(), argv, { validateOutput: false })
+        const fromCli = desc.stream ? gatherStream(cli.stdout) : JSON.parse(cli.stdout)
+        expect(normalize(withoutDuration(sc(viaMcp))), JSON.stringify(c.argv)).toEqual(
+          normalize(withoutDuration(fromCli)),
+        )
+        expect(viaMcp.isError).toBe(fromCli.ok !== true)
+        compared++
+        codes.push(fromCli.ok ? `ok:${tool}` : fromCli.error.code)
+      }
+    } finally {
+      await s.close()
+    }
+    expect(compared).toBe(cases.length)
+    // The sample spans successes and the error classes, not one kind of refusal.
+    expect(codes.filter((c) => c.startsWith('ok:')).length).toBeGreaterThanOrEqual(8)
+    expect(new Set(codes.filter((c) => c.startsWith('E_'))).size).toBeGreaterThanOrEqual(5)
+  }, 180_000)
+})
+
+/** A CLI stream's NDJSON as the one envelope the MCP tool returns for it (no cut: the corpus streams are small). */
+// biome-ignore lint/suspicious/noExplicitAny: envelopes are compared structurally
+function gatherStream(stdout: string): any {
+  const lines = stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+  const last = lines.at(-1)
+  if (last.ok === false) return { ok: false, schema_version: last.schema_version, error: last.error, meta: last.meta }
+  return {
+    ok: true,
+    schema_version: last.schema_version,
+    data: { items: lines.filter((l) => l.type === 'item').map((l) => l.data), summary: last.data },
+    meta: last.meta,
+  }
+}

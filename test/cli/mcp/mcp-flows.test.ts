@@ -1,0 +1,208 @@
+import { writeFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { HttpResponse, http } from 'msw'
+import { describe, expect, it } from 'vitest'
+import { alive, env, seed, tasks, useSandbox } from '../../support/helpers.js'
+import { openSession, sc } from '../../support/mcp-session.js'
+import { startUpstream } from '../../support/upstream.js'
+
+async function until<T>(fn: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms
+  for (;;) {
+    const value = await fn()
+    if (value !== undefined) return value
+    if (Date.now() > end) throw new Error('timed out')
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+describe.each([
+  ['2025-11-25 handshake', false],
+  ['2026-07-28', true],
+])('tool mcp (%s): checkpoints, jobs, cancellation, discovery', (_era, modern) => {
+  const box = useSandbox()
+
+  it('E_HUMAN_REQUIRED: without elicitation the error envelope with resume; with it, the person acts and the call resumes', async () => {
+    const plain = await openSession(box(), { modern })
+    try {
+      const r = sc(await plain.client.callTool({ name: 'login', arguments: {} }))
+      expect(r.error.code).toBe('E_HUMAN_REQUIRED')
+      expect(r.error.details.resume).toMatch(/^tasks login resume --id cp_/)
+    } finally {
+      await plain.close()
+    }
+    const messages: string[] = []
+    const person = await openSession(box(), {
+      modern,
+      elicit: async (p) => {
+        messages.push(p.message)
+        // The person at the client enters the code on the approval page (the example's stand-in for a browser).
+        const code = /code ([0-9A-F]{8})/.exec(p.message)![1]!
+        expect(env(await tasks(box(), ['login', 'approve', code])).ok).toBe(true)
+        return { action: 'accept', content: { done: true } }
+      },
+    })
+    try {
+      const r = sc(await person.client.callTool({ name: 'login', arguments: {} }))
+      expect(messages).toHaveLength(1)
+      expect(r.ok, JSON.stringify(r)).toBe(true)
+      expect(r.data).toMatchObject({ account: 'local-user', logged_in: true })
+      expect(env(await tasks(box(), ['whoami'])).data.account).toBe('local-user')
+    } finally {
+      await person.close()
+    }
+  })
+
+  it('a device login over an https URL uses URL-mode elicitation, then resumes once the person approved', async () => {
+    let approved = false
+    const api = await startUpstream([
+      http.post('*/oauth/device/code', () =>
+        HttpResponse.json({
+          device_code: 'dc_1',
+          user_code: 'ABCD1234',
+          verification_uri: 'https://tasks.example/device',
+          expires_in: 600,
+        }),
+      ),
+      http.post('*/oauth/token', () =>
+        approved
+          ? HttpResponse.json({ access_token: 'tk_1', refresh_token: 'rt_1', expires_in: 3600, account: 'ann' })
+          : HttpResponse.json({ error: 'authorization_pending' }, { status: 400 }),
+      ),
+    ])
+    // biome-ignore lint/suspicious/noExplicitAny: elicitation params
+    const asked: any[] = []
+    const s = await openSession(box(), {
+      modern,
+      env: { TASKS_API_URL: api.url, TASKS_HTTP_RETRIES: '0', TASKS_CREDENTIAL_STORE: 'file' },
+      elicit: (p) => {
+        asked.push(p)
+        approved = true
+        return { action: 'accept' }
+      },
+    })
+    try {
+      const r = sc(await s.client.callTool({ name: 'login', arguments: {} }))
+      expect(asked).toHaveLength(1)
+      expect(asked[0]).toMatchObject({ mode: 'url', url: 'https://tasks.example/device' })
+      expect(asked[0].message).toContain('ABCD1234')
+      expect(r.ok, JSON.stringify(r)).toBe(true)
+      expect(r.data).toMatchObject({ account: 'ann', logged_in: true })
+    } finally {
+      await s.close()
+      await api.close()
+    }
+  })
+
+  it('a declined checkpoint answers with the error envelope and its resume', async () => {
+    const s = await openSession(box(), { modern, elicit: () => ({ action: 'decline' }) })
+    try {
+      const r = sc(await s.client.callTool({ name: 'login', arguments: {} }))
+      expect(r.error.code).toBe('E_HUMAN_REQUIRED')
+      expect(r.error.details.resume).toContain('login resume')
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('an async job: submitting returns the handle; job_status and job_result follow it', async () => {
+    const file = join(box().root, 'in.jsonl')
+    writeFileSync(file, '{"title":"a"}\n{"title":"b","status":"done"}\n')
+    const s = await openSession(box(), { modern })
+    try {
+      const dry = sc(await s.client.callTool({ name: 'import', arguments: { file, dry_run: true } }))
+      expect(dry.ok).toBe(true)
+      const job = sc(await s.client.callTool({ name: 'import', arguments: { file, confirm: dry.data.confirm_token } }))
+      expect(job.ok, JSON.stringify(job)).toBe(true)
+      expect(job.data.job_id).toMatch(/^job_/)
+      const id = job.data.job_id as string
+      const done = await until(async () => {
+        const status = sc(await s.client.callTool({ name: 'job_status', arguments: { id } }))
+        return ['succeeded', 'failed'].includes(status.data.status) ? status : undefined
+      })
+      expect(done.data.status).toBe('succeeded')
+      const result = sc(await s.client.callTool({ name: 'job_result', arguments: { id } }))
+      expect(result.ok).toBe(true)
+      expect(env(await tasks(box(), ['list'])).data.items).toHaveLength(2)
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('cancellation from the client stops the command: its process gets SIGINT and is gone', async () => {
+    // An upstream that accepts the connection and never answers: `login` waits on it.
+    const held: Array<{ destroy(): void }> = []
+    const upstream: Server = createServer((req) => held.push(req.socket))
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r))
+    const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`
+    const s = await openSession(box(), { modern, env: { TASKS_API_URL: url, TASKS_HTTP_TIMEOUT_MS: '60000' } })
+    try {
+      const controller = new AbortController()
+      const pending = s.client.callTool({ name: 'login', arguments: {} }, { signal: controller.signal })
+      const pid = await until(async () => {
+        const m = /mcp: login \(pid (\d+)\)/.exec(s.stderr())
+        return m && held.length > 0 ? Number(m[1]) : undefined
+      })
+      expect(alive(pid)).toBe(true)
+      controller.abort()
+      await expect(pending).rejects.toThrow()
+      await until(async () => (alive(pid) ? undefined : true), 5000)
+      // The server is still up.
+      expect(sc(await s.client.callTool({ name: 'reference', arguments: {} })).ok).toBe(true)
+    } finally {
+      await s.close()
+      for (const socket of held) socket.destroy()
+      await new Promise((r) => upstream.close(r))
+    }
+  })
+
+  it('a client that goes away mid-call leaves no call running: the server interrupts it and exits', async () => {
+    const held: Array<{ destroy(): void }> = []
+    const upstream: Server = createServer((req) => held.push(req.socket))
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r))
+    const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`
+    const s = await openSession(box(), { modern, env: { TASKS_API_URL: url, TASKS_HTTP_TIMEOUT_MS: '60000' } })
+    try {
+      const pending = s.client.callTool({ name: 'login', arguments: {} }).catch(() => undefined)
+      const pid = await until(async () => {
+        const m = /mcp: login \(pid (\d+)\)/.exec(s.stderr())
+        return m && held.length > 0 ? Number(m[1]) : undefined
+      })
+      await s.close()
+      await pending
+      await until(async () => (alive(pid) ? undefined : true), 5000)
+    } finally {
+      for (const socket of held) socket.destroy()
+      await new Promise((r) => upstream.close(r))
+    }
+  })
+
+  it('progressive discovery lists search_tools, describe_tool and call_tool; they reach the same tools', async () => {
+    seed(box(), [{ id: '1', title: 'one' }])
+    const full = await openSession(box(), { modern })
+    const plain = (await full.client.listTools()).tools.find((t) => t.name === 'get')!
+    await full.close()
+    const s = await openSession(box(), { modern, args: ['--discovery'] })
+    try {
+      const { tools } = await s.client.listTools()
+      expect(tools.map((t) => t.name)).toEqual(['search_tools', 'describe_tool', 'call_tool'])
+      const found = sc(await s.client.callTool({ name: 'search_tools', arguments: { query: 'task show' } }))
+      expect(found.tools.map((t: { name: string }) => t.name)).toContain('get')
+      const described = sc(await s.client.callTool({ name: 'describe_tool', arguments: { name: 'get' } }))
+      expect(described.inputSchema).toEqual(plain.inputSchema)
+      expect(described.annotations).toEqual(plain.annotations)
+      const got = sc(await s.client.callTool({ name: 'call_tool', arguments: { name: 'get', arguments: { id: '1' } } }))
+      expect(got.data.title).toBe('one')
+      const gated = sc(
+        await s.client.callTool({ name: 'call_tool', arguments: { name: 'create', arguments: { title: 'x' } } }),
+      )
+      expect(gated.error.code).toBe('E_CONFIRMATION_REQUIRED')
+      const unknown = sc(await s.client.callTool({ name: 'call_tool', arguments: { name: 'nope' } }))
+      expect(unknown.error.code).toBe('E_USAGE')
+    } finally {
+      await s.close()
+    }
+  })
+})

@@ -1,0 +1,307 @@
+import { SkillsClient } from '@modelcontextprotocol/client/ext/skills'
+import { describe, expect, it } from 'vitest'
+import { env, seed, storeBytes, tasks, useSandbox } from '../../support/helpers.js'
+import { openSession, sc, withoutDuration } from '../../support/mcp-session.js'
+
+type Tool = { name: string; inputSchema: { properties?: Record<string, Record<string, unknown>>; required?: string[] } }
+
+describe('tool mcp: the listing', () => {
+  const box = useSandbox()
+
+  it('lists one tool per command of reference (mcp itself excepted), sorted, names with _', async () => {
+    const ref = env(await tasks(box(), ['reference']))
+    const s = await openSession(box())
+    try {
+      // The client's default: the 2025-11-25 initialize handshake, which the server still serves.
+      expect(s.client.getProtocolEra()).toBe('legacy')
+      const { tools } = await s.client.listTools()
+      const expected = (ref.data.commands as Array<{ path: string }>)
+        .map((c) => c.path)
+        .filter((p) => p !== 'mcp')
+        .map((p) => p.replaceAll(' ', '_'))
+      expect(tools.map((t) => t.name)).toEqual(expected)
+      expect((await s.client.listTools()).tools.map((t) => t.name)).toEqual(expected)
+      const get = tools.find((t) => t.name === 'get')!
+      expect(get.title).toBe('Show one task')
+      expect(get.description).toContain('')
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('gives arguments in snake_case with enums, bounds, defaults and required kept; outputSchema is the envelope', async () => {
+    const s = await openSession(box())
+    try {
+      const { tools } = await s.client.listTools()
+      const byName = (n: string) => tools.find((t) => t.name === n) as unknown as Tool
+      const create = byName('create')
+      // `name` is create's deprecated alias of `title`: still accepted, so still an argument
+      expect(Object.keys(create.inputSchema.properties!).sort()).toEqual(
+        ['confirm', 'dry_run', 'fields', 'idempotency_key', 'name', 'title'].sort(),
+      )
+      // create asks for its title on a terminal, so nothing is required up front
+      expect(create.inputSchema.required ?? []).toEqual([])
+      const list = byName('list').inputSchema.properties!
+      expect(list.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 20 })
+      expect(list.status).toMatchObject({ type: 'string', enum: ['open', 'done'] })
+      expect(byName('delete').inputSchema.properties!.ids).toMatchObject({ type: 'array', items: { type: 'string' } })
+      const out = tools.find((t) => t.name === 'get')!.outputSchema as { anyOf: Array<Record<string, never>> }
+      expect(out.anyOf[0]!.properties).toHaveProperty('data')
+      expect(JSON.stringify(out.anyOf[0])).toContain('Task id')
+      expect(JSON.stringify(out.anyOf[1])).toContain('E_[A-Z0-9_]+')
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('annotates from what commands declare: reads read-only, writes destructive unless declared not, upstream open-world', async () => {
+    const s = await openSession(box())
+    try {
+      const { tools } = await s.client.listTools()
+      const a = (n: string) => tools.find((t) => t.name === n)!.annotations
+      for (const read of ['get', 'list', 'reference', 'context', 'doctor', 'changelog', 'job_status'])
+        expect(a(read), read).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true })
+      // delete takes an idempotency key (a batch resumes under it), so it is idempotent too
+      expect(a('delete')).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true })
+      expect(a('edit')).toMatchObject({ idempotentHint: false })
+      expect(a('edit')).toMatchObject({ readOnlyHint: false, destructiveHint: true })
+      // create only adds, and takes an idempotency key
+      expect(a('create')).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true })
+      expect(a('sync')).toMatchObject({ openWorldHint: true })
+      expect(a('get')).toMatchObject({ openWorldHint: false })
+      // The declarations behind them are in reference, per command.
+      const ref = env(await tasks(box(), ['reference'])).data.commands as Array<{ path: string; hints: unknown }>
+      const hints = (p: string) => ref.find((c) => c.path === p)!.hints
+      expect(hints('create')).toEqual({ destructive: false, idempotent: false, open_world: false })
+      expect(hints('delete')).toEqual({ destructive: true, idempotent: false, open_world: false })
+      expect(hints('sync')).toMatchObject({ open_world: true })
+      expect(hints('get')).toMatchObject({ destructive: false })
+    } finally {
+      await s.close()
+    }
+  })
+})
+
+describe('tool mcp: calls answer with the CLI envelope', () => {
+  const box = useSandbox()
+
+  it('a read returns the same envelope the CLI prints (all but duration_ms); isError false; text has OK', async () => {
+    seed(box(), [{ id: '1', title: 'one' }])
+    const cli = env(await tasks(box(), ['get', '1']))
+    const s = await openSession(box())
+    try {
+      const r = await s.client.callTool({ name: 'get', arguments: { id: '1' } })
+      expect(r.isError).toBe(false)
+      expect(withoutDuration(sc(r))).toEqual(withoutDuration(cli))
+      expect((r.content as Array<{ text: string }>)[0]!.text).toMatch(/^OK/)
+      const fields = await s.client.callTool({ name: 'get', arguments: { id: '1', fields: 'title' } })
+      expect(sc(fields).data).toEqual({ title: 'one' })
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('every error class keeps its code, retryable and details; isError true; text has code and message', async () => {
+    seed(box(), [{ id: '1', title: 'one' }])
+    const s = await openSession(box())
+    const cases: Array<[string, Record<string, unknown>, string[], string]> = [
+      ['get', { id: '99' }, ['get', '99'], 'E_NOT_FOUND'],
+      ['list', { limit: 1000 }, ['list', '--limit', '1000'], 'E_VALIDATION'],
+      ['list', { status: 'nope' }, ['list', '--status', 'nope'], 'E_VALIDATION'],
+      ['list', { colour: 'red' }, ['list', '--colour', 'red'], 'E_USAGE'],
+      ['create', { title: 'x' }, ['create', '--title', 'x'], 'E_CONFIRMATION_REQUIRED'],
+      [
+        'edit',
+        { id: '1', title: 'y', confirm: 'ct_2.forged.sig' },
+        ['edit', '1', '--title', 'y', '--confirm', 'ct_2.forged.sig'],
+        'E_CONFLICT',
+      ],
+      ['login', {}, ['login'], 'E_HUMAN_REQUIRED'],
+      ['sync', { dry_run: true }, ['sync', '--dry-run'], 'E_CONFIG'],
+      [
+        'job_status',
+        { id: 'job_00000000000000000000' },
+        ['job', 'status', '--id', 'job_00000000000000000000'],
+        'E_NOT_FOUND',
+      ],
+    ]
+    try {
+      for (const [tool, args, argv, code] of cases) {
+        const r = await s.client.callTool({ name: tool, arguments: args })
+        const cli = env(await tasks(box(), argv))
+        expect(sc(r).error?.code, `${tool} ${JSON.stringify(args)}`).toBe(code)
+        expect(r.isError).toBe(true)
+        const envelope = withoutDuration(sc(r))
+        // A checkpoint is new on each call: its id and expiry differ, everything else is the CLI's.
+        if (code === 'E_HUMAN_REQUIRED') {
+          expect(Object.keys(envelope.error.details).sort()).toEqual(Object.keys(cli.error.details).sort())
+        } else expect(envelope, tool).toEqual(withoutDuration(cli))
+        expect((r.content as Array<{ text: string }>)[0]!.text).toContain(`${code}: ${cli.error.message.split(' ')[0]}`)
+      }
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('a bad argument is a tool error with a code, and the server stays up', async () => {
+    seed(box(), [{ id: '1', title: 'one' }])
+    const s = await openSession(box())
+    try {
+      const bad = await s.client.callTool({ name: 'get', arguments: { id: { nested: true } } })
+      expect(bad.isError).toBe(true)
+      expect(sc(bad).error).toMatchObject({ code: 'E_VALIDATION', details: { param: 'id' } })
+      const reserved = await s.client.callTool({ name: 'get', arguments: { id: '1', format: 'text' } })
+      expect(sc(reserved).error.code).toBe('E_USAGE')
+      const missing = await s.client.callTool({ name: 'get', arguments: {} })
+      expect(sc(missing).error.code).toBe('E_USAGE')
+      const after = await s.client.callTool({ name: 'get', arguments: { id: '1' } })
+      expect(sc(after).ok).toBe(true)
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('reference, context, doctor and changelog are read tools returning their CLI data', async () => {
+    const s = await openSession(box())
+    try {
+      for (const name of ['reference', 'context', 'doctor', 'changelog']) {
+        const r = await s.client.callTool({ name, arguments: {} })
+        expect(sc(r).ok, name).toBe(true)
+      }
+      const ref = await s.client.callTool({ name: 'reference', arguments: {} })
+      expect(sc(ref).data.tool).toBe('tasks')
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('a stream returns its items up to max_items with the truncation hint, else every item and the summary', async () => {
+    seed(
+      box(),
+      Array.from({ length: 5 }, (_, i) => ({ id: String(i + 1), title: `t${i + 1}` })),
+    )
+    const s = await openSession(box())
+    try {
+      const all = sc(await s.client.callTool({ name: 'export', arguments: {} }))
+      expect(all.ok).toBe(true)
+      expect(all.data.items.map((t: { id: string }) => t.id)).toEqual(['1', '2', '3', '4', '5'])
+      expect(all.data.summary).toMatchObject({ count: 5 })
+      const cut = sc(await s.client.callTool({ name: 'export', arguments: { max_items: 2 } }))
+      expect(cut.data.items).toHaveLength(2)
+      expect(cut.meta).toMatchObject({ truncated: true })
+      expect(cut.meta.truncation_hint).toContain('max_items')
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('offers the tool SKILL.md through the skills extension', async () => {
+    const s = await openSession(box())
+    try {
+      const skills = new SkillsClient(s.client)
+      expect(skills.supported).toBe(true)
+      const listing = await skills.list()
+      const skill = listing.skills.find((k) => k.frontmatter.name === 'tasks')!
+      expect(skill).toBeDefined()
+      const file = await skills.read(skill)
+      expect(file.verified).toBe(true)
+      const text = file.text ?? new TextDecoder().decode(file.bytes)
+      expect(text).toContain('tasks reference')
+      expect(text).toContain('requires.min_version')
+    } finally {
+      await s.close()
+    }
+  })
+})
+
+describe('tool mcp: writes keep the gate, one secret and one ledger with the CLI', () => {
+  const box = useSandbox()
+
+  it('no token → E_CONFIRMATION_REQUIRED saying how to dry-run over MCP; nothing written', async () => {
+    const s = await openSession(box())
+    try {
+      const before = storeBytes(box())
+      const r = await s.client.callTool({ name: 'create', arguments: { title: 'x' } })
+      expect(sc(r).error.code).toBe('E_CONFIRMATION_REQUIRED')
+      expect((r.content as Array<{ text: string }>)[0]!.text).toContain('dry_run: true')
+      expect(storeBytes(box())).toBe(before)
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('a token minted over MCP confirms once on the CLI, and then not over MCP', async () => {
+    const s = await openSession(box())
+    try {
+      const dry = sc(await s.client.callTool({ name: 'create', arguments: { title: 'mcp-made', dry_run: true } }))
+      expect(dry.data.preview.changes[0].action).toBe('create')
+      const token = dry.data.confirm_token as string
+      const applied = await tasks(box(), ['create', '--title', 'mcp-made', '--confirm', token])
+      expect(env(applied).ok, applied.stdout).toBe(true)
+      const again = sc(await s.client.callTool({ name: 'create', arguments: { title: 'mcp-made', confirm: token } }))
+      expect(again.ok).toBe(false)
+      expect(again.error.code).toBe('E_CONFLICT')
+      expect(env(await tasks(box(), ['list'])).data.items).toHaveLength(1)
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('a token minted on the CLI confirms once over MCP, and then not on the CLI', async () => {
+    seed(box(), [{ id: '1', title: 'one' }])
+    const s = await openSession(box())
+    try {
+      const token = env(await tasks(box(), ['delete', '1', '--dry-run'])).data.confirm_token as string
+      const applied = sc(await s.client.callTool({ name: 'delete', arguments: { ids: ['1'], confirm: token } }))
+      expect(applied.ok).toBe(true)
+      const again = await tasks(box(), ['delete', '1', '--confirm', token])
+      expect(env(again).ok).toBe(false)
+      expect(env(again).error.code).toBe('E_CONFLICT')
+      expect(env(await tasks(box(), ['list'])).data.items).toHaveLength(0)
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('a client that can show a form asks the person; only an explicit yes applies the change', async () => {
+    const asked: string[] = []
+    const yes = await openSession(box(), {
+      elicit: (p) => {
+        asked.push(p.message)
+        return { action: 'accept', content: { approve: true } }
+      },
+    })
+    try {
+      const r = sc(await yes.client.callTool({ name: 'create', arguments: { title: 'approved' } }))
+      expect(r.ok).toBe(true)
+      expect(r.data.title).toBe('approved')
+      expect(asked[0]).toContain('"action": "create"')
+    } finally {
+      await yes.close()
+    }
+    for (const answer of [
+      { action: 'decline' as const },
+      { action: 'cancel' as const },
+      { action: 'accept' as const, content: { approve: false } },
+    ]) {
+      const no = await openSession(box(), { elicit: () => answer })
+      try {
+        const r = sc(await no.client.callTool({ name: 'create', arguments: { title: 'refused' } }))
+        expect(r.error.code, JSON.stringify(answer)).toBe('E_CONFIRMATION_REQUIRED')
+      } finally {
+        await no.close()
+      }
+    }
+    expect(env(await tasks(box(), ['list'])).data.items.map((t: { title: string }) => t.title)).toEqual(['approved'])
+    const off = await openSession(box(), {
+      args: ['--no-approval'],
+      elicit: () => ({ action: 'accept', content: { approve: true } }),
+    })
+    try {
+      const r = sc(await off.client.callTool({ name: 'create', arguments: { title: 'never asked' } }))
+      expect(r.error.code).toBe('E_CONFIRMATION_REQUIRED')
+    } finally {
+      await off.close()
+    }
+  })
+})

@@ -1,0 +1,176 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { envelopeViolations, runTool } from 'agentcli/testing'
+import { afterEach, describe, expect, it } from 'vitest'
+import { ROOT } from '../../support/helpers.js'
+
+const AGENTCLI_BIN = join(ROOT, 'bin/agentcli.js')
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version
+
+let dirs: string[] = []
+afterEach(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+  dirs = []
+})
+function temp(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'agentcli-init-test-'))
+  dirs.push(dir)
+  return dir
+}
+const init = (args: string[]) => runTool(AGENTCLI_BIN, ['init', ...args], { env: { HOME: temp() } })
+type Ok = { ok: true; data: { dir: string; name: string; bin: string; agentcli: string; files: string[] } }
+type Failed = { ok: false; error: { code: string; details: Record<string, unknown> } }
+type ToolPjson = {
+  name: string
+  bin: Record<string, string>
+  engines: { node: string }
+  dependencies: Record<string, string>
+  devDependencies: Record<string, string>
+  scripts: Record<string, string>
+  oclif: { commands: { strategy: string; target: string; identifier: string } }
+  agentcli: { bundle: boolean }
+}
+
+describe('agentcli init', () => {
+  it('writes a tool repository into a new directory, named after it, on ^ this agentcli', async () => {
+    const dir = join(temp(), 'mytool')
+    const run = await init([dir])
+    expect(run.code, run.stdout).toBe(0)
+    expect(envelopeViolations(run.stdout, run.code)).toEqual([])
+    const { data } = run.json as Ok
+    expect(data).toMatchObject({ dir, name: 'mytool', bin: 'mytool', agentcli: `^${VERSION}` })
+    for (const file of [
+      'package.json',
+      'bin/run.js',
+      'src/index.ts',
+      'src/commands/list.ts',
+      'src/commands/set.ts',
+      'src/commands/export.ts',
+      'test/commands.test.ts',
+      'CHANGELOG.md',
+      'README.md',
+      'skills/mytool/SKILL.md',
+      '.gitignore',
+      '.github/workflows/ci.yml',
+      '.github/workflows/release.yml',
+      'tsconfig.json',
+    ]) {
+      expect(data.files).toContain(file)
+      expect(existsSync(join(dir, file)), file).toBe(true)
+    }
+    const pjson = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as ToolPjson
+    expect(pjson.name).toBe('mytool')
+    expect(pjson.bin).toEqual({ mytool: 'bin/run.js' })
+    expect(pjson.engines.node).toBe(
+      (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as ToolPjson).engines.node,
+    )
+    expect(pjson.dependencies).toEqual({ agentcli: `^${VERSION}` })
+    expect(Object.keys(pjson.devDependencies).sort()).toEqual(['@types/node', 'esbuild', 'typescript'])
+    expect(pjson.oclif.commands).toEqual({ strategy: 'explicit', target: './dist/index.js', identifier: 'COMMANDS' })
+    expect(pjson.agentcli.bundle).toBe(true)
+    expect(pjson.scripts.test).toContain('npm run build')
+    expect(pjson.scripts.build).toContain('agentcli-build --skill check')
+  })
+
+  it("renders the tool's SKILL.md from its reference: its own commands, the built-ins it chose, no update or job", async () => {
+    const dir = join(temp(), 'notes')
+    expect((await init([dir])).code).toBe(0)
+    const skill = readFileSync(join(dir, 'skills/notes/SKILL.md'), 'utf8')
+    for (const command of ['list', 'set', 'export', 'reference', 'doctor'])
+      expect(skill).toContain(`\`notes ${command}\``)
+    expect(skill).not.toContain('`notes update')
+    expect(skill).not.toContain('`notes job')
+    expect(readFileSync(join(dir, 'src/index.ts'), 'utf8')).toContain('builtins({ update: false, jobs: false })')
+  })
+
+  it('takes the package name from --name (a scoped name gives the unscoped bin) and the dependency from --agentcli', async () => {
+    const dir = join(temp(), 'somewhere')
+    const run = await init([dir, '--name', '@acme/weather', '--agentcli', 'file:/tmp/agentcli-0.1.0.tgz'])
+    expect(run.code, run.stdout).toBe(0)
+    expect((run.json as Ok).data).toMatchObject({ name: '@acme/weather', bin: 'weather' })
+    const pjson = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as ToolPjson
+    expect(pjson.bin).toEqual({ weather: 'bin/run.js' })
+    expect(pjson.dependencies.agentcli).toBe('file:/tmp/agentcli-0.1.0.tgz')
+    expect(existsSync(join(dir, 'skills/weather/SKILL.md'))).toBe(true)
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('# @acme/weather')
+    // A scope's slash never lands in a file name the tool makes (its test sandbox prefix).
+    expect(readFileSync(join(dir, 'test/commands.test.ts'), 'utf8')).toContain("sandbox('weather-test-')")
+  })
+
+  it('rewrites a relative file: spec so that it names, from the tool, what the author named from where they stand', async () => {
+    const here = temp()
+    const run = await runTool(
+      AGENTCLI_BIN,
+      ['init', join('tools', 'mytool'), '--agentcli', 'file:../pkgs/agentcli-0.1.0.tgz'],
+      { cwd: here, env: { HOME: here } },
+    )
+    expect(run.code, run.stdout).toBe(0)
+    const pjson = JSON.parse(readFileSync(join(here, 'tools/mytool/package.json'), 'utf8')) as ToolPjson
+    expect(pjson.dependencies.agentcli).toBe('file:../../../pkgs/agentcli-0.1.0.tgz')
+    expect((run.json as Ok).data.agentcli).toBe('file:../../../pkgs/agentcli-0.1.0.tgz')
+  })
+
+  it('writes CI that tests and verifies, and a release workflow that publishes with provenance', async () => {
+    const dir = join(temp(), 'mytool')
+    expect((await init([dir])).code).toBe(0)
+    const ci = readFileSync(join(dir, '.github/workflows/ci.yml'), 'utf8')
+    expect(ci).toContain('run: npm test')
+    expect(ci).toMatch(/agentcli verify .*-- node bin\/run\.js/)
+    const release = readFileSync(join(dir, '.github/workflows/release.yml'), 'utf8')
+    expect(release).toContain('npm publish --provenance')
+    expect(release).toContain('id-token: write')
+    // The template's own placeholders are filled; a workflow expression is left alone.
+    expect(release).toContain(['$', '{{ secrets.NPM_TOKEN }}'].join(''))
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).not.toMatch(/\{\{(name|bin|date)\}\}/)
+  })
+
+  it('refuses a directory that is not empty, and writes nothing into it', async () => {
+    const dir = temp()
+    writeFileSync(join(dir, 'notes.txt'), 'mine')
+    const run = await init([dir, '--name', 'mytool'])
+    expect(run.code).toBe(6)
+    expect(envelopeViolations(run.stdout, run.code)).toEqual([])
+    const failed = run.json as Failed
+    expect(failed.error.code).toBe('E_CONFLICT')
+    expect(failed.error.details).toMatchObject({ reason: 'not_empty', path: dir, entries: ['notes.txt'] })
+    expect(existsSync(join(dir, 'package.json'))).toBe(false)
+  })
+
+  it('refuses a path that is a file', async () => {
+    const file = join(temp(), 'taken')
+    writeFileSync(file, '')
+    const run = await init([file])
+    expect(run.code).toBe(6)
+    expect((run.json as Failed).error.details).toMatchObject({ reason: 'not_a_directory' })
+  })
+
+  it('accepts an existing empty directory, the current one included', async () => {
+    const dir = join(temp(), 'empty')
+    mkdirSync(dir)
+    const run = await runTool(AGENTCLI_BIN, ['init', '.'], { cwd: dir, env: { HOME: temp() } })
+    expect(run.code, run.stdout).toBe(0)
+    expect((run.json as Ok & { data: { next: string[] } }).data).toMatchObject({
+      name: 'empty',
+      next: ['npm install', 'npm test'],
+    })
+    expect(existsSync(join(dir, 'package.json'))).toBe(true)
+  })
+
+  it('rejects a name npm would not accept with E_VALIDATION, exit 2', async () => {
+    const dir = join(temp(), 'x')
+    const run = await init([dir, '--name', 'My Tool'])
+    expect(run.code).toBe(2)
+    expect((run.json as Failed).error).toMatchObject({
+      code: 'E_VALIDATION',
+      details: { param: '--name', got: 'My Tool' },
+    })
+    expect(existsSync(dir)).toBe(false)
+  })
+
+  it('is E_USAGE without a directory', async () => {
+    const run = await runTool(AGENTCLI_BIN, ['init'], { env: { HOME: temp() } })
+    expect(run.code).toBe(2)
+    expect((run.json as Failed).error.code).toBe('E_USAGE')
+  })
+})

@@ -1,0 +1,479 @@
+import { spawn, spawnSync } from 'node:child_process'
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
+import { join } from 'node:path'
+import { runTool, type Sandbox } from 'agentcli/testing'
+import { delay, HttpResponse, http } from 'msw'
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { env, ROOT, useSandbox } from '../../support/helpers.js'
+import { makeInstall, makeRelease, snapshot } from '../../support/release.js'
+import { schemaValidator } from '../../support/schema.js'
+import {
+  type Assets,
+  api,
+  authority,
+  checksumsFor,
+  confirmUpdate as confirmWith,
+  identityFor,
+  REPO,
+  type Release,
+  rootFile,
+  serveRelease,
+  signedAssets,
+  stranger,
+  updateEnv,
+  useUpdateWorld,
+} from '../../support/update-world.js'
+
+const box = useSandbox()
+useUpdateWorld('trusted-root')
+
+let release: Release
+let install: ReturnType<typeof makeInstall>
+
+function goodAssets(tag = 'v0.2.0', r = release): Promise<Assets> {
+  return signedAssets(r, identityFor(tag))
+}
+
+function tool(b: Sandbox, args: string[], extra: Record<string, string> = {}) {
+  return runTool(install.bin, args, { env: updateEnv(b.env, extra) })
+}
+
+function confirmUpdate(b: Sandbox, extra: Record<string, string> = {}, flags: string[] = []) {
+  return confirmWith((args) => tool(b, args, extra), flags)
+}
+
+/**
+ * The invariant after any interruption: the tool runs and reports exactly one version, the one `current`
+ * points at (its directory and package.json agree, and so does the launcher); `previous`, if kept, is complete.
+ */
+async function coherentVersion(b: Sandbox, where: string): Promise<string> {
+  const run = await tool(b, ['--version'])
+  expect(run.code, `${where}: ${run.stdout}${run.stderr}`).toBe(0)
+  const version = env(run).data.version
+  expect(['0.1.0', '0.2.0'], where).toContain(version)
+  const current = realpathSync(join(install.root, 'current'))
+  expect(current, where).toBe(join(realpathSync(install.root), 'versions', version))
+  expect(JSON.parse(readFileSync(join(current, 'package.json'), 'utf8')).version, where).toBe(version)
+  const launcher = spawnSync(join(install.root, 'bin', 'tasks'), ['--version'], {
+    env: { PATH: process.env.PATH, ...b.env },
+    encoding: 'utf8',
+  })
+  expect(JSON.parse(launcher.stdout).data.version, where).toBe(version)
+  if (existsSync(join(install.root, 'previous'))) {
+    const previous = realpathSync(join(install.root, 'previous'))
+    expect(existsSync(join(previous, 'bin', 'run.js')), where).toBe(true)
+    expect(existsSync(join(previous, 'package.json')), where).toBe(true)
+  }
+  return version
+}
+
+beforeAll(async () => {
+  release = await makeRelease('0.2.0')
+}, 60_000)
+beforeEach(() => {
+  install = makeInstall({ trusted_root: rootFile })
+})
+afterEach(() => install.cleanup())
+
+describe('update --check', () => {
+  it('reports the target, the install method and the signing material, and refreshes the notice cache only', async () => {
+    serveRelease('v0.2.0', await goodAssets())
+    const before = snapshot(install.root)
+    const run = await tool(box(), ['update', '--check'])
+    expect(run.code, run.stdout).toBe(0)
+    expect(env(run).data).toMatchObject({
+      current_version: '0.1.0',
+      target_version: '0.2.0',
+      update_available: true,
+      install_method: 'standalone',
+      channel: 'stable',
+      checksums_available: true,
+      signature_available: true,
+      // The `tasks` on PATH is another install: the hint starts this one the way it was started.
+      recommended_command: expect.stringMatching(new RegExp(`node ${install.bin} update --dry-run$`)),
+      changes: { package: true, skills: true },
+    })
+    expect(snapshot(install.root)).toEqual(before)
+    const list = await tool(box(), ['list'])
+    expect(env(list).meta.notices).toEqual([
+      expect.objectContaining({
+        type: 'update_available',
+        current_version: '0.1.0',
+        latest_version: '0.2.0',
+        install_method: 'standalone',
+        recommended_command: expect.stringMatching(new RegExp(`node ${install.bin} update --dry-run$`)),
+        severity: 'info',
+      }),
+    ])
+  })
+
+  it('a network failure is E_NETWORK at the discover stage', async () => {
+    const run = await tool(box(), ['update', '--check'], { TASKS_UPDATE_API_URL: 'http://127.0.0.1:9/' })
+    expect(run.code).toBe(7)
+    expect(env(run).error).toMatchObject({ code: 'E_NETWORK', details: { stage: 'discover' } })
+  })
+
+  it('an install it cannot recognise is reported with the command a person should run', async () => {
+    serveRelease('v0.2.0', await goodAssets())
+    const { TASKS_BIN } = await import('../../support/helpers.js')
+    const run = await runTool(TASKS_BIN, ['update', '--dry-run'], {
+      env: { ...box().env, TASKS_UPDATE_API_URL: api.url },
+    })
+    expect(run.code).toBe(4)
+    expect(env(run).error).toMatchObject({
+      code: 'E_CONFIG',
+      details: { install_method: 'unknown', fix: 'npm install -g tasks-example@0.2.0' },
+    })
+  })
+})
+
+describe('a full standalone update', () => {
+  it('installs v2 next to v1, switches, syncs the skill, clears the notice; rollback restores v1', async () => {
+    serveRelease('v0.2.0', await goodAssets())
+    mkdirSync(join(box().root, '.claude'))
+    await tool(box(), ['update', '--check'])
+    const dryBefore = snapshot(install.root)
+    const dry = await tool(box(), ['update', '--dry-run'])
+    expect(env(dry).data.preview.changes.map((c: { action: string }) => c.action)).toEqual([
+      'download',
+      'verify_signature',
+      'verify_checksum',
+      'install',
+      'smoke_test',
+      'switch',
+      'skill_sync',
+      'cleanup',
+    ])
+    expect(snapshot(install.root)).toEqual(dryBefore)
+    const done = await tool(box(), ['update', '--confirm', env(dry).data.confirm_token])
+    expect(done.code, done.stdout).toBe(0)
+    expect(env(done).data).toEqual({
+      previous_version: '0.1.0',
+      current_version: '0.2.0',
+      install_method: 'standalone',
+      signature_status: 'verified',
+      signature_verified: true,
+      checksum_verified: true,
+      skill_sync_status: 'synced',
+      hint: 'run "tasks changelog --since 0.1.0" to see what changed',
+    })
+    expect(env(await tool(box(), ['--version'])).data.version).toBe('0.2.0')
+    expect(existsSync(join(install.root, 'versions', '0.1.0', 'package.json'))).toBe(true)
+    expect(readlinkSync(join(install.root, 'previous'))).toBe('versions/0.1.0')
+    const skill = readFileSync(join(box().root, '.agents', 'skills', 'tasks', 'SKILL.md'), 'utf8')
+    expect(skill).toContain('min_version: "0.2.0"')
+    expect(lstatSync(join(box().root, '.claude', 'skills', 'tasks')).isSymbolicLink()).toBe(true)
+    expect(realpathSync(join(box().root, '.claude', 'skills', 'tasks'))).toBe(
+      realpathSync(join(box().root, '.agents', 'skills', 'tasks')),
+    )
+    const lock = JSON.parse(readFileSync(join(box().env.XDG_STATE_HOME!, 'skills', '.skill-lock.json'), 'utf8'))
+    expect(lock.skills.tasks).toMatchObject({
+      source: REPO,
+      skillPath: 'skills/tasks/SKILL.md',
+      skillFolderHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    })
+    const list = await tool(box(), ['list'])
+    expect(env(list).meta.notices).toBeUndefined()
+    const changes = await tool(box(), ['changelog', '--since', '0.1.0'])
+    expect(env(changes).data.entries.map((e: { version: string }) => e.version)).toEqual(['0.2.0'])
+    const launcher = spawnSync(join(install.root, 'bin', 'tasks'), ['--version', '--compact'], {
+      env: { PATH: process.env.PATH, ...box().env },
+      encoding: 'utf8',
+    })
+    expect(JSON.parse(launcher.stdout).data.version).toBe('0.2.0')
+
+    const ref = env(await tool(box(), ['reference'])).data
+    const validate = schemaValidator().compile(
+      ref.commands.find((c: { path: string }) => c.path === 'update').output_schema,
+    )
+    for (const out of [env(dry).data, env(done).data, env(await tool(box(), ['update', '--check'])).data])
+      expect(validate(out), JSON.stringify(validate.errors)).toBe(true)
+    const back = await confirmUpdate(box(), {}, ['--rollback'])
+    expect(back.code, back.stdout + back.stderr).toBe(0)
+    expect(env(back).data).toMatchObject({ previous_version: '0.2.0', current_version: '0.1.0' })
+    expect(env(await tool(box(), ['--version'])).data.version).toBe('0.1.0')
+  })
+
+  it('--to installs a given version; nothing newer is E_CONFLICT', async () => {
+    serveRelease('v0.2.0', await goodAssets())
+    expect((await confirmUpdate(box(), {}, ['--to', '0.2.0'])).code).toBe(0)
+    const again = await tool(box(), ['update', '--dry-run'])
+    expect(again.code).toBe(6)
+    expect(env(again).error.details.reason).toBe('up_to_date')
+  })
+})
+
+describe('integrity failures fail closed, and nothing installed changes', () => {
+  type Case = [string, () => Promise<{ tag?: string; assets: Assets }>, string]
+  const cases: Case[] = [
+    ['no checksums file', async () => ({ assets: { [release.name]: release.bytes } }), 'checksum_missing'],
+    [
+      'no entry for the asset',
+      async () => ({ assets: { ...(await goodAssets()), 'checksums.txt': `${'0'.repeat(64)}  other.tar.gz\n` } }),
+      'checksum_missing',
+    ],
+    [
+      'a wrong hash',
+      async () => ({
+        assets: await signedAssets(release, identityFor('v0.2.0'), `${'ab'.repeat(32)}  ${release.name}\n`),
+      }),
+      'checksum_mismatch',
+    ],
+    [
+      'no bundle',
+      async () => ({ assets: { [release.name]: release.bytes, 'checksums.txt': checksumsFor(release) } }),
+      'signature_missing',
+    ],
+    [
+      'a legacy cosign bundle',
+      async () => ({
+        assets: {
+          ...(await goodAssets()),
+          'checksums.txt.sigstore.json': JSON.stringify({ base64Signature: 'MEUCIQ==', cert: 'LS0t' }),
+        },
+      }),
+      'bundle_invalid',
+    ],
+    [
+      'a bundle over other bytes',
+      async () => ({
+        assets: {
+          ...(await goodAssets()),
+          'checksums.txt.sigstore.json': JSON.stringify(
+            await authority.sign(Buffer.from('other\n'), identityFor('v0.2.0')),
+          ),
+        },
+      }),
+      'signature_invalid',
+    ],
+    [
+      'a certificate for another repo',
+      async () => ({
+        assets: {
+          ...(await goodAssets()),
+          'checksums.txt.sigstore.json': JSON.stringify(
+            await authority.sign(Buffer.from(checksumsFor(release)), identityFor('v0.2.0', 'evil/tasks-example')),
+          ),
+        },
+      }),
+      'identity_mismatch',
+    ],
+    [
+      'a certificate for another workflow',
+      async () => ({
+        assets: {
+          ...(await goodAssets()),
+          'checksums.txt.sigstore.json': JSON.stringify(
+            await authority.sign(
+              Buffer.from(checksumsFor(release)),
+              identityFor('v0.2.0', REPO, '.github/workflows/other.yml'),
+            ),
+          ),
+        },
+      }),
+      'identity_mismatch',
+    ],
+    [
+      'a certificate for v1.2.30 when v1.2.3 is expected',
+      async () => {
+        const r = { name: `tasks-v1.2.3-${process.platform}-${process.arch}.tar.gz`, bytes: release.bytes }
+        return { tag: 'v1.2.3', assets: await signedAssets(r, identityFor('v1.2.30')) }
+      },
+      'identity_mismatch',
+    ],
+    [
+      'the wrong issuer',
+      async () => ({
+        assets: {
+          ...(await goodAssets()),
+          'checksums.txt.sigstore.json': JSON.stringify(
+            await authority.sign(
+              Buffer.from(checksumsFor(release)),
+              identityFor('v0.2.0'),
+              'https://accounts.google.com',
+            ),
+          ),
+        },
+      }),
+      'issuer_mismatch',
+    ],
+    [
+      'a bundle chained to an untrusted root',
+      async () => ({
+        assets: {
+          ...(await goodAssets()),
+          'checksums.txt.sigstore.json': JSON.stringify(
+            await stranger.sign(Buffer.from(checksumsFor(release)), identityFor('v0.2.0')),
+          ),
+        },
+      }),
+      'root_untrusted',
+    ],
+  ]
+  it.each(cases)('%s → E_INTEGRITY %s', async (_, make, reason) => {
+    const { tag = 'v0.2.0', assets } = await make()
+    serveRelease(tag, assets)
+    const before = snapshot(install.root)
+    const run = await confirmUpdate(box())
+    expect(run.code, run.stdout).toBe(1)
+    expect(env(run).error).toMatchObject({ code: 'E_INTEGRITY', retryable: false, details: { reason } })
+    if (env(run).error.details.stage !== 'discover')
+      expect(env(run).error.details).toMatchObject({ binary_replaced: false, current_version: '0.1.0' })
+    expect(snapshot(install.root)).toEqual(before)
+    expect(env(await tool(box(), ['--version'])).data.version).toBe('0.1.0')
+  })
+})
+
+describe('interruptions', () => {
+  it('SIGINT during the download → exit 130, nothing changed, no partial version left', async () => {
+    serveRelease('v0.2.0', await goodAssets())
+    api.use(
+      http.get(`*/assets/${release.name}`, () => {
+        const stream = new ReadableStream({
+          async start(controller) {
+            controller.enqueue(new Uint8Array(release.bytes.subarray(0, 1000)))
+            await delay(15_000)
+            controller.close()
+          },
+        })
+        return new HttpResponse(stream)
+      }),
+    )
+    const dry = await tool(box(), ['update', '--dry-run'])
+    const before = snapshot(install.root)
+    const run = await runTool(install.bin, ['update', '--confirm', env(dry).data.confirm_token], {
+      env: { ...box().env, TASKS_UPDATE_API_URL: api.url },
+      onSpawn: (child) => {
+        const timer = setInterval(() => {
+          if (api.requests.some((r) => r.url.endsWith(release.name))) {
+            clearInterval(timer)
+            setTimeout(() => child.kill('SIGINT'), 100)
+          }
+        }, 20)
+      },
+    })
+    expect(run.code).toBe(130)
+    expect(env(run).error.code).toBe('E_INTERRUPTED')
+    expect(snapshot(install.root)).toEqual(before)
+  }, 30_000)
+
+  it('SIGKILL at random points of the install: after every kill one coherent version runs, and the next update or rollback leaves no partial install (12 trials)', async () => {
+    serveRelease('v0.2.0', await goodAssets())
+    for (let trial = 0; trial < 12; trial++) {
+      install.cleanup()
+      install = makeInstall({ trusted_root: rootFile })
+      const dry = await tool(box(), ['update', '--dry-run'])
+      const child = spawn(process.execPath, [install.bin, 'update', '--confirm', env(dry).data.confirm_token], {
+        env: {
+          PATH: process.env.PATH,
+          ...box().env,
+          TASKS_UPDATE_API_URL: api.url,
+        },
+        stdio: 'ignore',
+      })
+      const closed = new Promise((resolve) => child.on('close', resolve))
+      // Spread over the whole update (start-up, lock, download, verify, extract, smoke run, switch, skill sync).
+      await new Promise((resolve) => setTimeout(resolve, 150 + ((trial * 107) % 1300)))
+      child.kill('SIGKILL')
+      await closed
+      const where = `trial ${trial}`
+      const version = await coherentVersion(box(), where)
+      // Whatever the kill left, the next operation of the install takes over its lock, clears its debris and
+      // succeeds: an update when the kill came before the switch, a rollback when it came after.
+      const next = version === '0.1.0' ? await confirmUpdate(box()) : await confirmUpdate(box(), {}, ['--rollback'])
+      expect(next.code, `${where}: ${next.stdout}`).toBe(0)
+      expect(await coherentVersion(box(), where)).toBe(version === '0.1.0' ? '0.2.0' : '0.1.0')
+      const debris = [
+        ...readdirSync(install.root).filter((n) => n === '.staging' || n.startsWith('update.lock')),
+        ...readdirSync(join(install.root, 'versions')).filter((n) => n.startsWith('.')),
+      ]
+      expect(debris, where).toEqual([])
+      expect(readdirSync(join(install.root, 'versions')).sort(), where).toEqual(['0.1.0', '0.2.0'])
+    }
+  }, 180_000)
+})
+
+describe('after the commit point', () => {
+  it('a failed skill sync answers ok:false with binary_replaced and the sync command', async () => {
+    serveRelease('v0.2.0', await goodAssets())
+    writeFileSync(join(box().root, '.agents'), 'not a directory')
+    const run = await confirmUpdate(box())
+    expect(run.code).toBe(1)
+    expect(env(run).error).toMatchObject({
+      code: 'E_IO',
+      details: {
+        stage: 'skill_sync',
+        binary_replaced: true,
+        skill_sync_status: 'failed',
+        skill_sync_command: `npx --yes skills add ${REPO} -y -g`,
+        previous_version: '0.1.0',
+        current_version: '0.2.0',
+      },
+    })
+    expect(env(await tool(box(), ['--version'])).data.version).toBe('0.2.0')
+  })
+})
+
+describe('an npm global install', () => {
+  it('is detected, and previewed as an npm install of the target version', async () => {
+    serveRelease('v0.2.0', await goodAssets())
+    const base = mkdtempSync(join(ROOT, 'test/fixtures/.tmp-install-npm-'))
+    try {
+      const prefix = join(base, 'prefix')
+      const pkg = join(prefix, 'lib', 'node_modules', 'tasks-example')
+      cpSync(join(install.root, 'versions', '0.1.0'), pkg, { recursive: true })
+      const stubs = join(base, 'stubs')
+      mkdirSync(stubs)
+      const log = join(base, 'npm.log')
+      writeFileSync(
+        join(stubs, 'npm'),
+        `#!/bin/sh\nif [ "$1" = prefix ]; then echo "${prefix}"; exit 0; fi\necho "$@" >> "${log}"\n`,
+        { mode: 0o755 },
+      )
+      const run = (args: string[]) =>
+        runTool(join(pkg, 'bin', 'run.js'), args, {
+          env: { ...box().env, PATH: `${stubs}:${process.env.PATH}`, TASKS_UPDATE_API_URL: api.url },
+        })
+      expect(env(await run(['update', '--check'])).data).toMatchObject({
+        install_method: 'npm',
+        update_available: true,
+      })
+      const dry = await run(['update', '--dry-run'])
+      expect(env(dry).data.preview.changes.map((c: { action: string }) => c.action)).toEqual(['npm_install'])
+      // --confirm verifies the registry's provenance before npm runs: test/provenance.test.ts.
+      expect(existsSync(log)).toBe(false)
+    } finally {
+      rmSync(base, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('doctor', () => {
+  it('warns when a newer release is out, and never fails offline', async () => {
+    serveRelease('v0.2.0', await goodAssets())
+    const online = await tool(box(), ['doctor'])
+    expect(env(online).data.checks.find((c: { check: string }) => c.check === 'update')).toMatchObject({
+      status: 'warn',
+      fix: expect.stringMatching(new RegExp(`node ${install.bin} update --dry-run$`)),
+    })
+    const offline = await tool(box(), ['doctor'], { TASKS_UPDATE_API_URL: 'http://127.0.0.1:9/' })
+    expect(offline.code).toBe(0)
+    // A check that could not run is a warning, not a pass (and still not a failure of doctor).
+    expect(env(offline).data.checks.find((c: { check: string }) => c.check === 'update')).toMatchObject({
+      status: 'warn',
+      message: expect.stringMatching(/^could not check for updates/),
+    })
+  })
+})

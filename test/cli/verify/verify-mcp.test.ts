@@ -1,0 +1,57 @@
+import { join } from 'node:path'
+import { runTool } from 'agentcli/testing'
+import { describe, expect, it } from 'vitest'
+import { ROOT, TASKS_BIN } from '../../support/helpers.js'
+
+const AGENTCLI = join(ROOT, 'bin/agentcli.js')
+const BROKEN = join(ROOT, 'test/fixtures/broken-mcp/tool.mjs')
+
+type Check = { id: string; status: string; evidence: string }
+// biome-ignore lint/suspicious/noExplicitAny: the report is read loosely
+const checksOf = (json: any): Check[] => json.data?.checks ?? json.error?.details?.checks ?? []
+
+function verifyMcp(target: string[]) {
+  return runTool(AGENTCLI, ['verify', '--mcp', '--', process.execPath, ...target], { timeoutMs: 120_000 })
+}
+
+describe('agentcli verify --mcp', () => {
+  it('passes the example: one tool per command, schemas, annotations, codes, the gate, a bad argument', async () => {
+    const run = await verifyMcp([TASKS_BIN])
+    expect(run.code, run.stdout).toBe(0)
+    const checks = checksOf(run.json)
+    expect(checks.map((c) => c.id)).toEqual([
+      'mcp.reference',
+      'mcp.starts',
+      'mcp.one_tool_per_command',
+      'mcp.schemas_equal',
+      'mcp.annotations_match_kinds',
+      'mcp.codes_preserved',
+      'mcp.writes_gated',
+      'mcp.bad_argument',
+      'mcp.revisions',
+    ])
+    expect(checks.every((c) => c.status === 'pass')).toBe(true)
+  }, 120_000)
+
+  // One broken server per check: each breaks one promise and must fail that check.
+  const cases: Array<[string, string, RegExp]> = [
+    ['missing-tool', 'mcp.one_tool_per_command', /missing \["delete"\]/],
+    ['schema', 'mcp.schemas_equal', /list\.inputSchema/],
+    ['annotations', 'mcp.annotations_match_kinds', /delete \(write\): readOnlyHint=true/],
+    ['codes', 'mcp.codes_preserved', /CLI E_NOT_FOUND, MCP E_INTERNAL/],
+    ['ungated', 'mcp.writes_gated', /create: called without a token it answered ok/],
+    ['crash', 'mcp.bad_argument', /server exited/],
+    ['legacy-only', 'mcp.revisions', /did not offer 2026-07-28/],
+  ]
+  for (const [mode, check, evidence] of cases) {
+    it(`fails a server that breaks ${check} (${mode})`, async () => {
+      const run = await verifyMcp([BROKEN, mode])
+      expect(run.code, run.stdout).toBe(1)
+      // biome-ignore lint/suspicious/noExplicitAny: envelope
+      expect((run.json as any).error.code).toBe('E_CONFORMANCE')
+      const failed = checksOf(run.json).find((c) => c.id === check)
+      expect(failed?.status, run.stdout).toBe('fail')
+      expect(failed?.evidence).toMatch(evidence)
+    }, 120_000)
+  }
+})

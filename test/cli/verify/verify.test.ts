@@ -1,0 +1,194 @@
+import { join } from 'node:path'
+import { runTool } from 'agentcli/testing'
+import { describe, expect, it } from 'vitest'
+import { invocation, prng, violations } from '../../../src/verify/fuzz.js'
+import type { Ref } from '../../../src/verify/reference-types.js'
+import { env, ROOT, TASKS_BIN } from '../../support/helpers.js'
+
+const AGENTCLI = join(ROOT, 'bin/agentcli.js')
+const BROKEN = join(ROOT, 'test/fixtures/broken/cli.mjs')
+
+const verify = (args: string[]) => runTool(AGENTCLI, ['verify', ...args], { timeoutMs: 120_000, validateOutput: true })
+
+describe('agentcli verify', () => {
+  it('passes the example tool, with every check listed and nothing failed', async () => {
+    const run = await verify(['--', process.execPath, TASKS_BIN])
+    expect(run.code, run.stdout.slice(0, 2000)).toBe(0)
+    const data = env(run).data
+    expect(data).toMatchObject({ tool: 'tasks', version: '0.1.0', summary: { fail: 0 } })
+    const ids = data.checks.map((c: { id: string }) => c.id)
+    for (const id of [
+      'exit.unknown_command',
+      'exit.unknown_flag',
+      'exit.missing_argument',
+      'exit.bad_enum',
+      'exit.bad_format',
+      'exit.raw_on_non_raw',
+      'exit.catalogue',
+      'exit.extension_rules',
+      'flags.json_alias',
+      'flags.text_format',
+      'flags.quiet',
+      'flags.bad_field',
+      'flags.version',
+      'flags.help',
+      'self.reference_keys',
+      'self.release_readiness',
+      'self.doctor_readiness',
+      'self.changelog_since_current',
+      'write.no_token:create',
+      'write.dry_run:create',
+      'write.tampered:create',
+      'interactive.timeouts',
+    ]) {
+      expect(ids).toContain(id)
+    }
+    expect(data.checks.find((c: { id: string }) => c.id === 'write.no_token:create').status).toBe('pass')
+    const reads = data.checks.filter((c: { id: string }) => c.id.startsWith('self.read_no_side_effects:'))
+    expect(reads.map((c: { id: string }) => c.id)).toEqual(
+      expect.arrayContaining(['self.read_no_side_effects:list', 'self.read_no_side_effects:context']),
+    )
+    expect(reads.every((c: { status: string }) => c.status === 'pass')).toBe(true)
+    // Populated first: the checks that a fresh, empty home used to skip now run on real state.
+    const status = (id: string) => data.checks.find((c: { id: string }) => c.id === id)?.status
+    for (const id of [
+      'populate.write:create',
+      'populate.write:edit',
+      'populate.state',
+      'self.output_valid:get',
+      'self.read_no_side_effects:get',
+      'lists.bounded:list',
+      'write.no_token:edit',
+      'write.no_token:delete',
+      'write.dry_run:delete',
+      'write.tampered:delete',
+      'stdio.utf8',
+      'stdio.no_ansi',
+      'stdio.quiet_stderr',
+    ])
+      expect([id, status(id)]).toEqual([id, 'pass'])
+    // A delete is never confirmed while populating: it would take the state away.
+    expect(ids).not.toContain('populate.write:delete')
+    expect(data.checks.find((c: { id: string }) => c.id === 'self.output_valid:list').evidence).toMatch(
+      /^list \(2 items\)/,
+    )
+  }, 120_000)
+
+  it('fails a deliberately broken CLI on exactly its three defects', async () => {
+    const run = await verify(['--', process.execPath, BROKEN])
+    expect(run.code).toBe(1)
+    const error = env(run).error
+    expect(error.code).toBe('E_CONFORMANCE')
+    const failed = error.details.checks
+      .filter((c: { status: string }) => c.status === 'fail')
+      .map((c: { id: string }) => c.id)
+    expect(failed.sort()).toEqual(['envelope:hello', 'envelope:status', 'exit.unknown_flag'])
+  }, 120_000)
+
+  it('fails a read command that changes state outside the cache dir', async () => {
+    const run = await verify(['--', process.execPath, join(ROOT, 'test/fixtures/broken/read-writes.mjs')])
+    expect(run.code).toBe(1)
+    const checks = env(run).error.details.checks as Array<{ id: string; status: string; evidence: string }>
+    const failed = checks.filter((c) => c.status === 'fail').map((c) => c.id)
+    expect(failed.sort()).toEqual([
+      'envelope:hello',
+      'envelope:status',
+      'exit.unknown_flag',
+      'self.read_no_side_effects:context',
+    ])
+    expect(checks.find((c) => c.id === 'self.read_no_side_effects:context')!.evidence).toContain(
+      '~/data/broken/last-context',
+    )
+    expect(checks.find((c) => c.id === 'self.read_no_side_effects:doctor')!.status).toBe('pass')
+  }, 120_000)
+
+  it('prints a readable report in text mode', async () => {
+    const run = await runTool(AGENTCLI, ['verify', '--format', 'text', '--', process.execPath, BROKEN], {
+      timeoutMs: 120_000,
+    })
+    expect(run.code).toBe(1)
+    expect(run.stderr).toContain('FAIL envelope:hello')
+    expect(run.stderr).toMatch(/^error E_CONFORMANCE: 3 of \d+ conformance checks failed/m)
+  }, 120_000)
+
+  it('reports a fuzz failure with its seed and the argv to reproduce it', async () => {
+    const run = await verify(['--fuzz', '40', '--seed', '3', '--', process.execPath, BROKEN])
+    const fuzz = env(run).error.details.checks.find((c: { id: string }) => c.id === 'fuzz.invariants')
+    expect(fuzz.status).toBe('fail')
+    expect(fuzz.evidence).toMatch(/^seed 3: \d+\/40 broke an invariant; #\d+ \[/)
+    expect(env(run).error.details.fuzz).toMatchObject({ runs: 40, seed: 3 })
+  }, 120_000)
+
+  it('needs a command to verify', async () => {
+    const run = await verify([])
+    expect(run.code).toBe(2)
+    expect(env(run).error.code).toBe('E_USAGE')
+  })
+})
+
+describe('the fuzzer', () => {
+  const ref: Ref = {
+    tool: 't',
+    version: '1.0.0',
+    schema_version: '1.0',
+    release_readiness: {
+      level: 'beta',
+      fcc_status: 'verified',
+      mock_upstream_status: 'verified',
+      live_smoke_status: 'missing',
+    },
+    global_flags: [],
+    commands: [
+      {
+        path: 'list',
+        type: 'read',
+        params: [{ name: 'status', kind: 'flag', type: 'enum', required: false, options: ['a', 'b'] }],
+        output_schema: {},
+        examples: ['t list'],
+        stream: false,
+        raw: false,
+        async: false,
+      },
+    ],
+    error_codes: { E_USAGE: { exit: 2, retryable: false }, E_SERVER: { exit: 7, retryable: true } },
+  }
+
+  it('is deterministic for a seed', () => {
+    const a = prng(42)
+    const b = prng(42)
+    expect(Array.from({ length: 5 }, a)).toEqual(Array.from({ length: 5 }, b))
+    const r1 = prng(7)
+    const r2 = prng(7)
+    expect(Array.from({ length: 20 }, () => invocation(r1, ref))).toEqual(
+      Array.from({ length: 20 }, () => invocation(r2, ref)),
+    )
+  })
+
+  it('catches a banner, an exit that disagrees with its code, and a timeout', () => {
+    const base = { label: 'x', args: ['list'], stderr: '', timedOut: false, ms: 1 }
+    const envelope = (code: string) =>
+      JSON.stringify({
+        ok: false,
+        schema_version: '1.0',
+        error: { code, message: 'm', details: {}, retryable: code === 'E_SERVER' },
+        meta: { duration_ms: 1 },
+      })
+    expect(violations({ ...base, code: 2, stdout: envelope('E_USAGE') }, ref)).toEqual([])
+    expect(violations({ ...base, code: 0, stdout: `hello\n${envelope('E_USAGE')}` }, ref)[0]).toMatch(
+      /one_json_document/,
+    )
+    expect(violations({ ...base, code: 1, stdout: envelope('E_SERVER') }, ref).join()).toMatch(/exit_from_catalogue/)
+    expect(violations({ ...base, code: null, stdout: '', timedOut: true }, ref)).toEqual([
+      'timed out with stdin closed',
+    ])
+    expect(violations({ ...base, args: ['list', '--help'], code: 0, stdout: 'usage' }, ref)).toEqual([])
+    // Regression: a compact envelope whose details mention "type" is still an envelope, not an NDJSON line.
+    const compact = JSON.stringify({
+      ok: false,
+      schema_version: '1.0',
+      error: { code: 'E_USAGE', message: 'm', details: { allowed: { type: 'integer' } }, retryable: false },
+      meta: { duration_ms: 1 },
+    })
+    expect(violations({ ...base, code: 2, stdout: `${compact}\n` }, ref)).toEqual([])
+  })
+})

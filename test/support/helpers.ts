@@ -1,0 +1,95 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { type RunToolOptions, runTool, type Sandbox, sandbox, type ToolRun } from 'agentcli/testing'
+import { afterEach } from 'vitest'
+import { pendingRecord } from '../../src/jobs/record.js'
+import type { JobRecord } from '../../src/jobs/types.js'
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..')
+export const TASKS_BIN = join(ROOT, 'examples/tasks/bin/run.js')
+export const FIXTURE_BIN = join(ROOT, 'test/fixtures/cli/bin/run.js')
+/** The test-only clock preload (`node --import`): shifted by `TEST_CLOCK_SHIFT_MS`. No tool ships it. */
+export const CLOCK_PRELOAD = join(ROOT, 'test/fixtures/clock.mjs')
+
+/** The environment that runs a tool with its clock shifted by `ms` (negative: in the past). */
+export function shiftedClock(ms: number): Record<string, string> {
+  return { NODE_OPTIONS: `--import=${CLOCK_PRELOAD}`, TEST_CLOCK_SHIFT_MS: String(ms) }
+}
+
+/** A sandbox per test, removed afterwards. */
+export function useSandbox(): () => Sandbox {
+  let current: Sandbox | undefined
+  afterEach(() => {
+    current?.cleanup()
+    current = undefined
+  })
+  return () => {
+    current ??= sandbox()
+    return current
+  }
+}
+
+/** Run the example tool in a sandbox. */
+export function tasks(box: Sandbox, args: readonly string[], options: RunToolOptions = {}): Promise<ToolRun> {
+  return runTool(TASKS_BIN, args, { ...options, env: { ...box.env, ...options.env } })
+}
+
+/** Run the fixture CLI in a sandbox. */
+export function fixture(box: Sandbox, args: readonly string[], options: RunToolOptions = {}): Promise<ToolRun> {
+  return runTool(FIXTURE_BIN, args, { ...options, env: { ...box.env, ...options.env } })
+}
+
+/** The example tool's store file inside a sandbox. */
+export function storePath(box: Sandbox): string {
+  return join(box.env.XDG_DATA_HOME!, 'tasks', 'tasks.json')
+}
+
+type SeedTask = { id: string; title: string; status?: 'open' | 'done' }
+
+/** Write tasks straight into the store file (real file, as a previous run would have left it). */
+export function seed(box: Sandbox, list: SeedTask[]): void {
+  const path = storePath(box)
+  mkdirSync(dirname(path), { recursive: true })
+  const at = '2026-01-02T03:04:05.000Z'
+  const tasksOut = list.map((t) => ({
+    id: t.id,
+    title: t.title,
+    status: t.status ?? 'open',
+    created_at: at,
+    updated_at: at,
+    version: 1,
+  }))
+  const next = Math.max(0, ...list.map((t) => Number(t.id))) + 1
+  writeFileSync(path, JSON.stringify({ schema: 1, next_id: next, tasks: tasksOut }))
+}
+
+/** The store file's bytes, to prove a call changed nothing. */
+export function storeBytes(box: Sandbox): string {
+  try {
+    return readFileSync(storePath(box), 'utf8')
+  } catch {
+    return '<absent>'
+  }
+}
+
+/** The envelope of a run, typed loosely for assertions. */
+// biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary envelope members
+export function env(run: ToolRun): any {
+  return run.json
+}
+
+/** Whether a process we started is still alive (signal 0 delivers nothing). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** A job record as a submission writes it, with `fields` over it: tests forge records a worker then meets. */
+export function jobRecord(fields: Partial<JobRecord> & Pick<JobRecord, 'job_id' | 'command'>): JobRecord {
+  return { ...pendingRecord({ argv: [], schema_version: '1.0', ...fields }), ...fields }
+}

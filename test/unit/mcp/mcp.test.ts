@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest'
+import type { CommandDescription } from '../../../src/describe/command.js'
+import type { Param } from '../../../src/describe/params.js'
+import { toolAnnotations } from '../../../src/mcp/annotations.js'
+import { toArgv } from '../../../src/mcp/argv.js'
+import { inputSchemaOf } from '../../../src/mcp/tools.js'
+
+const param = (over: Partial<Param> & Pick<Param, 'name' | 'kind' | 'type'>): Param => ({
+  required: false,
+  multiple: false,
+  default: null,
+  options: null,
+  description: '',
+  env: null,
+  char: null,
+  ...over,
+})
+
+const edit: Pick<CommandDescription, 'path' | 'params'> = {
+  path: 'task edit',
+  params: [
+    param({ name: 'ids', kind: 'arg', type: 'string', multiple: true, required: true }),
+    param({ name: 'title', kind: 'flag', type: 'string' }),
+    param({ name: 'dry-run', kind: 'flag', type: 'boolean', default: false }),
+    param({ name: 'limit', kind: 'flag', type: 'integer', minimum: 1, maximum: 10, default: 5 }),
+    param({ name: 'tag', kind: 'flag', type: 'string', multiple: true }),
+  ],
+}
+
+describe('arguments → argv: the CLI call an MCP call is', () => {
+  it('maps snake_case names to flags, arrays to repeats, true to a switch and false to nothing', () => {
+    expect(toArgv(edit, { ids: ['1', '2'], title: 'x', dry_run: true, limit: 3, tag: ['a', 'b'] })).toEqual([
+      'task',
+      'edit',
+      '1',
+      '2',
+      '--title',
+      'x',
+      '--dry-run',
+      '--limit',
+      '3',
+      '--tag',
+      'a',
+      '--tag',
+      'b',
+    ])
+    expect(toArgv(edit, { ids: ['1'], dry_run: false })).toEqual(['task', 'edit', '1'])
+  })
+
+  it('keeps a value that starts with - a value, and a positional that does one a positional', () => {
+    expect(toArgv(edit, { ids: ['1'], title: '--confirm' })).toEqual(['task', 'edit', '1', '--title=--confirm'])
+    expect(toArgv(edit, { ids: ['-1'], title: 't' })).toEqual(['task', 'edit', '--title', 't', '--', '-1'])
+  })
+
+  it('passes unknown word names on (the command refuses them) and refuses names that could smuggle a flag', () => {
+    expect(toArgv(edit, { ids: ['1'], colour: 'red' })).toEqual(['task', 'edit', '1', '--colour', 'red'])
+    for (const key of ['format=text', 'title --confirm', '-x', 'a.b'])
+      expect(() => toArgv(edit, { ids: ['1'], [key]: 'v' }), key).toThrow(/Unknown argument/)
+  })
+
+  it("takes max_items as the server's on a stream only; elsewhere it is an unknown argument", () => {
+    expect(toArgv({ ...edit, stream: true }, { ids: ['1'], max_items: 5 })).toEqual(['task', 'edit', '1'])
+    expect(toArgv(edit, { ids: ['1'], max_items: 5 })).toEqual(['task', 'edit', '1', '--max-items', '5'])
+  })
+
+  it('refuses a value no CLI call can express with E_VALIDATION naming the argument', () => {
+    expect(() => toArgv(edit, { ids: ['1'], title: { a: 1 } })).toThrow(
+      expect.objectContaining({ code: 'E_VALIDATION' }),
+    )
+    expect(() => toArgv(edit, { ids: [['1']] })).toThrow(expect.objectContaining({ code: 'E_VALIDATION' }))
+  })
+})
+
+describe('the input schema and the annotations', () => {
+  it('keeps bounds, defaults and arrays, in snake_case, closed to other names', () => {
+    const schema = inputSchemaOf({ ...edit, stream: false }) as {
+      properties: Record<string, unknown>
+      required: string[]
+    }
+    expect(schema.properties.dry_run).toEqual({ type: 'boolean', default: false })
+    expect(schema.properties.limit).toEqual({ type: 'integer', minimum: 1, maximum: 10, default: 5 })
+    expect(schema.properties.ids).toEqual({ type: 'array', items: { type: 'string' }, minItems: 1 })
+    expect(schema.required).toEqual(['ids'])
+    expect(schema).toMatchObject({
+      additionalProperties: false,
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+    })
+  })
+
+  const hints = (destructive: boolean, idempotent = false, open_world = false) => ({
+    destructive,
+    idempotent,
+    open_world,
+  })
+  const of = (type: string, h = hints(true), params: Param[] = []) =>
+    toolAnnotations({ type: type as CommandDescription['type'], params, hints: h })
+
+  it('derives them from the kind (read, local, write) and what the author declared', () => {
+    expect(of('read', hints(false))).toEqual({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    })
+    expect(of('local', hints(false))).toEqual({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: false,
+    })
+    expect(of('write')).toEqual({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: false,
+    })
+    expect(of('write', hints(false))).toMatchObject({ destructiveHint: false })
+    expect(of('write', hints(true, true))).toMatchObject({ idempotentHint: true })
+    expect(of('write', hints(true), [param({ name: 'idempotency-key', kind: 'flag', type: 'string' })])).toMatchObject({
+      idempotentHint: true,
+    })
+    expect(of('read', hints(false, false, true))).toMatchObject({ openWorldHint: true })
+    // A description baked by an older agentcli has no hints: a write is then destructive, nothing open-world.
+    expect(toolAnnotations({ type: 'write', params: [] })).toMatchObject({
+      destructiveHint: true,
+      openWorldHint: false,
+    })
+  })
+})

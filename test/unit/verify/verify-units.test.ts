@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest'
+import { junit, sarif } from '../../../src/verify/ci-report.js'
+import { exampleArgv, fill, harvest, runnableExample, type Seen } from '../../../src/verify/examples.js'
+import type { RefCommand } from '../../../src/verify/reference-types.js'
+
+describe('verify: examples become argv', () => {
+  it('keeps <placeholders> as words (not shell redirections) and stops at a real redirection', () => {
+    expect(exampleArgv('tasks get <id> --fields title', 'tasks')).toEqual(['get', '<id>', '--fields', 'title'])
+    expect(exampleArgv('tasks edit 1 --confirm <confirm_token>', 'tasks')).toEqual([
+      'edit',
+      '1',
+      '--confirm',
+      '<confirm_token>',
+    ])
+    expect(exampleArgv('tasks export --format raw > tasks.csv', 'tasks')).toEqual(['export', '--format', 'raw'])
+    expect(exampleArgv('create --title "Write the docs"', 'tasks')).toEqual(['create', '--title', 'Write the docs'])
+  })
+
+  it('fills placeholders from seen output, `<x_id>` from an `id`, and refuses what it cannot fill', () => {
+    const seen: Seen = new Map()
+    harvest({ items: [{ id: '7', title: 'a' }], next_cursor: 'c1', count: 1 }, seen)
+    expect(fill(['get', '<id>'], seen)).toEqual(['get', '7'])
+    expect(fill(['get', '<task_id>'], seen)).toEqual(['get', '7'])
+    expect(fill(['list', '--cursor', '<next_cursor>'], seen)).toEqual(['list', '--cursor', 'c1'])
+    expect(fill(['job', 'status', '--id', '<job>'], seen)).toBeUndefined()
+  })
+
+  it('picks the first example that runs the command itself, unshaped', () => {
+    const command = {
+      path: 'get',
+      examples: ['t get <id> --fields title', 't get <id>', 't get 1'],
+    } as unknown as RefCommand
+    expect(runnableExample(command, 't', new Map())).toEqual(['get', '1'])
+    expect(runnableExample(command, 't', new Map([['id', '3']]))).toEqual(['get', '3'])
+  })
+})
+
+describe('verify: CI reports', () => {
+  const input = {
+    target: 'node t.js',
+    tool: 't',
+    version: '1.0.0',
+    checks: [
+      { id: 'flags.help', group: 'flags' as const, status: 'pass' as const, evidence: '--help exits 0' },
+      { id: 'lists.bounded:list', group: 'lists' as const, status: 'fail' as const, evidence: 'a <b> & "c"\u0001' },
+      { id: 'write.no_token:sync', group: 'write' as const, status: 'skip' as const, evidence: 'needs login' },
+    ],
+  }
+
+  it('JUnit escapes what XML cannot hold raw and counts per suite', () => {
+    const xml = junit(input)
+    expect(xml).toContain('<testsuites name="agentcli verify t" tests="3" failures="1" errors="0" skipped="1">')
+    expect(xml).toContain('failure message="a &lt;b&gt; &amp; &quot;c&quot;"')
+    expect(xml).not.toContain('\u0001')
+    expect(xml).toContain('<skipped message="needs login"/>')
+  })
+
+  it('SARIF has one result per failure, on its rule', () => {
+    const doc = JSON.parse(sarif(input, '0.1.0'))
+    expect(doc.runs[0].results).toHaveLength(1)
+    expect(doc.runs[0].results[0]).toMatchObject({ ruleId: 'lists.bounded', level: 'error' })
+    expect(doc.runs[0].tool.driver.rules.map((r: { id: string }) => r.id)).toEqual([
+      'flags.help',
+      'lists.bounded',
+      'write.no_token',
+    ])
+  })
+})
