@@ -18,7 +18,7 @@ function command(i: number): string {
   // import.meta.url is the bundle's, as for a module the bundle holds, from a chunk too.
   const label =
     i < 20
-      ? "import { label } from '../../../lib.js'"
+      ? "import { label } from '../lib.js'"
       : "const label = (name) => name ?? (/\\/dist\\/$/.test(new URL('.', import.meta.url).pathname) ? 'item' : 'misplaced')"
   return `import { AgentCommand, Flags, output } from 'agentcli'
 ${label}
@@ -67,14 +67,14 @@ beforeAll(() => {
   )
   writeFileSync(
     join(dir, 'bin', 'run.js'),
-    "#!/usr/bin/env node\nconst { start } = await import('agentcli/boot')\nawait start(new URL('../../../', import.meta.url))\n",
+    "#!/usr/bin/env node\nconst { start } = await import('agentcli/boot')\nawait start(new URL('..', import.meta.url))\n",
   )
   writeFileSync(join(dir, 'dist', 'lib.js'), "export const label = (name) => name ?? 'item'\n")
   const imports: string[] = []
   const entries: string[] = []
   for (let i = 0; i < COMMANDS; i++) {
     writeFileSync(join(dir, 'dist', 'commands', `item${i}.js`), command(i))
-    imports.push(`import Item${i} from '../../commands/item${i}.js'`)
+    imports.push(`import Item${i} from './commands/item${i}.js'`)
     entries.push(`  item${i}: Item${i},`)
   }
   writeFileSync(

@@ -35,7 +35,7 @@ describe('the bundle is pure ASCII', () => {
       const index = join(d, 'dist/index.js')
       writeFileSync(
         index,
-        `${readFileSync(index, 'utf8')}\nimport Probe from '../../commands/probe.js';\nCOMMANDS.probe = Probe;\n`,
+        `${readFileSync(index, 'utf8')}\nimport Probe from './commands/probe.js';\nCOMMANDS.probe = Probe;\n`,
       )
     })
     const built = spawnSync(process.execPath, [join(ROOT, 'bin/agentcli-build.js'), dir], { encoding: 'utf8' })

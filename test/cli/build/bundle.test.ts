@@ -153,7 +153,7 @@ export default class Probe extends AgentCommand {
       const index = join(d, 'dist/index.js')
       writeFileSync(
         index,
-        `${readFileSync(index, 'utf8')}\nimport Probe from '../../commands/probe.js';\nCOMMANDS.probe = Probe;\n`,
+        `${readFileSync(index, 'utf8')}\nimport Probe from './commands/probe.js';\nCOMMANDS.probe = Probe;\n`,
       )
     })
     const built = build(dir)
