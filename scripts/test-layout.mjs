@@ -191,11 +191,15 @@ if (moves.size === 0) {
 for (const [from, to] of moves) console.log(`${from} -> ${to}`)
 if (DRY) process.exit(0)
 
-/** Where a relative specifier written in `oldFile` points now. */
+/**
+ * Where a relative specifier written in `oldFile` points now; unchanged when it names no file of the repository
+ * (code a test writes into a temporary tool: `import Probe from './commands/probe.js'` is the tool's, not ours).
+ */
 function respecify(spec, oldFile, newFile) {
   const target = posix.normalize(posix.join(posix.dirname(oldFile), spec))
   const ts = target.replace(/\.js$/, '.ts')
   const moved = known.get(ts)
+  if (!moved && !existsSync(join(ROOT, target)) && !existsSync(join(ROOT, ts))) return spec
   const now = moved ? moved.replace(/\.ts$/, target.endsWith('.js') ? '.js' : '.ts') : target
   let out = posix.relative(posix.dirname(newFile), now)
   if (!out.startsWith('.')) out = `./${out}`
@@ -205,17 +209,26 @@ function respecify(spec, oldFile, newFile) {
 /** Rewrite the relative module specifiers and the repository-root idioms of a file moved from old to new. */
 function rewrite(text, oldFile, newFile) {
   const toRoot = posix.relative(posix.dirname(newFile), '.') || '.'
-  return text
-    .replace(
-      /(\bfrom\s+|\bimport\s*\(\s*|\bvi\.(?:mock|doMock)\(\s*|^import\s+)(['"])(\.{1,2}\/[^'"]+)\2/gm,
-      (_, head, q, spec) => `${head}${q}${respecify(spec, oldFile, newFile)}${q}`,
-    )
-    .replace(/import\.meta\.dirname, '\.\.'\)/g, `import.meta.dirname, '${toRoot}')`)
-    .replace(/new URL\('\.\.', import\.meta\.url\)/g, `new URL('${toRoot}/', import.meta.url)`)
-    .replace(
-      /join\(dirname\(fileURLToPath\(import\.meta\.url\)\), '\.\.'\)/g,
-      `join(dirname(fileURLToPath(import.meta.url)), '${toRoot}')`,
-    )
+  return (
+    text
+      .replace(
+        /(\bfrom\s+|\bimport\s*\(\s*|\bvi\.(?:mock|doMock)\(\s*|^import\s+)(['"])(\.{1,2}\/[^'"]+)\2/gm,
+        (_, head, q, spec) => `${head}${q}${respecify(spec, oldFile, newFile)}${q}`,
+      )
+      // The repository root, as a declaration of the test's own (`const root = …`), never inside code it writes.
+      .replace(
+        /^(\s*(?:export\s+)?const\s+\w+\s*=.*)import\.meta\.dirname, '\.\.'\)/gm,
+        `$1import.meta.dirname, '${toRoot}')`,
+      )
+      .replace(
+        /^(\s*(?:export\s+)?const\s+\w+\s*=.*)new URL\('\.\.', import\.meta\.url\)/gm,
+        `$1new URL('${toRoot}/', import.meta.url)`,
+      )
+      .replace(
+        /^(\s*(?:export\s+)?const\s+\w+\s*=.*)join\(dirname\(fileURLToPath\(import\.meta\.url\)\), '\.\.'\)/gm,
+        `$1join(dirname(fileURLToPath(import.meta.url)), '${toRoot}')`,
+      )
+  )
 }
 
 for (const [from, to] of moves) {
