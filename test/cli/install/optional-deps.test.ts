@@ -75,7 +75,7 @@ describe('a missing optional peer', () => {
   it('the keychain binding: E_CONFIG with `npm install @napi-rs/keyring`, never a silent fallback to a file', () => {
     const got = inNode(
       ['@napi-rs/keyring'],
-      `const { Credentials } = await import('../../dist/credentials/credentials.js')
+      `const { Credentials } = await import('./dist/credentials/credentials.js')
 const credentials = new Credentials({ bin: 'hidden', configDir: ${JSON.stringify(join(box().root, 'config'))}, mode: 'auto', refreshable: false, warn: () => {} })
 await credentials.save({ account: 'a', access_token: 't', refresh_token: null, expires_at: null, scopes: [] })
   .then(() => console.log(JSON.stringify({ code: 'saved' })))${report}`,
@@ -86,7 +86,7 @@ await credentials.save({ account: 'a', access_token: 't', refresh_token: null, e
   it('Sigstore, when an update is verified: E_CONFIG with the Sigstore install command', () => {
     const got = inNode(
       ['@sigstore/bundle', '@sigstore/protobuf-specs', '@sigstore/tuf', '@sigstore/verify'],
-      `const { verifyBundle } = await import('../../dist/update/signature.js')
+      `const { verifyBundle } = await import('./dist/update/signature.js')
 await verifyBundle({ bundle: {}, artifact: Buffer.from(''), identity: {}, trustedRoot: {} })${report}`,
     )
     expect(got.code).toBe('E_CONFIG')
