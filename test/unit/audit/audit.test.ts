@@ -1,5 +1,5 @@
 // In-process tests of the audit module (src/audit): the one draft builder, the run's pending record, the one argv
-// scrubber. The writer's own tests are in test/unit/confirm/confirm.test.ts ("appendAudit") and test/fleet-keys.test.ts.
+// scrubber. The writer's own tests are in test/unit/confirm/confirm.test.ts ("appendAudit") and test/cli/fleet/fleet-keys.test.ts.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
