@@ -24,7 +24,9 @@ describe('the FCC guard', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fcc-'))
     try {
       cpSync(join(ROOT, 'test'), dir, { recursive: true, filter: (p) => !p.includes('fixtures') })
-      for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((n) => n.endsWith('.test.ts'))) {
+      for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((n) =>
+        n.endsWith('.test.ts'),
+      )) {
         const path = join(dir, name)
         writeFileSync(path, readFileSync(path, 'utf8').replace(/\['whoami'/g, "['removed'"))
       }
