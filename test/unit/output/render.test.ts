@@ -2,10 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { AgentError } from '../../../src/errors/agent-error.js'
 import { dataOutcome, rawOutcome, streamOutcome } from '../../../src/output/outcome.js'
 import { memorySinks } from '../../../src/output/sinks.js'
+import { expected, itemLine, split } from '../../support/lines.js'
 import { pinned, renderErrorInProcess, renderInProcess } from '../../support/render.js'
-
-/** The line the renderer promises for an item: `{ok, schema_version, type, data}` serialised as is. */
-const itemLine = (data: unknown) => `${JSON.stringify({ ok: true, schema_version: '1.0', type: 'item', data })}\n`
 
 /** The items of the fixture's `lines` command (test/fixtures/cli/commands/lines.js), produced in-process. */
 async function* lines(n: number, dirtyEvery: number, bigAt: number | undefined, bigChars: number) {
@@ -16,22 +14,6 @@ async function* lines(n: number, dirtyEvery: number, bigAt: number | undefined, 
     else if (i === 8) yield `item ${i}`
     else yield { i, label: `item ${i}` }
   }
-}
-
-/** What `lines` yields, as printed. */
-function expected(n: number, dirtyEvery: number, bigAt: number | undefined, bigChars: number): unknown[] {
-  return Array.from({ length: n }, (_, i) => {
-    if (i === bigAt) return { i, label: 'é€'.repeat(bigChars / 2) }
-    if (dirtyEvery > 0 && i % dirtyEvery === 0) return { i, token: '<redacted>' }
-    if (i === 7) return '2026-01-02T03:04:05.000Z'
-    if (i === 8) return `item ${i}`
-    return { i, label: `item ${i}` }
-  })
-}
-
-function split(stdout: string): { items: string; summary: Record<string, unknown> } {
-  const last = stdout.lastIndexOf('\n', stdout.length - 2)
-  return { items: stdout.slice(0, last + 1), summary: JSON.parse(stdout.slice(last + 1)) }
 }
 
 const stream = (items: AsyncIterable<unknown>) => streamOutcome({ items, schemaVersion: '1.0', fields: undefined })
