@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 // How start-up and `reference` grow with the number of commands: a synthetic tool with 10 and with 1000 simple
-// commands, built in a temp dir with agentcli-build, `<tool> <cmd>` (on the fast path and, with `AGENTCLI_FAST=0`,
-// on oclif's), `<tool> reference` (whole, `--compact` and of one command) alternated round-robin. Prints medians
+// commands, built in a temp dir with agentcli-build, `<tool> <cmd>`, `<tool> <cmd> --help`, `<tool> reference` (whole, `--compact` and of one command) alternated round-robin. Prints medians
 // and the 1000/10 ratios. Writes nothing inside the repository (BENCH_KEEP=1 keeps the temp dir
 // for a look). BENCH_ROUNDS sets the rounds (15). Not a test.
 import { spawnSync } from 'node:child_process'
@@ -86,10 +85,9 @@ try {
   const { env } = benchHome('', { home: join(work, 'home') })
   const small = makeTool(10)
   const large = makeTool(1000)
-  const oclifPath = { ...env, AGENTCLI_FAST: '0' }
   const pairs = [
     ['item0', ['item0']],
-    ['item0 (AGENTCLI_FAST=0)', ['item0'], oclifPath],
+    ['item0 --help', ['item0', '--help']],
     ['reference item0', ['reference', 'item0']],
     ['reference --compact', ['reference', '--compact']],
     ['reference', ['reference']],

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `agentcli/boot` as one file (dist/boot/start.js): every tool's start imports it first, and as seven ES modules
-// the loader resolves, reads and links each one (≈ 2–4 ms of a 30 ms fast-path start; docs/performance.md). Only
+// the loader resolves, reads and links each one (≈ 2–4 ms of a 30 ms start; docs/performance.md). Only
 // the boot's own modules are inlined; anything it imports lazily (the entry, errors) stays a relative import of
 // the modules beside it, so the oclif path loads exactly what it did.
 import { dirname, relative, resolve } from 'node:path'
@@ -9,7 +9,7 @@ import { build } from 'esbuild'
 
 const dist = resolve(fileURLToPath(new URL('..', import.meta.url)), 'dist')
 const OWN = ['boot/index.js', 'boot/builtin.js', 'boot/code-cache.js', 'boot/early-signals.js', 'boot/engines.js']
-const INLINED = new Set([...OWN, 'boot/root-path.js', 'fast/boot.js'].map((f) => resolve(dist, f)))
+const INLINED = new Set([...OWN, 'boot/root-path.js'].map((f) => resolve(dist, f)))
 
 await build({
   entryPoints: [resolve(dist, 'boot/index.js')],

@@ -70,7 +70,7 @@ const TESTS = {
   'contract-input': 'cli/contract',
   'descriptions-split': 'cli/describe',
   engines: 'cli/boot',
-  'fast-chunks': 'cli/boot',
+  'bundle-chunks': 'cli/boot',
   'fast-path': 'cli/boot',
   fcc: 'cli/verify',
   fields: 'cli/output',

@@ -128,11 +128,6 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
     throw error
   }
 
-  /** oclif must never print JSON itself: the entry does. */
-  override jsonEnabled(): boolean {
-    return false
-  }
-
   /** Add a notice to `meta.notices`. */
   protected notice(notice: Notice): void {
     const notices = this.metaExtras.notices ?? []

@@ -1,4 +1,5 @@
-import { type Interfaces, Flags as OclifFlags } from '@oclif/core'
+import type { Interfaces } from '@oclif/core'
+import * as OclifFlags from '@oclif/core/flags'
 import { validationError } from './errors/agent-error.js'
 
 /** Options of {@link integer}. */

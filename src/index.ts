@@ -4,7 +4,7 @@
  * `agentcli/testing` (command-level tests). Re-exports only.
  */
 
-export { Args } from '@oclif/core'
+export * as Args from '@oclif/core/args'
 export {
   type Checkpoint,
   completeCheckpoint,
@@ -58,8 +58,10 @@ export { type ItemsPreview, previewItems } from './output/preview-items.js'
 export type { Progress, ProgressOptions } from './output/progress.js'
 export { registerSecret } from './output/redact.js'
 export type { Question } from './run/prompt.js'
+export type { CommandClass } from './runtime/base-command.js'
 export { type RunOptions, run } from './runtime/entry.js'
 export { invocation, runnable } from './runtime/invocation.js'
+export { oclifConfig, type ToolConfig } from './runtime/tool-config.js'
 export {
   type DeprecatedField,
   type Deprecation,

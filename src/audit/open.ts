@@ -1,4 +1,4 @@
-import type { Config } from '@oclif/core'
+import type { ToolConfig } from '../runtime/tool-config.js'
 import { openAudit } from './pending.js'
 import { type AuditDraft, auditDraft, type DraftInput } from './record.js'
 
@@ -8,11 +8,11 @@ import { type AuditDraft, auditDraft, type DraftInput } from './record.js'
  * a write command calls it again with its principal and mode once its flags are parsed.
  */
 export async function startAudit(
-  config: Pick<Config, 'dataDir'>,
+  config: Pick<ToolConfig, 'dataDir'>,
   input: Omit<DraftInput, 'dataDir' | 'shared'>,
 ): Promise<AuditDraft> {
   // On a fleet the store's audit log gets every non-read call too, not only the writes. (The fast path's lite
   // config carries what the sink reads.)
-  const shared = (await import('../fleet/audit-sink.js')).sharedAuditSink(config as Config)
+  const shared = (await import('../fleet/audit-sink.js')).sharedAuditSink(config as ToolConfig)
   return openAudit(auditDraft({ ...input, dataDir: config.dataDir, shared }))
 }

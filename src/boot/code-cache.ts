@@ -116,10 +116,9 @@ function parseCodeCache(bytes: Buffer): CodeCache {
 
 /**
  * What identifies a run's code path well enough for the cache: the leading command words and the names of the
- * flags given (never a value: `get 1` and `get 2` compile the same functions), plus `AGENTCLI_FAST`, which picks
- * the path. Two runs with one key compile (nearly) the same functions; a new key may compile new ones.
+ * flags given (never a value: `get 1` and `get 2` compile the same functions). Two runs with one key compile (nearly) the same functions; a new key may compile new ones.
  */
-export function runKey(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): string {
+export function runKey(argv: readonly string[]): string {
   const words: string[] = []
   const flags = new Set<string>()
   for (const arg of argv) {
@@ -127,8 +126,7 @@ export function runKey(argv: readonly string[], env: NodeJS.ProcessEnv = process
     if (arg.startsWith('-')) flags.add(arg.split('=', 1)[0]!.slice(0, 40))
     else if (flags.size === 0 && words.length < 3 && /^[a-z][a-z0-9-]{0,39}$/.test(arg)) words.push(arg)
   }
-  const fast = env.AGENTCLI_FAST === undefined ? [] : [`AGENTCLI_FAST=${env.AGENTCLI_FAST.slice(0, 8)}`]
-  return [...words, ...[...flags].sort().slice(0, 16), ...fast].join(' ')
+  return [...words, ...[...flags].sort().slice(0, 16)].join(' ')
 }
 
 /**

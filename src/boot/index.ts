@@ -1,4 +1,3 @@
-import { startFast } from '../fast/boot.js'
 import type { RunOptions } from '../runtime/entry.js'
 import { builtin } from './builtin.js'
 import { cacheFileName, codeCacheDir, nextHeader, readCodeCache, runKey, writeCodeCache } from './code-cache.js'
@@ -37,24 +36,12 @@ export async function start(root: string | URL, options: RunOptions = {}): Promi
   if (unmet.length > 0) return unsupportedNode(dir, unmet, { ...options, held })
   const bundle = join(dir, BUNDLE_FILE)
   const stat = process.env.AGENTCLI_NO_BUNDLE === '1' ? undefined : statSync(bundle, { throwIfNoEntry: false })
-  // Commands the build proved simple run from the fast bundle, without oclif (src/fast/); anything else, or a
-  // run the fast path hands back before printing anything, runs from the bundle below.
-  const handed = stat ? await startFast(dir, bundle, { ...options, held }, loadQuietly) : undefined
   const loaded = stat ? tryBundle(bundle, stat) : undefined
-  if (loaded) return loaded.run(dir, { ...options, bundle, held: handed?.held ?? held })
+  if (loaded) return loaded.run(dir, { ...options, bundle, held })
   // From the modules, Node's own compile cache is what helps: some 200 files instead of one.
   Module.enableCompileCache?.()
   const { run } = await import('../runtime/entry.js')
-  return run(dir, { ...options, held: handed?.held ?? held })
-}
-
-/** The fast bundle is an optimisation: one that fails to load is skipped (the main bundle serves the run). */
-function loadQuietly(file: string, stat: BundleStat): unknown {
-  try {
-    return loadBundle(file, stat)
-  } catch {
-    return undefined
-  }
+  return run(dir, { ...options, held })
 }
 
 /** The tool's own `engines.node`, if its package.json declares one. */

@@ -2,8 +2,9 @@ import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { BUNDLE_FILE } from '../boot/index.js'
-import { BUNDLE_CHUNK_DIR } from '../fast/chunk.js'
-import { buildChunks, CHUNK_FROM, chunkEntry } from './fast-chunks.js'
+import { BUNDLE_CHUNK_DIR } from '../runtime/bundle-chunk.js'
+import { ALIASES_EXPORT } from '../runtime/own-commands.js'
+import { buildChunks, CHUNK_FROM, chunkEntry } from './bundle-chunks.js'
 
 /** Where a command class is defined: a module file and the export that holds it. */
 type Source = { file: string; name: string }
@@ -29,7 +30,7 @@ export async function bundleEntry(
     (id) => [id, sources.get(id) ?? { file: target, name: identifier }] as [string, Source],
   )
   const access = (id: string, source: Source) => (source.file === target ? `[${JSON.stringify(id)}]` : '')
-  // Many commands: the self-contained ones (no module of the tool but their own) as chunks, see ./fast-chunks.ts.
+  // Many commands: the self-contained ones (no module of the tool but their own) as chunks, see ./bundle-chunks.ts.
   const framework = dirname(createRequire(join(root, 'package.json')).resolve('agentcli/package.json'))
   const candidates = routes.map(([, source]) => source).filter((source) => source.file !== target)
   const chunks =
@@ -37,13 +38,12 @@ export async function bundleEntry(
       ? await buildChunks(esbuild, root, candidates, external, chunking, {
           dir: BUNDLE_CHUNK_DIR,
           bundle: BUNDLE_FILE,
-          selfContained: true,
         }).catch(() => undefined)
       : undefined
   // The entry module by path: agentcli's public entry points do not include it.
   const lines = [`export { run } from ${JSON.stringify(join(framework, 'dist/runtime/entry.js'))}`]
   if (chunks)
-    lines.push(...chunkEntry(chunks, routes, join(framework, 'dist/fast/chunk.js'), { name, access, lazy: true }))
+    lines.push(...chunkEntry(chunks, routes, join(framework, 'dist/runtime/bundle-chunk.js'), { name, access }))
   else {
     // Getters of one object literal: a thousand `Object.defineProperty` calls cost each start some 2 ms at 1000
     // commands, a literal's accessors (as enumerable and configurable) about half of that.
@@ -54,6 +54,8 @@ export async function bundleEntry(
       )
     lines.push('}')
   }
+  // Every alias, so the entry's router sends an alias to oclif's Config without evaluating every command module.
+  lines.push(`export const ${ALIASES_EXPORT} = ${JSON.stringify(aliasesOf(commands))}`)
   if (identifier === 'default') lines.push('export default __commands')
   return `${lines.join('\n')}\n`
 }
@@ -120,4 +122,13 @@ function frameworkExternal(): import('esbuild').Plugin {
       )
     },
   }
+}
+
+function aliasesOf(commands: Record<string, unknown>): string[] {
+  const all = new Set<string>()
+  for (const command of Object.values(commands)) {
+    const c = command as { aliases?: unknown; hiddenAliases?: unknown } | undefined
+    for (const alias of [c?.aliases, c?.hiddenAliases].flat()) if (typeof alias === 'string') all.add(alias)
+  }
+  return [...all].sort()
 }

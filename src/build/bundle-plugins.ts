@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises'
+import { relative, sep } from 'node:path'
 import type { Plugin } from 'esbuild'
 import { SOURCE_PATCHES, type SourcePatch } from './source-patches.js'
 
@@ -6,7 +7,7 @@ import { SOURCE_PATCHES, type SourcePatch } from './source-patches.js'
  * Node built-ins that cost milliseconds to load (measured: `crypto` ≈ 4 ms, `child_process` ≈ 4 ms on a 25 ms
  * `node -e 0`) and that a read command never touches. In the bundle they load on first use instead of at start.
  */
-export const LAZY_BUILTINS = ['crypto', 'child_process', 'readline', 'readline/promises'] as const
+export const LAZY_BUILTINS = ['crypto', 'child_process', 'readline', 'readline/promises', 'fs/promises'] as const
 
 /**
  * Replace `require("node:crypto")` and friends with an object that loads the module on first use. esbuild reads
@@ -93,4 +94,56 @@ export function sourcePatches(patches: readonly SourcePatch[] = SOURCE_PATCHES):
 
 function notApplied(patch: SourcePatch, reason: string): string {
   return `source patch ${patch.name} (${patch.package}/${patch.file}) no longer applies: ${reason}; update src/build/source-patches.ts`
+}
+
+/**
+ * The framework's modules do their work in functions and classes; a module none of whose exports a run can reach
+ * (the write path for a read, the fleet, jobs…) is left out of what the bundle evaluates at load, where esbuild
+ * would otherwise keep it for a top-level call such as `Flags.boolean(…)`.
+ */
+export function pureFramework(dist: string): Plugin {
+  return {
+    name: 'agentcli-pure-framework',
+    setup(build) {
+      build.onResolve({ filter: /^\.\.?\// }, async (args) => {
+        if (!inside(args.importer, dist) || args.pluginData === 'pure') return undefined
+        const found = await build.resolve(args.path, {
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          kind: args.kind,
+          pluginData: 'pure',
+        })
+        return inside(found.path, dist) ? { ...found, sideEffects: false } : undefined
+      })
+    },
+  }
+}
+
+/**
+ * `semver`'s functions, evaluated when first called: its regular expressions are built when the module is
+ * evaluated, and a run reads the update notice with them only when there is a notice to read.
+ */
+export function lazySemver(): Plugin {
+  const filter = /^semver\/functions\/(valid|gt)\.js$/
+  return {
+    name: 'agentcli-lazy-semver',
+    setup(build) {
+      build.onResolve({ filter }, (args) =>
+        args.namespace === 'lazy-semver'
+          ? undefined
+          : { path: args.path, namespace: 'lazy-semver', pluginData: args.resolveDir },
+      )
+      build.onLoad({ filter: /.*/, namespace: 'lazy-semver' }, (args) => ({
+        loader: 'js',
+        resolveDir: args.pluginData as string,
+        // esbuild bundles the inner require as a function it calls on first use.
+        contents: `module.exports = (...args) => require(${JSON.stringify(args.path)})(...args)\n`,
+      }))
+    },
+  }
+}
+
+function inside(file: string, dir: string): boolean {
+  const rel = relative(dir, file)
+  return rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep)
 }

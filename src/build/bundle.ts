@@ -2,11 +2,10 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { BUNDLE_FILE } from '../boot/index.js'
-import { BUNDLE_CHUNK_DIR } from '../fast/chunk.js'
+import { BUNDLE_CHUNK_DIR } from '../runtime/bundle-chunk.js'
 import { asciiOnly } from './bundle-ascii.js'
 import { bundleEntry } from './bundle-entry.js'
-import { lazyBuiltins, sourcePatches } from './bundle-plugins.js'
-import { bundleFast, type FastReport } from './fast-bundle.js'
+import { lazyBuiltins, lazySemver, pureFramework, sourcePatches } from './bundle-plugins.js'
 import { SOURCE_PATCHES, type SourcePatch } from './source-patches.js'
 
 /** `"agentcli": {"bundle": …}` in a tool's package.json: `true`, or options. */
@@ -33,7 +32,7 @@ const ALWAYS_EXTERNAL = ['typescript', 'ts-node', 'tsx', 'esbuild', 'pg', 'pg-na
 export type BundleOptions = { patches?: readonly SourcePatch[] }
 
 /** What a bundle build wrote. */
-export type BundleReport = { file: string; bytes: number; external: string[]; fast: FastReport }
+export type BundleReport = { file: string; bytes: number; external: string[] }
 
 /**
  * Bundle the tool, agentcli, its agentcli plugins and oclif into `dist/bundle.cjs` with esbuild, entered through
@@ -56,13 +55,17 @@ export async function bundleTool(dir: string, options: BundleOptions = {}): Prom
     throw new Error(
       `agentcli.bundle cannot bundle oclif plugins built on agentcli (${agentcliPlugins.join(', ')}): each would load a second agentcli. Remove them from oclif.plugins and spread their COMMANDS into yours`,
     )
-  const framework = JSON.parse(readFileSync(require.resolve('agentcli/package.json'), 'utf8')) as {
+  const frameworkPjson = require.resolve('agentcli/package.json')
+  const framework = dirname(frameworkPjson)
+  const frameworkDeps = JSON.parse(readFileSync(frameworkPjson, 'utf8')) as {
     dependencies?: Record<string, string>
     peerDependencies?: Record<string, string>
   }
   // The optional peers (drivers, the keychain binding, Sigstore) too: loaded only when a tool installed them.
   const external = [
-    ...Object.keys({ ...framework.dependencies, ...framework.peerDependencies }).filter((name) => !INLINED.has(name)),
+    ...Object.keys({ ...frameworkDeps.dependencies, ...frameworkDeps.peerDependencies }).filter(
+      (name) => !INLINED.has(name),
+    ),
     ...ALWAYS_EXTERNAL,
     ...(typeof settings === 'object' ? (settings.external ?? []) : []),
   ]
@@ -87,7 +90,15 @@ export async function bundleTool(dir: string, options: BundleOptions = {}): Prom
     format: 'cjs',
     outfile,
     external,
-    plugins: [lazyBuiltins(), sourcePatches(options.patches ?? SOURCE_PATCHES)],
+    // Every start reads and deserialises the whole file: without comments and indentation it is a third of the
+    // size. Names stay, so a stack trace still names its functions.
+    minifyWhitespace: true,
+    plugins: [
+      pureFramework(join(framework, 'dist')),
+      lazySemver(),
+      lazyBuiltins(),
+      sourcePatches(options.patches ?? SOURCE_PATCHES),
+    ],
     logLevel: 'silent',
     write: false,
   })
@@ -98,16 +109,7 @@ export async function bundleTool(dir: string, options: BundleOptions = {}): Prom
   const text = asciiOnly(output.text)
   mkdirSync(dirname(outfile), { recursive: true })
   writeFileSync(outfile, text)
-  // The fast path (src/fast/): the commands the build proves simple, in a second bundle without oclif.
-  const fast = await bundleFast(esbuild, {
-    root,
-    pjson,
-    target: resolve(root, commands.target),
-    identifier,
-    external,
-    options: shared,
-  })
-  return { file: outfile, bytes: text.length, external, fast }
+  return { file: outfile, bytes: text.length, external }
 }
 
 function dependsOnAgentcli(require: NodeRequire, name: string): boolean {

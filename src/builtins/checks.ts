@@ -2,11 +2,12 @@ import { constants } from 'node:fs'
 import { access, readFile, stat } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
-import type { Config } from '@oclif/core'
 import semver from 'semver'
 import type { Credentials } from '../credentials/index.js'
 import { readinessFixes, releaseReadiness, skillMinVersions, skillName } from '../describe/index.js'
 import { toolEnv } from '../index.js'
+import type { ToolConfig } from '../runtime/tool-config.js'
+import { oclifConfig } from '../runtime/tool-config.js'
 import { readToolSettings } from '../settings/package-section.js'
 
 /** One doctor check: `fix` is null exactly when the check passes. */
@@ -15,7 +16,7 @@ export type Check = { check: string; status: 'pass' | 'warn' | 'fail'; message: 
 /** Tools add checks through an oclif hook named `agentcli:doctor` that returns `Check[]`. */
 export const DOCTOR_HOOK = 'agentcli:doctor'
 
-function readinessCheck(config: Config): Check {
+function readinessCheck(config: ToolConfig): Check {
   const settings = readToolSettings(config)
   const r = releaseReadiness(settings)
   if (r.level === 'stable') return { check: 'release_readiness', status: 'pass', message: 'stable', fix: null }
@@ -28,7 +29,7 @@ function readinessCheck(config: Config): Check {
 }
 
 /** The SKILL.md files an agent may be reading for this tool: the packaged one and installed copies. */
-function skillFiles(config: Config): string[] {
+function skillFiles(config: ToolConfig): string[] {
   const name = skillName(config.bin)
   const home = process.env.HOME ?? homedir()
   return [
@@ -38,7 +39,7 @@ function skillFiles(config: Config): string[] {
   ]
 }
 
-async function minVersionCheck(config: Config): Promise<Check> {
+async function minVersionCheck(config: ToolConfig): Promise<Check> {
   const found: Array<{ path: string; min: string }> = []
   for (const path of skillFiles(config)) {
     let text: string
@@ -88,7 +89,7 @@ async function nearestExisting(path: string): Promise<string> {
   }
 }
 
-async function configDirCheck(config: Config): Promise<Check> {
+async function configDirCheck(config: ToolConfig): Promise<Check> {
   const dir = config.configDir
   const existing = await nearestExisting(dir)
   try {
@@ -115,7 +116,7 @@ function isCheck(value: unknown): value is Check {
 }
 
 /** Credential health (spec 002 §15.1): warn before expiry, fail when expired for good or unreadable. */
-async function credentialsCheck(config: Config, credentials: Credentials): Promise<Check> {
+async function credentialsCheck(config: ToolConfig, credentials: Credentials): Promise<Check> {
   const settings = (readToolSettings(config).credentials ?? {}) as {
     required?: boolean
     warn_before_expiry_seconds?: number
@@ -173,7 +174,7 @@ async function credentialsCheck(config: Config, credentials: Credentials): Promi
  * Is a newer release out? A short timeout; an absent network never fails doctor (spec 002 §14), but a check
  * that could not run is `warn`, never `pass`: the message says why, the fix what to do.
  */
-async function updateCheck(config: Config): Promise<Check> {
+async function updateCheck(config: ToolConfig): Promise<Check> {
   const { checkUpdate, updateSettings } = await import('../update/index.js')
   const settings = updateSettings(config)
   if (settings.source === 'github' && !settings.repository)
@@ -206,7 +207,7 @@ async function updateCheck(config: Config): Promise<Check> {
 }
 
 /** Every check, built-in first, then those tools and plugins contribute through the `agentcli:doctor` hook. */
-export async function runChecks(config: Config, credentials: Credentials): Promise<Check[]> {
+export async function runChecks(config: ToolConfig, credentials: Credentials): Promise<Check[]> {
   const checks = [
     readinessCheck(config),
     await minVersionCheck(config),
@@ -216,7 +217,7 @@ export async function runChecks(config: Config, credentials: Credentials): Promi
     // Loaded here, not at the top: the check opens the state store only when a state URL is set.
     await (await import('../fleet/index.js')).stateCheck(config),
   ]
-  const hooked = await config.runHook(DOCTOR_HOOK as never, {} as never)
+  const hooked = await hookResults(config)
   for (const success of hooked.successes) {
     const result = (success as { result?: unknown }).result
     for (const c of Array.isArray(result) ? result : [result]) {
@@ -238,4 +239,18 @@ export async function runChecks(config: Config, credentials: Credentials): Promi
     })
   }
   return checks
+}
+
+/**
+ * What the tool's and its plugins' `agentcli:doctor` hooks returned. oclif's Config (which runs hooks) is loaded
+ * only when the tool declares such a hook or any plugin (which may).
+ */
+async function hookResults(
+  config: ToolConfig,
+): Promise<{ successes: unknown[]; failures: Array<{ plugin: { name: string }; error: unknown }> }> {
+  const oclif = config.pjson.oclif ?? {}
+  const hooks = (oclif.hooks ?? {}) as Record<string, unknown>
+  const plugins = (oclif.plugins ?? []) as unknown[]
+  if (!hooks[DOCTOR_HOOK] && plugins.length === 0) return { successes: [], failures: [] }
+  return (await oclifConfig(config)).runHook(DOCTOR_HOOK as never, {} as never)
 }

@@ -3,7 +3,7 @@
  * {@link builtins}) into the `COMMANDS` of its explicit command strategy: they are commands of the tool itself, on
  * the tool's single copy of agentcli, and its build bundles them with it (see docs/performance.md).
  */
-import type { Command } from '@oclif/core'
+import type { CommandClass } from '../runtime/base-command.js'
 import Changelog from './commands/changelog.js'
 import Context from './commands/context.js'
 import Doctor from './commands/doctor.js'
@@ -20,7 +20,7 @@ import { type BuiltinsChoice, pickBuiltins } from './select.js'
 export type { BuiltinsChoice } from './select.js'
 
 /** The built-in commands by id, in the shape of oclif's explicit command strategy. */
-export const COMMANDS: Readonly<Record<string, Command.Class>> = {
+export const COMMANDS: Readonly<Record<string, CommandClass>> = {
   changelog: Changelog,
   context: Context,
   doctor: Doctor,
@@ -38,6 +38,6 @@ export const COMMANDS: Readonly<Record<string, Command.Class>> = {
  * The built-ins a tool ships, for the `COMMANDS` of its explicit strategy: all of them by default, or without
  * `update`, the `job` commands and/or `mcp` (`builtins({ update: false, jobs: false, mcp: false })`).
  */
-export function builtins(choice: BuiltinsChoice = {}): Readonly<Record<string, Command.Class>> {
+export function builtins(choice: BuiltinsChoice = {}): Readonly<Record<string, CommandClass>> {
   return pickBuiltins(COMMANDS, choice)
 }

@@ -1,6 +1,6 @@
-import type { Config } from '@oclif/core'
 import { AgentError, type Catalogue, type ZodNamespace } from '../index.js'
 import { type JobRecord, type JobStore, reconcile, resolveJobStore } from '../jobs/index.js'
+import type { ToolConfig } from '../runtime/tool-config.js'
 
 /** The public view of a job (worker bookkeeping left out). */
 export function view(record: JobRecord) {
@@ -26,7 +26,7 @@ export function view(record: JobRecord) {
  * `job cancel` (a local command) records it.
  */
 export async function readJob(
-  config: Config,
+  config: ToolConfig,
   catalogue: Catalogue,
   id: string,
   options: { persist?: boolean } = {},

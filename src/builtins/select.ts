@@ -1,4 +1,4 @@
-import type { Command } from '@oclif/core'
+import type { CommandClass } from '../runtime/base-command.js'
 
 /**
  * The optional built-ins a tool chooses. `reference`, `context`, `doctor` and `changelog` are always shipped: they
@@ -19,9 +19,9 @@ export type BuiltinsChoice = {
  * manifest, `reference` or SKILL.md, and not in its bundle: the bundle holds only the modules of the commands it lists.
  */
 export function pickBuiltins(
-  all: Readonly<Record<string, Command.Class>>,
+  all: Readonly<Record<string, CommandClass>>,
   choice: BuiltinsChoice = {},
-): Readonly<Record<string, Command.Class>> {
+): Readonly<Record<string, CommandClass>> {
   const keep = (id: string) => {
     if (id === 'update') return choice.update !== false
     if (id === 'mcp') return choice.mcp !== false

@@ -1,5 +1,5 @@
-import type { Config } from '@oclif/core'
 import type { AuditSink } from '../audit/record.js'
+import type { ToolConfig } from '../runtime/tool-config.js'
 import { type StateLocation, stateLocation, stateSettings } from './location.js'
 
 /**
@@ -7,7 +7,7 @@ import { type StateLocation, stateLocation, stateSettings } from './location.js'
  * stream), the local file too when `agentcli.state.audit_file` is set. Undefined on machine-local files. A state
  * URL that cannot be used keeps the record in the local file: the call itself reports that URL's `E_CONFIG`.
  */
-export function sharedAuditSink(config: Config): AuditSink | undefined {
+export function sharedAuditSink(config: ToolConfig): AuditSink | undefined {
   let location: StateLocation
   try {
     location = stateLocation(config)

@@ -1,4 +1,4 @@
-import type { Config } from '@oclif/core'
+import type { ToolConfig } from '../runtime/tool-config.js'
 import { redactUrl, stateLocation } from './location.js'
 import type { FleetBackend } from './types.js'
 
@@ -8,7 +8,7 @@ const open = new Map<string, Promise<FleetBackend>>()
  * The backend of this tool when a state URL is set, else undefined (machine-local files). Its driver is
  * imported here, only then: the embedded default never loads one. One connection per process and URL.
  */
-export async function openBackend(config: Config): Promise<FleetBackend | undefined> {
+export async function openBackend(config: ToolConfig): Promise<FleetBackend | undefined> {
   const location = stateLocation(config)
   if (location.kind === 'file') return undefined
   let pending = open.get(location.url)

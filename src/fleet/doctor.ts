@@ -1,5 +1,5 @@
-import type { Config } from '@oclif/core'
 import { isAgentError } from '../errors/agent-error.js'
+import type { ToolConfig } from '../runtime/tool-config.js'
 import { toolEnv } from '../settings/tool-env.js'
 import { openBackend } from './backend.js'
 import { redactUrl, stateLocation } from './location.js'
@@ -12,7 +12,7 @@ export type StateCheck = { check: 'state_store'; status: 'pass' | 'warn' | 'fail
  * `doctor`'s report on the state store: which backend, whether it answers, its schema version (created on first
  * use, as this check does), and whether the machines can share confirm tokens at all (an injected secret).
  */
-export async function stateCheck(config: Config): Promise<StateCheck> {
+export async function stateCheck(config: ToolConfig): Promise<StateCheck> {
   const env = toolEnv(config.bin)
   let location: ReturnType<typeof stateLocation>
   try {

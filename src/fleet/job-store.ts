@@ -1,5 +1,5 @@
-import type { Config } from '@oclif/core'
 import type { JobStore } from '../jobs/types.js'
+import type { ToolConfig } from '../runtime/tool-config.js'
 import { openBackend } from './backend.js'
 import { stateLocation } from './location.js'
 import { type FleetJobStore, namespaceOf } from './types.js'
@@ -8,7 +8,7 @@ import { type FleetJobStore, namespaceOf } from './types.js'
  * The fleet's job store, usable synchronously: each call opens the backend on first use, so resolving a store
  * costs nothing until a job is read or written.
  */
-export function lazyFleetJobStore(config: Config): FleetJobStore {
+export function lazyFleetJobStore(config: ToolConfig): FleetJobStore {
   const location = stateLocation(config)
   if (location.kind === 'file') throw new Error('lazyFleetJobStore needs a state URL')
   const ns = namespaceOf(location.url, location.kind === 'postgres' ? 'schema' : 'prefix', config.bin)

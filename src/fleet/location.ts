@@ -1,5 +1,5 @@
-import type { Config } from '@oclif/core'
 import { AgentError } from '../errors/agent-error.js'
+import type { ToolConfig } from '../runtime/tool-config.js'
 import { readToolSettings } from '../settings/package-section.js'
 import { toolEnv } from '../settings/tool-env.js'
 
@@ -22,7 +22,7 @@ export type StateSettings = {
 }
 
 /** The settings under `agentcli.state`. */
-export function stateSettings(config: Config): StateSettings {
+export function stateSettings(config: ToolConfig): StateSettings {
   const raw = readToolSettings(config).state
   return typeof raw === 'object' && raw !== null ? (raw as StateSettings) : {}
 }
@@ -32,7 +32,7 @@ export function stateSettings(config: Config): StateSettings {
  * PostgreSQL; `redis://` / `rediss://` is Redis. Anything else is `E_CONFIG`: a typo must never fall back to
  * machine-local files, where single use silently stops holding across machines.
  */
-export function stateLocation(config: Config): StateLocation {
+export function stateLocation(config: ToolConfig): StateLocation {
   const env = toolEnv(config.bin)
   const name = env.name('STATE_URL')
   const fromEnv = env.get('STATE_URL')

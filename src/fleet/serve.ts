@@ -1,8 +1,8 @@
-import type { Config } from '@oclif/core'
 import { AgentError } from '../errors/agent-error.js'
 import type { Catalogue } from '../errors/catalogue.js'
 import { reconcile, runJob } from '../jobs/runtime.js'
 import type { JobRecord } from '../jobs/types.js'
+import type { ToolConfig } from '../runtime/tool-config.js'
 import { toolEnv } from '../settings/tool-env.js'
 import { openBackend } from './backend.js'
 
@@ -15,7 +15,7 @@ type Worker = Parameters<typeof runJob>[0]['worker']
  * the same abort and ends failed, retryable), and returns.
  */
 export async function serveJobs(options: {
-  config: Config
+  config: ToolConfig
   signal: AbortSignal
   catalogue: Catalogue
   /** A fresh command instance for the job's command and arguments. */

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process'
 import { hostname } from 'node:os'
-import type { Config } from '@oclif/core'
 import { AgentError } from '../errors/agent-error.js'
 import { clearBeforeChange } from '../errors/before-change.js'
 import type { Catalogue } from '../errors/catalogue.js'
@@ -10,6 +9,7 @@ import { stateLocation } from '../fleet/location.js'
 import { errorBody } from '../output/envelope.js'
 import { redactAtRest } from '../output/redact.js'
 import { invocation } from '../runtime/invocation.js'
+import type { ToolConfig } from '../runtime/tool-config.js'
 import { fileJobStore, newJobId } from './file-store.js'
 import { isAlive, isSameProcess, processIdentity } from './liveness.js'
 import { pendingRecord } from './record.js'
@@ -36,7 +36,7 @@ export type SubmittedJob = { job_id: string; status: 'pending'; poll: string; re
  * The store every command and the worker use; the one place to plug in another backend: with a state URL
  * (`<BIN>_STATE_URL`), the fleet's engine and its queue, else the files of this machine.
  */
-export function resolveJobStore(config: Config): JobStore {
+export function resolveJobStore(config: ToolConfig): JobStore {
   return stateLocation(config).kind === 'file' ? fileJobStore(config.dataDir) : lazyFleetJobStore(config)
 }
 
@@ -56,7 +56,7 @@ function storedArgv(argv: readonly string[]): string[] {
 
 /** Record a pending job and start a detached worker that outlives this process. */
 export async function submitJob(options: {
-  config: Config
+  config: ToolConfig
   store: JobStore
   command: string
   argv: readonly string[]
@@ -122,7 +122,7 @@ export async function submitJob(options: {
   return submitted(config, id)
 }
 
-function submitted(config: Config, id: string): SubmittedJob {
+function submitted(config: ToolConfig, id: string): SubmittedJob {
   const words = invocation(config.bin)
   return {
     job_id: id,

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 /**
  * The flags every async command (`static async = true`) gets: block until the job settles and answer with its

@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
-import type { Config } from '@oclif/core'
 import { describeCommands } from '../describe/reference.js'
 import { AgentError } from '../errors/agent-error.js'
 import type { Catalogue } from '../errors/catalogue.js'
 import { writeStdout } from '../output/stdout.js'
+import type { ToolConfig } from '../runtime/tool-config.js'
+import { oclifConfig } from '../runtime/tool-config.js'
 import { type Ctx, callHandler, type FlowState } from './call-tool.js'
 import { errorEnvelopeOf, type ToolResult, toolResult } from './result.js'
 import { interruptCalls, type Launcher } from './run-call.js'
@@ -14,7 +15,7 @@ import { type ToolDef, toolDefs } from './tools.js'
 
 /** Options of {@link serveMcp}. */
 export type ServeOptions = {
-  config: Config
+  config: ToolConfig
   catalogue: Catalogue
   /** How each call starts the tool's own bin (default: this node and this process's script). */
   launcher?: Omit<Launcher, 'bin' | 'onSpawn'>
@@ -37,7 +38,7 @@ export async function serveMcp(options: ServeOptions): Promise<{ messages: numbe
   const sdk = await import('@modelcontextprotocol/server')
   const { StdioServerTransport, serveStdio } = await import('@modelcontextprotocol/server/stdio')
   const { config, catalogue } = options
-  const descriptions = await describeCommands(config)
+  const descriptions = await describeCommands(await oclifConfig(config))
   const defs = toolDefs(descriptions)
   const byName = new Map(defs.map((d) => [d.name, { def: d, desc: descriptions.find((c) => c.path === d.command)! }]))
   // The state of an input-required round comes back from the client: sealed with a key only this process holds

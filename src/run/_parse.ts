@@ -1,4 +1,5 @@
-import { Errors, type Interfaces } from '@oclif/core'
+import type { Interfaces } from '@oclif/core'
+import { CLIError } from '@oclif/core/errors'
 import { AgentError, isAgentError, usageError, validationError } from '../errors/agent-error.js'
 import { suggest } from '../errors/suggest.js'
 import { isSensitiveKey } from '../output/redact-keys.js'
@@ -91,7 +92,7 @@ export function mapParseError(error: unknown, declared: { flags: Record<string, 
     return error
   }
   const flagNames = Object.keys(declared.flags).map((name) => `--${name}`)
-  if (error instanceof Errors.CLIError && 'flags' in error && Array.isArray(error.flags)) {
+  if (error instanceof CLIError && 'flags' in error && Array.isArray(error.flags)) {
     // `--api-key=sk-…`: the name is what was wrong; the value is never echoed (message, got, suggestions).
     const got = [...new Set((error.flags as string[]).map(flagName))]
     // One shape everywhere (as for commands): the names meant, closest first, for every unknown flag together.
@@ -104,7 +105,7 @@ export function mapParseError(error: unknown, declared: { flags: Record<string, 
       suggestions,
     })
   }
-  if (error instanceof Errors.CLIError && 'args' in error && Array.isArray(error.args)) {
+  if (error instanceof CLIError && 'args' in error && Array.isArray(error.args)) {
     const args = error.args as Array<string | { name?: string }>
     if (args.every((a) => typeof a === 'string')) {
       return usageError(`Unexpected argument${args.length === 1 ? '' : 's'}: ${args.join(', ')}`, { unexpected: args })
@@ -112,7 +113,7 @@ export function mapParseError(error: unknown, declared: { flags: Record<string, 
     const missing = args.map((a) => (typeof a === 'string' ? a : (a.name ?? '?')))
     return usageError(`Missing required argument${missing.length === 1 ? '' : 's'}: ${missing.join(', ')}`, { missing })
   }
-  if (error instanceof Errors.CLIError) {
+  if (error instanceof CLIError) {
     const parse = (error as { parse?: ParseInfo }).parse
     const details: Record<string, unknown> = {}
     if (parse?.input?.flags && parse.output?.flags) {

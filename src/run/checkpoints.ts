@@ -1,7 +1,7 @@
-import type { Config } from '@oclif/core'
 import type { Checkpoint, HumanRequest } from '../checkpoints/checkpoint.js'
 import type { AgentError } from '../errors/agent-error.js'
 import type { FleetBackend } from '../fleet/types.js'
+import type { ToolConfig } from '../runtime/tool-config.js'
 
 /*
  * Human checkpoints of one call, in this machine's data dir or, with a state URL, in the fleet's store. Drivers
@@ -9,7 +9,7 @@ import type { FleetBackend } from '../fleet/types.js'
  */
 
 /** The fleet's state store when a state URL is set (`<BIN>_STATE_URL`), else undefined: no driver loads. */
-export async function fleetBackendOf(config: Config): Promise<FleetBackend | undefined> {
+export async function fleetBackendOf(config: ToolConfig): Promise<FleetBackend | undefined> {
   const { stateLocation } = await import('../fleet/location.js')
   if (stateLocation(config).kind === 'file') return undefined
   return (await import('../fleet/backend.js')).openBackend(config)

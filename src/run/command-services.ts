@@ -1,4 +1,3 @@
-import { Command } from '@oclif/core'
 import type { Checkpoint, HumanRequest } from '../checkpoints/checkpoint.js'
 import type { Credentials, StorageMode } from '../credentials/credentials.js'
 import type { CredentialRecord } from '../credentials/types.js'
@@ -6,6 +5,7 @@ import { AgentError } from '../errors/agent-error.js'
 import type { FleetBackend } from '../fleet/types.js'
 import type { HttpClient } from '../http/client.js'
 import { createProgress, type Progress, type ProgressOptions, SILENT_PROGRESS } from '../output/progress.js'
+import { BaseCommand } from '../runtime/base-command.js'
 import type { Globals } from '../universal-flags/globals.js'
 import { claimResume, completeResume, fleetBackendOf, humanRequired } from './checkpoints.js'
 import { openCredentialStore, usableCredential } from './credentials.js'
@@ -18,11 +18,11 @@ import { type UpstreamOptions, upstreamClient } from './upstream.js'
  * `AgentCommand` extends it (authors use these through `AgentCommand`); each method is thin over its module,
  * which loads only when called.
  */
-export abstract class CommandServices extends Command {
+export abstract class CommandServices extends BaseCommand {
   /**
-   * Never oclif's `--json` (the universal `--json` is agentcli's own). Declared here as well because oclif's
-   * manifest collects statics up the class chain only while each class has one of its own: without one this
-   * class would hide `Command`'s (`strict`, `enableJsonFlag`) from every command's manifest entry.
+   * Declared here as well as on `BaseCommand` because oclif's manifest collects statics up the class chain only
+   * while each class has one of its own: without one this class would hide the base's (`strict`,
+   * `enableJsonFlag`) from every command's manifest entry.
    */
   static override enableJsonFlag = false
   private readonly credentialStores = new Map<StorageMode | undefined, Credentials>()

@@ -1,12 +1,12 @@
-import type { Config } from '@oclif/core'
 import type { Credentials, StorageMode } from '../credentials/credentials.js'
 import type { CredentialRecord } from '../credentials/types.js'
 import { AgentError } from '../errors/agent-error.js'
+import type { ToolConfig } from '../runtime/tool-config.js'
 import { readToolSettings } from '../settings/package-section.js'
 import { toolEnv } from '../settings/tool-env.js'
 
 /** What the credential helpers need of the tool: its oclif config (bin, dirs, package.json). */
-type Tool = Pick<Config, 'bin' | 'configDir' | 'pjson'>
+type Tool = Pick<ToolConfig, 'bin' | 'configDir' | 'pjson'>
 
 /**
  * The tool's credential store for `mode` (the caller's), else `<BIN>_CREDENTIAL_STORE`, else
@@ -18,7 +18,7 @@ export async function openCredentialStore(
   warn: (message: string) => void,
 ): Promise<Credentials> {
   const { Credentials } = await import('../credentials/credentials.js')
-  const settings = readToolSettings(tool as Config).credentials as
+  const settings = readToolSettings(tool as ToolConfig).credentials as
     | { storage?: StorageMode; refreshable?: boolean }
     | undefined
   const fromEnv = toolEnv(tool.bin).get('CREDENTIAL_STORE') as StorageMode | undefined

@@ -1,7 +1,7 @@
-import type { Config } from '@oclif/core'
 import type { Catalogue } from '../errors/catalogue.js'
 import type { JobPlan, SubmittedJob } from '../jobs/runtime.js'
 import type { SettledResult } from '../jobs/settle.js'
+import type { ToolConfig } from '../runtime/tool-config.js'
 
 /*
  * The async-job side of one call: submitting it instead of doing the work inline, and `--wait`. The job modules
@@ -10,7 +10,7 @@ import type { SettledResult } from '../jobs/settle.js'
 
 /** Submit this call as a job: `{job_id, status, poll, result}` at once; a detached worker does the work. */
 export async function submitCall(options: {
-  config: Config
+  config: ToolConfig
   id: string
   argv: string[]
   schemaVersion: string
@@ -29,7 +29,7 @@ export async function submitCall(options: {
 
 /** `--wait`: block until the submitted job settles (at most `timeoutSeconds`), then its result or its items. */
 export async function awaitCall(options: {
-  config: Config
+  config: ToolConfig
   catalogue: Catalogue
   submitted: SubmittedJob
   timeoutSeconds: number

@@ -1,8 +1,6 @@
-import { type Command, Config, loadHelpClass } from '@oclif/core'
+import type { Command, Config } from '@oclif/core'
 import { startAudit } from '../audit/open.js'
 import type { HeldSignals } from '../boot/early-signals.js'
-import { bundledPjson } from '../boot/pjson.js'
-import { rootPath } from '../boot/root-path.js'
 import { kindOf } from '../command-kind.js'
 import { AgentError } from '../errors/agent-error.js'
 import { toAgentError } from '../errors/normalize.js'
@@ -10,9 +8,12 @@ import { dataOutcome } from '../output/outcome.js'
 import { withRealStdout } from '../output/stdout.js'
 import { leadingWords, longestMatch } from '../route/match.js'
 import { unknownCommand } from '../route/unknown.js'
+import type { ToolEnv } from '../settings/tool-env.js'
 import { onlyGlobals } from '../universal-flags/globals.js'
 import { invocation } from './invocation.js'
-import { exit, openSession, versionOutcome } from './session.js'
+import { helpRequested, type OwnRoute, ownRoute, readPjson } from './own-commands.js'
+import { exit, openSession, type Session, versionOutcome } from './session.js'
+import { oclifConfig, type ToolConfig, toolConfig } from './tool-config.js'
 
 /** Options of {@link run}. */
 export type RunOptions = {
@@ -28,86 +29,103 @@ export type RunOptions = {
   fatal?: AgentError
 }
 
-const HELP_FLAGS = new Set(['--help', '-h'])
-
 /**
- * The entry point of a tool's `bin/run.js` on oclif's path: Config.load, routing, help, the audit draft, the init
- * hook, the command. The session (`src/runtime/session.ts`, shared with the fast path) owns signals, uncaught errors,
- * settings, the renderer and the one exit: every outcome leaves as exactly one envelope.
+ * The entry point of a tool's `bin/run.js`: the session, the tool's config, the route, the audit draft, the
+ * command. A command of the tool's own map runs on agentcli's base without loading oclif's `Config`; help, a bare
+ * call, an unknown word or alias, a plugin's command and a tool with oclif hooks take oclif's `Config` first
+ * ({@link viaOclif}). The session (`./session.ts`) owns signals, uncaught errors, settings, the renderer and the
+ * one exit: every outcome leaves as exactly one envelope.
  */
 export async function run(root: string | URL, options: RunOptions = {}): Promise<never> {
   const session = openSession(options)
   if (options.fatal) return session.finish({ error: options.fatal })
   try {
     session.stopIfInterrupted()
-    const rootDir = rootPath(root)
-    const config = await Config.load({
-      root: rootDir,
-      userPlugins: false,
-      ...(options.bundle ? { pjson: bundledPjson(rootDir, options.bundle) as never } : {}),
-    })
-    session.stopIfInterrupted()
+    const { dir, pjson } = readPjson(root, options.bundle)
+    const config = toolConfig(dir, pjson)
     const env = session.configure(config)
-    const { globals } = session
-    let { argv } = session
+    const { globals, argv } = session
     if (argv[0] === '--version' && !globals.error)
       return await session.finish({ outcome: versionOutcome(config, globals) })
-    // `tool help <command>` is `tool <command> --help` (unless the tool has its own `help` command).
-    if (argv[0] === 'help' && !config.findCommand('help')) argv = [...argv.slice(1), '--help']
-    // A bare call off a terminal is an agent finding its way: one envelope pointing at `reference`, not help text.
-    if (onlyGlobals(session.rawArgv) && !globals.error && !process.stdout.isTTY) {
-      const { buildOverview } = await import('../describe/overview.js')
-      return await session.finish({ outcome: dataOutcome(await buildOverview(config), '1.0') })
-    }
-    const helpAsked = argv.length === 0 || helpRequested(argv)
-    const commandWords = argv.filter((a) => !a.startsWith('-'))
-    let route: Route | undefined
-    try {
-      route = (helpAsked || globals.error) && commandWords.length === 0 ? undefined : resolveCommand(config, argv)
-    } catch (error) {
-      // Help on a topic (`tool job --help`) is help, exit 0; help on a word that names nothing stays E_USAGE.
-      if (globals.error || !helpAsked || !config.findTopic(leadingWords(argv).join(':'))) throw globals.error ?? error
-    }
-    // Known before any flag error is raised, so a stream command answers in NDJSON whatever went wrong.
-    if (route) {
-      const command = route.command as { schemaVersion?: unknown; stream?: unknown }
-      session.setShape({ schemaVersion: String(command.schemaVersion ?? '1.0'), stream: command.stream === true })
-      // Every call of a non-read command is audited, from here on: a refusal at parse is an attempt too.
-      const kind = kindOf(route.command)
-      if (kind !== 'read' && !helpAsked) await startAudit(config, { id: route.id, kind, argv: route.rest })
-    }
-    if (globals.error) throw globals.error
-    if (helpAsked) {
-      await withRealStdout(async () => {
-        // A tool's own help class wins; the default one adds the command's KIND.
-        // The long texts are out of the manifest (the start path); help puts them back first.
-        ;(await import('../describe/descriptions.js')).restoreHelpText(config, route?.id)
-        const Help = config.pjson.oclif.helpClass
-          ? await loadHelpClass(config)
-          : (await import('./help-class.js')).AgentHelp
-        await new Help(config, config.pjson.oclif.helpOptions).showHelp(argv)
-      })
-      return exit(0)
-    }
-    if (!route) throw new Error('unreachable: no route')
-    // Bad settings are one E_CONFIG envelope before any work, never a retry loop or a crash inside the command.
-    env.checkAll()
-    const init = await config.runHook('init', { argv: route.rest, id: route.id })
-    if (init.failures.length > 0) throw hookFailure(init.failures[0]!.error)
-    session.stopIfInterrupted()
-    const result = await config.runCommand(route.id, route.rest, route.command)
-    return await session.finish({ value: result })
+    const route = await ownRoute(config, argv, options.bundle)
+    if (!route || helpRequested(argv) || (onlyGlobals(session.rawArgv) && !globals.error && !process.stdout.isTTY))
+      return await viaOclif(session, env, await oclifConfig(config))
+    return await runOwn(session, env, config, route)
   } catch (error) {
     return session.finish({ error })
   }
 }
 
-function helpRequested(argv: readonly string[]): boolean {
-  for (const token of argv) {
-    if (token === '--') return false
-    if (HELP_FLAGS.has(token)) return true
+/** A command of the tool's own map, on agentcli's base: no oclif `Config`, no hooks (the tool declares none). */
+async function runOwn(session: Session, env: ToolEnv, config: ToolConfig, route: OwnRoute): Promise<never> {
+  const { command, id, rest } = route
+  // Known before any flag error is raised, so a stream command answers in NDJSON whatever went wrong.
+  session.setShape({ schemaVersion: String(command.schemaVersion ?? '1.0'), stream: command.stream === true })
+  // Every call of a non-read command is audited, from here on: a refusal at parse is an attempt too.
+  const kind = kindOf(command)
+  if (kind !== 'read') await startAudit(config, { id, kind, argv: rest })
+  if (session.globals.error) throw session.globals.error
+  // Bad settings are one E_CONFIG envelope before any work, never a retry loop or a crash inside the command.
+  env.checkAll()
+  // A signal that arrived while the tool loaded is dispatched when the event loop turns: one turn, so a held
+  // signal is answered before the command starts.
+  await new Promise((resolve) => setImmediate(resolve))
+  session.stopIfInterrupted()
+  // What oclif's plugin sets on a class it hands out: the id the command was found under.
+  command.id = id
+  return session.finish({ value: await command.run(rest, config) })
+}
+
+/**
+ * A run that needs oclif's `Config`: help (and `tool help <command>`), a bare call (the overview), a word that
+ * names none of the tool's own commands (an alias, a plugin's command, or the router's `E_USAGE`), or a tool with
+ * oclif hooks or plugins. The command itself still runs on its own base, through `Config.runCommand`.
+ */
+async function viaOclif(session: Session, env: ToolEnv, config: Config): Promise<never> {
+  const { globals } = session
+  let { argv } = session
+  // `tool help <command>` is `tool <command> --help` (unless the tool has its own `help` command).
+  if (argv[0] === 'help' && !config.findCommand('help')) argv = [...argv.slice(1), '--help']
+  // A bare call off a terminal is an agent finding its way: one envelope pointing at `reference`, not help text.
+  if (onlyGlobals(session.rawArgv) && !globals.error && !process.stdout.isTTY) {
+    const { buildOverview } = await import('../describe/overview.js')
+    return await session.finish({ outcome: dataOutcome(await buildOverview(config), '1.0') })
   }
-  return false
+  const helpAsked = argv.length === 0 || helpRequested(argv)
+  const commandWords = argv.filter((a) => !a.startsWith('-'))
+  let route: Route | undefined
+  try {
+    route = (helpAsked || globals.error) && commandWords.length === 0 ? undefined : resolveCommand(config, argv)
+  } catch (error) {
+    // Help on a topic (`tool job --help`) is help, exit 0; help on a word that names nothing stays E_USAGE.
+    if (globals.error || !helpAsked || !config.findTopic(leadingWords(argv).join(':'))) throw globals.error ?? error
+  }
+  if (route) {
+    const command = route.command as { schemaVersion?: unknown; stream?: unknown }
+    session.setShape({ schemaVersion: String(command.schemaVersion ?? '1.0'), stream: command.stream === true })
+    const kind = kindOf(route.command)
+    if (kind !== 'read' && !helpAsked) await startAudit(config, { id: route.id, kind, argv: route.rest })
+  }
+  if (globals.error) throw globals.error
+  if (helpAsked) {
+    await withRealStdout(async () => {
+      // A tool's own help class wins; the default one adds the command's KIND.
+      // The long texts are out of the manifest (the start path); help puts them back first.
+      ;(await import('../describe/descriptions.js')).restoreHelpText(config, route?.id)
+      const Help = config.pjson.oclif.helpClass
+        ? await (await import('@oclif/core/help')).loadHelpClass(config)
+        : (await import('./help-class.js')).AgentHelp
+      await new Help(config, config.pjson.oclif.helpOptions).showHelp(argv)
+    })
+    return exit(0)
+  }
+  if (!route) throw new Error('unreachable: no route')
+  env.checkAll()
+  const init = await config.runHook('init', { argv: route.rest, id: route.id })
+  if (init.failures.length > 0) throw hookFailure(init.failures[0]!.error)
+  session.stopIfInterrupted()
+  const result = await config.runCommand(route.id, route.rest, route.command)
+  return await session.finish({ value: result })
 }
 
 function hookFailure(error: unknown): AgentError {
@@ -124,8 +142,8 @@ export function commandNames(config: Config): string[] {
 }
 
 /**
- * The route of argv: the router's longest match over the tool's commands; a miss is the router's `E_USAGE` with
- * the commands the words could have meant, never help text and never exit 0.
+ * The route of argv among every command oclif knows (aliases and plugins' commands too): the router's longest
+ * match; a miss is the router's `E_USAGE` with the commands the words could have meant, never help text.
  */
 function resolveCommand(config: Config, argv: readonly string[]): Route {
   const words = leadingWords(argv)

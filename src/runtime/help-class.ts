@@ -1,4 +1,4 @@
-import { CommandHelp, Help } from '@oclif/core'
+import { CommandHelp, Help } from '@oclif/core/help'
 import { COMMAND_KINDS, kindOf } from '../command-kind.js'
 import { flagDeprecation, type OclifDeprecation } from '../schema/deprecation.js'
 

@@ -7,17 +7,16 @@ import { now } from '../output/clock.js'
 import { dataOutcome, isOutcome, type Outcome } from '../output/outcome.js'
 import { addSensitiveKeys, registerSecret } from '../output/redact.js'
 import { type RenderContext, renderError, renderOutcome } from '../output/render.js'
-import { guardStdout, releaseStdout } from '../output/stdout.js'
+import { guardStdout } from '../output/stdout.js'
 import { readToolSettings } from '../settings/package-section.js'
-import { scopedEnv } from '../settings/scoped-env.js'
-import { type DirsInput, type ToolDirs, toolDirs } from '../settings/tool-dirs.js'
 import { type ToolEnv, toolEnv } from '../settings/tool-env.js'
 import { type Globals, normalizeArgv, scanGlobals } from '../universal-flags/globals.js'
 import { readUpdateNotice } from '../update/notice-cache.js'
 import { type RunState, setRunState } from './run-state.js'
+import type { ToolConfig } from './tool-config.js'
 
-/** What a session needs to know about the tool: oclif's `Config` and the fast path's lite config both have it. */
-export type SessionConfig = DirsInput & ToolDirs & { version: string; pjson: unknown }
+/** What a session needs to know about the tool (its {@link ToolConfig}). */
+export type SessionConfig = Pick<ToolConfig, 'bin' | 'version' | 'pjson' | 'cacheDir' | 'configDir' | 'dataDir'>
 
 /** What ends a run: an outcome to render, what a command returned (`value`), or anything thrown. */
 export type RunResult = { outcome?: Outcome; value?: unknown; error?: unknown }
@@ -30,7 +29,7 @@ export type SessionOptions = {
 }
 
 /**
- * One run of a tool, whichever path serves it (oclif's, or the fast path of `src/fast/`): the stdout guard,
+ * One run of a tool: the stdout guard,
  * SIGINT/SIGTERM and uncaught errors → one envelope, the tool's settings, catalogue, redaction keys and injected
  * token, the update notice, `<BIN>_FORMAT`, the run state commands read, and the one exit (render → audit → exit).
  */
@@ -49,10 +48,6 @@ export type Session = {
   stopIfInterrupted(): void
   /** Render, audit, exit: the end of every run. */
   finish(result: RunResult): Promise<never>
-  /** Whether a signal arrived (the fast path never hands such a run over). */
-  interrupted(): boolean
-  /** Undo what {@link openSession} did to the process, for a run handed to oclif's path before any output. */
-  close(): void
 }
 
 /** Open the session of this process's run: from here on, every outcome leaves as exactly one envelope. */
@@ -142,8 +137,6 @@ export function openSession(options: SessionOptions = {}): Session {
       const env = toolEnv(config.bin)
       // Before anything is read from or written to them (the update notice, an audit line): oclif took these as given.
       for (const dir of ['CONFIG_DIR', 'DATA_DIR', 'CACHE_DIR'] as const) env.get(dir)
-      // One spelling of `<BIN>_<KEY>` and one computation of the directories on every path, set over oclif's own.
-      Object.assign(config, scopedEnv(config), toolDirs(config))
       const settings = readToolSettings(config as never)
       catalogue = defineErrorCodes(settings.errors)
       if (Array.isArray(settings.redact_keys)) addSensitiveKeys(settings.redact_keys as string[])
@@ -163,14 +156,6 @@ export function openSession(options: SessionOptions = {}): Session {
       if (interrupted) throw controller.signal.reason
     },
     finish,
-    interrupted: () => interrupted,
-    close() {
-      process.off('SIGINT', onSignal)
-      process.off('SIGTERM', onSignal)
-      process.off('uncaughtException', onUncaught)
-      process.off('unhandledRejection', onUncaught)
-      releaseStdout()
-    },
   }
 }
 
@@ -180,7 +165,7 @@ export function versionOutcome(config: SessionConfig, globals: Globals): Outcome
   return dataOutcome({ tool: config.bin, version: config.version }, '1.0')
 }
 
-/** The exit code of oclif's `this.exit()` (it throws an `EEXIT` error); by shape: the fast path has its own class. */
+/** The exit code of `this.exit()` (it throws an `EEXIT` error: `CommandExit`, or oclif's own from a plugin's command). */
 function exitCodeOf(error: unknown): number | undefined {
   const exited = error as { code?: unknown; oclif?: { exit?: unknown } } | null
   if (typeof exited !== 'object' || exited === null || exited.code !== 'EEXIT') return undefined

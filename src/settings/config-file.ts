@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Config } from '@oclif/core'
 import { AgentError } from '../errors/agent-error.js'
+import type { ToolConfig } from '../runtime/tool-config.js'
 import { checkSetting, type SettingRule, toolEnv } from './tool-env.js'
 
 /** The tool's `config.json` in its config dir, as an object; absent is `{}`. */
@@ -32,7 +32,7 @@ export function readToolConfig(configDir: string): Record<string, unknown> {
  * `name` is snake_case (`api_url` ↔ `TASKS_API_URL`).
  */
 export function readSetting<S extends SettingRule>(
-  config: Pick<Config, 'bin' | 'configDir'>,
+  config: Pick<ToolConfig, 'bin' | 'configDir'>,
   name: string,
   rule: S,
 ): (S extends { type: 'integer' } ? number : string) | undefined {

@@ -1,5 +1,5 @@
-import type { Config } from '@oclif/core'
 import type { CatalogueEntry } from '../errors/catalogue.js'
+import type { ToolConfig } from '../runtime/tool-config.js'
 
 /** Release-readiness statuses (spec 002 §11). */
 export type EvidenceStatus = 'verified' | 'missing' | 'not_applicable' | 'unknown'
@@ -22,7 +22,7 @@ export type ToolSettings = {
 }
 
 /** Read the `"agentcli"` section of the tool's package.json. */
-export function readToolSettings(config: Config): ToolSettings {
+export function readToolSettings(config: ToolConfig): ToolSettings {
   const raw = (config.pjson as { agentcli?: Partial<ToolSettings> }).agentcli ?? {}
   return { ...raw, errors: raw.errors ?? {} }
 }

@@ -81,11 +81,6 @@ export const FRAMEWORK_SETTINGS = {
 export const AGENTCLI_SETTINGS = {
   AGENTCLI_NO_BUNDLE: { type: 'enum', options: ['0', '1'], description: 'Run from the modules, not the bundle.' },
   AGENTCLI_CODE_CACHE: { type: 'enum', options: ['0', '1'], description: "`0` turns the bundle's code cache off." },
-  AGENTCLI_FAST: {
-    type: 'enum',
-    options: ['0', '1'],
-    description: "`0` runs every call on oclif's path, never the fast path (to compare the two).",
-  },
   AGENTCLI_CODE_CACHE_DIR: { type: 'path', description: 'Where the code cache lives.' },
   AGENTCLI_VALIDATE_OUTPUT: {
     type: 'enum',

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import { AgentError, validationError } from '../errors/agent-error.js'
 import { FORMATS, isUniversalToken, UNIVERSAL_FLAGS, UNIVERSAL_VALUE_TOKENS, type UniversalFlag } from './table.js'
 

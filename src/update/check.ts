@@ -1,7 +1,7 @@
-import type { Config } from '@oclif/core'
 import semver from 'semver'
 import { AgentError } from '../errors/agent-error.js'
 import { invocation } from '../runtime/invocation.js'
+import type { ToolConfig } from '../runtime/tool-config.js'
 import { findChecksumAssets } from './checksums.js'
 import { detectInstall, type InstallMethod } from './install.js'
 import { clearUpdateNotice, writeUpdateNotice } from './notice-cache.js'
@@ -24,14 +24,14 @@ export type CheckResult = {
   recommended_command: string | null
 }
 
-function recommended(config: Config, install: InstallMethod, settings: UpdateSettings, version: string): string {
+function recommended(config: ToolConfig, install: InstallMethod, settings: UpdateSettings, version: string): string {
   if (install.method === 'unknown') return `npm install -g ${settings.package}@${version}`
   return `${invocation(config.bin)} update --dry-run`
 }
 
 /** Discover the target release and what an update would change; refresh the notice cache. */
 export async function checkUpdate(
-  config: Config,
+  config: ToolConfig,
   options: { to?: string | undefined; signal?: AbortSignal; timeoutMs?: number; writeCache?: boolean },
 ): Promise<{ result: CheckResult; release: Release | undefined; install: InstallMethod }> {
   const settings = updateSettings(config)

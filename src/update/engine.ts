@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto'
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { Config } from '@oclif/core'
 import semver from 'semver'
 import { AgentError, isAgentError } from '../errors/agent-error.js'
 import type { Progress, ProgressOptions } from '../output/progress.js'
+import type { ToolConfig } from '../runtime/tool-config.js'
 import { fetchBounded, fetchText } from './_fetch.js'
 import { withInstallLock } from './_install-lock.js'
 import { staged } from './_staged.js'
@@ -37,7 +37,7 @@ export type { UpdatePlanState, UpdateResult } from './plan-state.js'
  * tarball's expected digest. Integrity problems that can be seen here fail closed here.
  */
 export async function planUpdate(
-  config: Config,
+  config: ToolConfig,
   options: { to?: string | undefined; signal?: AbortSignal },
 ): Promise<UpdatePlanState> {
   const { result, release, install } = await checkUpdate(config, { ...options, writeCache: false })
@@ -125,7 +125,7 @@ function parseBundle(text: string): unknown {
  * clear the notice, clean up. Before the switch nothing installed changes.
  */
 export async function applyUpdate(
-  config: Config,
+  config: ToolConfig,
   plan: UpdatePlanState,
   signal: AbortSignal,
   progress?: (options: ProgressOptions) => Progress,
@@ -150,7 +150,7 @@ export async function applyUpdate(
 }
 
 async function stagedUpdate(
-  config: Config,
+  config: ToolConfig,
   plan: UpdatePlanState,
   root: string,
   signal: AbortSignal,

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Config } from '@oclif/core'
+import type { ToolConfig } from '../runtime/tool-config.js'
 import { readToolSettings } from '../settings/package-section.js'
 import { toolEnv } from '../settings/tool-env.js'
 import { integrityError } from './errors.js'
@@ -20,7 +20,7 @@ import { updateTimeouts } from './timeouts.js'
  * else npm's own `npm_config_registry`, else the public registry. Choosing it weakens nothing: whatever it serves
  * must carry a provenance attestation that verifies against the pinned trusted root and the declared identity.
  */
-export function npmRegistry(config: Config): string {
+export function npmRegistry(config: ToolConfig): string {
   const declared = (readToolSettings(config).update as { npm_registry?: string } | undefined)?.npm_registry
   return toolEnv(config.bin).raw('NPM_REGISTRY') || declared || process.env.npm_config_registry || DEFAULT_NPM_REGISTRY
 }
@@ -37,7 +37,7 @@ const tagPrefix = (settings: UpdateSettings) => {
  * tarball into a temp dir, for npm to install from that file; every request within the declared `download_ms`.
  */
 export async function verifiedNpmTarball(
-  config: Config,
+  config: ToolConfig,
   settings: UpdateSettings,
   version: string,
   trustedRoot: unknown,

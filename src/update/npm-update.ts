@@ -1,7 +1,7 @@
 import { mkdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { Config } from '@oclif/core'
 import { AgentError, isAgentError } from '../errors/agent-error.js'
+import type { ToolConfig } from '../runtime/tool-config.js'
 import { runBounded } from './_child.js'
 import { withInstallLock } from './_install-lock.js'
 import { staged } from './_staged.js'
@@ -12,7 +12,7 @@ import type { UpdatePlanState, UpdateResult } from './plan-state.js'
 import { updateSettings } from './settings.js'
 import { updateTimeouts } from './timeouts.js'
 
-async function npmInstall(config: Config, plan: UpdatePlanState, signal: AbortSignal): Promise<UpdateResult> {
+async function npmInstall(config: ToolConfig, plan: UpdatePlanState, signal: AbortSignal): Promise<UpdateResult> {
   const settings = updateSettings(config)
   const timeoutMs = updateTimeouts(config).npm_install_ms
   let verified: Awaited<ReturnType<typeof verifiedNpmTarball>>
@@ -70,7 +70,7 @@ async function npmInstall(config: Config, plan: UpdatePlanState, signal: AbortSi
  * (`E_CONFLICT` `install_changed`) if the package already moved on.
  */
 export async function applyNpmUpdate(
-  config: Config,
+  config: ToolConfig,
   plan: UpdatePlanState,
   signal: AbortSignal,
 ): Promise<UpdateResult> {

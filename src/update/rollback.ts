@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { Config } from '@oclif/core'
 import { AgentError } from '../errors/agent-error.js'
+import type { ToolConfig } from '../runtime/tool-config.js'
 import { withInstallLock } from './_install-lock.js'
 import type { UpdateResult } from './engine.js'
 import { assertInstalled, clearLeftovers, detectInstall, previousVersionDir, switchVersion } from './install.js'
@@ -21,7 +21,7 @@ export type RollbackPlanState = {
 }
 
 /** Plan a rollback to the kept previous version. */
-export async function planRollback(config: Config): Promise<RollbackPlanState> {
+export async function planRollback(config: ToolConfig): Promise<RollbackPlanState> {
   const settings = updateSettings(config)
   const install = await detectInstall(config.root, settings.package, {
     npmPrefixTimeoutMs: updateTimeouts(config).npm_prefix_ms,
@@ -50,7 +50,7 @@ export async function planRollback(config: Config): Promise<RollbackPlanState> {
  * lock, and only if the install is still the one the plan was made for.
  */
 export async function applyRollback(
-  config: Config,
+  config: ToolConfig,
   plan: RollbackPlanState,
   signal: AbortSignal = new AbortController().signal,
 ): Promise<UpdateResult> {

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
-import type { Config } from '@oclif/core'
 import { AgentError } from '../errors/agent-error.js'
+import type { ToolConfig } from '../runtime/tool-config.js'
 import { readToolSettings } from '../settings/package-section.js'
 import { toolEnv } from '../settings/tool-env.js'
 import { directorySource, githubSource, mirrorSource, type ReleaseSource } from './source.js'
@@ -32,7 +32,7 @@ export const PUBLIC_GOOD_TUF_MIRROR = 'https://tuf-repo-cdn.sigstore.dev'
  * to look. What decides trust (the identity, the trusted root, the TUF root) comes from the tool's own
  * package.json only: no environment variable can change what a release must prove.
  */
-export function updateSettings(config: Config): UpdateSettings {
+export function updateSettings(config: ToolConfig): UpdateSettings {
   const declared = (readToolSettings(config).update ?? {}) as Partial<UpdateSettings>
   const env = (name: 'UPDATE_SOURCE' | 'UPDATE_CHANNEL' | 'UPDATE_API_URL') => toolEnv(config.bin).get(name)
   return {

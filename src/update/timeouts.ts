@@ -1,5 +1,5 @@
-import type { Config } from '@oclif/core'
 import { AgentError } from '../errors/agent-error.js'
+import type { ToolConfig } from '../runtime/tool-config.js'
 import { readToolSettings } from '../settings/package-section.js'
 
 /** Deadlines of the steps of an update, in milliseconds; every child process and download has one. */
@@ -30,7 +30,7 @@ export const DEFAULT_UPDATE_TIMEOUTS: UpdateTimeouts = {
  * (declared by the author, so no environment can stretch or shrink them). A value that is not a positive
  * integer is `E_CONFIG` with `allowed`/`got`.
  */
-export function updateTimeouts(config: Config): UpdateTimeouts {
+export function updateTimeouts(config: ToolConfig): UpdateTimeouts {
   const update = readToolSettings(config).update as { timeouts?: Record<string, unknown> } | undefined
   const declared = update?.timeouts ?? {}
   const out = { ...DEFAULT_UPDATE_TIMEOUTS }

@@ -1,17 +1,23 @@
-import type { Config } from '@oclif/core'
-import { AgentError, type CredentialRecord, type HttpClient, isAgentError, readSetting } from 'agentcli'
+import {
+  AgentError,
+  type CredentialRecord,
+  type HttpClient,
+  isAgentError,
+  readSetting,
+  type ToolConfig,
+} from 'agentcli'
 import type { DeviceAuthority, GrantState } from './auth/device.js'
 
 /**
  * The remote tasks API, from `TASKS_API_URL` or `api_url` in config.json; none by default. Checked by the
  * framework: anything but an http(s) URL is E_CONFIG with allowed/got.
  */
-export async function apiUrl(config: Config): Promise<string | undefined> {
+export async function apiUrl(config: ToolConfig): Promise<string | undefined> {
   return readSetting(config, 'api_url', { type: 'url' })
 }
 
 /** The API, or `E_CONFIG` saying how to configure it. */
-export async function requireApiUrl(config: Config): Promise<string> {
+export async function requireApiUrl(config: ToolConfig): Promise<string> {
   const url = await apiUrl(config)
   if (!url)
     throw new AgentError('E_CONFIG', 'no remote tasks API is configured', {

@@ -3,7 +3,7 @@
  * (`dist/bundle.cjs`, written by `agentcli-build`) holds the tool, the framework and oclif once each.
  */
 
-import type { Command } from '@oclif/core'
+import type { CommandClass } from 'agentcli'
 import { COMMANDS as BUILTINS } from 'agentcli/builtins'
 import Create from './commands/create.js'
 import Delete from './commands/delete.js'
@@ -21,7 +21,7 @@ import Sync from './commands/sync.js'
 import Whoami from './commands/whoami.js'
 
 /** Every command of the tool by id. */
-export const COMMANDS: Readonly<Record<string, Command.Class>> = {
+export const COMMANDS: Readonly<Record<string, CommandClass>> = {
   ...BUILTINS,
   create: Create,
   delete: Delete,

@@ -1,5 +1,6 @@
 import { buildReference, compactReference } from '../../describe/index.js'
 import { AgentCommand, Args, output } from '../../index.js'
+import { oclifConfig } from '../../runtime/tool-config.js'
 import { referenceSchema } from '../schemas.js'
 
 export default class Reference extends AgentCommand {
@@ -19,7 +20,7 @@ export default class Reference extends AgentCommand {
 
   async execute() {
     const { argv } = await this.parse(Reference)
-    const reference = await buildReference(this.config, this.catalogue, { paths: argv as string[] })
+    const reference = await buildReference(await oclifConfig(this.config), this.catalogue, { paths: argv as string[] })
     return this.globals.compact ? compactReference(reference) : reference
   }
 }

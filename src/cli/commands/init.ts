@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
-import { Args } from '@oclif/core'
+import * as Args from '@oclif/core/args'
 import { AgentCommand } from '../../command.js'
 import { AgentError } from '../../errors/agent-error.js'
 import { Flags } from '../../flags.js'

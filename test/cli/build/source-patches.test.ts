@@ -15,14 +15,14 @@ import { ROOT, seed, TASKS_BIN, useSandbox } from '../../support/helpers.js'
 const box = useSandbox()
 const copy = useToolCopy()
 
-/** What a bundled `list` on the normal path (oclif evaluated) loads: Node built-ins, and whether ICU compared. */
+/** What a bundled `reference list` (oclif's Config loaded) loads: Node built-ins, and whether ICU compared. */
 function loadedBy(bin: string): { builtins: string[]; collator: boolean } {
   seed(box(), [{ id: '1', title: 'a' }])
   const out = join(box().root, 'builtins.json')
   const result = spawnSync(
     process.execPath,
-    ['--import', join(ROOT, 'test/fixtures/record-builtins.mjs'), bin, 'list'],
-    { env: { ...box().env, AGENTCLI_FAST: '0', RECORD_BUILTINS_TO: out }, encoding: 'utf8' },
+    ['--import', join(ROOT, 'test/fixtures/record-builtins.mjs'), bin, 'reference', 'list'],
+    { env: { ...box().env, RECORD_BUILTINS_TO: out }, encoding: 'utf8' },
   )
   expect(result.status, result.stderr).toBe(0)
   return JSON.parse(readFileSync(out, 'utf8'))
@@ -132,9 +132,10 @@ describe('what the patches keep off a bundled `list`', () => {
 
   it("still prints oclif's debug output when DEBUG asks for it, and nothing when it does not", () => {
     seed(box(), [{ id: '1', title: 'a' }])
+    // `reference` loads oclif's Config (a `list` never does).
     const list = (debug: string) =>
-      spawnSync(process.execPath, [TASKS_BIN, 'list'], {
-        env: { ...box().env, AGENTCLI_FAST: '0', DEBUG: debug },
+      spawnSync(process.execPath, [TASKS_BIN, 'reference', 'list'], {
+        env: { ...box().env, DEBUG: debug },
         encoding: 'utf8',
       })
     const asked = list('oclif:config')

@@ -49,14 +49,12 @@ describe('descriptions out of the start path', () => {
 
   it('a normal run does not read the descriptions file; help and reference do', () => {
     seed(box(), [{ id: '1', title: 'a' }])
-    // The fast path never reads it; nor does oclif's path, which reads the manifest and the bundle.
-    const fast = filesReadBy(['list'])
-    expect(fast.some((f) => f.endsWith('fast.cjs'))).toBe(true)
-    expect(readsDescriptions(fast)).toBe(false)
-    const normal = filesReadBy(['list'], { AGENTCLI_FAST: '0' })
-    expect(normal.some((f) => f.endsWith('oclif.manifest.json') || f.endsWith('bundle.cjs'))).toBe(true)
-    expect(readsDescriptions(normal)).toBe(false)
-    expect(readsDescriptions(filesReadBy(['get', '1'], { AGENTCLI_FAST: '0' }))).toBe(false)
+    // A command run reads the bundle, never the manifest nor the descriptions; `reference` and help read both.
+    const list = filesReadBy(['list'])
+    expect(list.some((f) => f.endsWith('bundle.cjs'))).toBe(true)
+    expect(list.some((f) => f.endsWith('oclif.manifest.json'))).toBe(false)
+    expect(readsDescriptions(list)).toBe(false)
+    expect(readsDescriptions(filesReadBy(['get', '1']))).toBe(false)
     expect(readsDescriptions(filesReadBy(['edit', '1', '--status', 'done', '--dry-run']))).toBe(false)
     expect(readsDescriptions(filesReadBy(['reference']))).toBe(true)
     expect(readsDescriptions(filesReadBy(['list', '--help']))).toBe(true)

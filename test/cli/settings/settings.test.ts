@@ -31,7 +31,6 @@ describe('environment settings are checked with the catalogue, at once', () => {
     ['TASKS_DATA_DIR', 'relative/data', 'an absolute path'],
     ['AGENTCLI_CODE_CACHE', 'off', ['0', '1']],
     ['AGENTCLI_NO_BUNDLE', 'yes', ['0', '1']],
-    ['AGENTCLI_FAST', 'no', ['0', '1']],
     ['AGENTCLI_CODE_CACHE_DIR', 'cache-here', 'an absolute path'],
   ])('%s=%s is E_CONFIG with allowed and got', async (name, value, allowed) => {
     const started = performance.now()

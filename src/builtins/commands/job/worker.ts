@@ -1,5 +1,6 @@
 import { AgentCommand, AgentError, Flags, output } from '../../../index.js'
 import { type JobRecord, resolveJobStore, runJob, serveJobs } from '../../../jobs/index.js'
+import { oclifConfig } from '../../../runtime/tool-config.js'
 
 export default class JobWorker extends AgentCommand {
   static override kind = 'local' as const
@@ -34,7 +35,7 @@ export default class JobWorker extends AgentCommand {
 
   /** A fresh instance of the job's command with its stored arguments. */
   private async instance(record: JobRecord): Promise<AgentCommand> {
-    const found = this.config.findCommand(record.command)
+    const found = (await oclifConfig(this.config)).findCommand(record.command)
     if (!found) throw new AgentError('E_INTERNAL', `job ${record.job_id} names unknown command ${record.command}`)
     const Command = await found.load()
     const instance = new (Command as unknown as new (argv: string[], config: unknown) => AgentCommand)(

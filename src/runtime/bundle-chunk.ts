@@ -5,13 +5,11 @@ const Module = builtin<typeof import('node:module')>('node:module')
 const { join } = builtin<typeof import('node:path')>('node:path')
 const { constants, Script } = builtin<typeof import('node:vm')>('node:vm')
 
-/** Where a tool with many fast routes has each route's command module, next to `dist/fast.cjs`. */
-export const CHUNK_DIR = 'dist/fast-chunks'
 /** Where a tool with many commands has the main bundle's self-contained command modules, next to `dist/bundle.cjs`. */
 export const BUNDLE_CHUNK_DIR = 'dist/chunks'
 
 /**
- * Evaluate one command's chunk (`src/build/fast-chunks.ts`), of the fast bundle or of the main one: a CommonJS
+ * Evaluate one command's chunk (`src/build/bundle-chunks.ts`): a CommonJS
  * module whose `agentcli` and `@oclif/core` are the bundle's own (`shared`), so its command class extends the
  * bundle's `AgentCommand`. `dir` is the chunks' directory relative to the tool's root, `bundleDir` the bundle's.
  * Anything else it requires (the tool's external dependencies) resolves from the chunk's place, as in the bundle.

@@ -1,27 +1,25 @@
 import { join, relative, resolve } from 'node:path'
 import type { Plugin } from 'esbuild'
-import { FAST_FILES } from '../fast/boot.js'
-import { CHUNK_DIR } from '../fast/chunk.js'
 
-/** Where one fast route's command class is: a module file and the export that holds it. */
+/** Where one command class is: a module file and the export that holds it. */
 type Source = { file: string; name: string }
 
-/** The specifiers a chunk takes from the fast bundle instead of bundling: the framework and (lite) oclif. */
+/** The specifiers a chunk takes from the bundle instead of bundling: the framework and oclif. */
 const SHARED = ['agentcli', '@oclif/core'] as const
-/** From this many fast routes on, each route's command module is a chunk of its own (see {@link chunkEntry}). */
+/** From this many commands on, each command module is a chunk of its own (see {@link chunkEntry}). */
 export const CHUNK_FROM = 32
 
-/** What the chunked fast bundle's entry needs: the chunks it loads, and what they import from the framework. */
+/** What the chunked bundle's entry needs: the chunks it loads, and what they import from the framework. */
 export type Chunks = { files: Map<string, string>; names: Map<string, Set<string>>; dir: string }
 
 /**
- * Every start reads, deserialises and evaluates the whole fast bundle; with every route's command module in it,
- * that grows with the number of commands (≈ 9 ms at 1000: the file, its code cache, each module's wrapper).
- * Past {@link CHUNK_FROM} routes each command module is built into `dist/fast-chunks/<n>.cjs` instead, with its
- * imports of `agentcli` and `@oclif/core` left to the bundle's own (so its class extends the bundle's
- * `AgentCommand`), and a run evaluates the one chunk it routes to. A module that imports the framework other than
- * by named imports of `agentcli`/`@oclif/core` stays in the bundle (which must provide exactly those names); with
- * `selfContained` (the main bundle), so does one holding any module besides itself. Undefined: no chunk at all.
+ * Every start reads, deserialises and evaluates the whole bundle; with every command module in it, that grows
+ * with the number of commands (≈ 9 ms at 1000: the file, its code cache, each module's wrapper). Past
+ * {@link CHUNK_FROM} commands each self-contained command module (no module of the tool but its own) is built into
+ * `dist/chunks/<n>.cjs` instead, with its imports of `agentcli` and `@oclif/core` left to the bundle's own (so its
+ * class extends the bundle's `AgentCommand`), and a run evaluates the one chunk it routes to. A module that
+ * imports the framework other than by named imports of `agentcli`/`@oclif/core` stays in the bundle. Undefined:
+ * no chunk at all.
  */
 export async function buildChunks(
   esbuild: typeof import('esbuild'),
@@ -29,11 +27,7 @@ export async function buildChunks(
   sources: Source[],
   external: string[],
   options: Pick<import('esbuild').BuildOptions, 'define' | 'banner' | 'target' | 'charset'>,
-  where: { dir: string; bundle: string; selfContained: boolean } = {
-    dir: CHUNK_DIR,
-    bundle: FAST_FILES.bundle,
-    selfContained: false,
-  },
+  where: { dir: string; bundle: string },
 ): Promise<Chunks | undefined> {
   const all = new Map<string, string>()
   for (const { file } of sources) if (!all.has(file)) all.set(file, `${all.size}`)
@@ -61,8 +55,8 @@ export async function buildChunks(
     const meta = analysis.metafile.outputs[relative(root, output.path)] ?? analysis.metafile.outputs[output.path]
     const entry = meta?.entryPoint ? resolve(root, meta.entryPoint) : undefined
     if (!entry || !all.has(entry)) return undefined
-    // oclif's path may load several commands in one process (mcp): a module two chunks held would be two modules.
-    if (where.selfContained && Object.keys(meta!.inputs).length !== 1) continue
+    // One process may load several commands (mcp): a module two chunks held would be two modules.
+    if (Object.keys(meta!.inputs).length !== 1) continue
     // A module reaching the framework by a subpath stays in the bundle, as does one importing it other than by name.
     if (/"(agentcli|@oclif\/core)\//.test(output.text) || !importedNames(output.text, names)) continue
     files.set(entry, `${all.get(entry)}.cjs`)
@@ -118,36 +112,21 @@ function onlyShared(): Plugin {
 }
 
 /**
- * The entry lines of a chunked fast bundle: the framework names the chunks import, gathered as `shared`, and the
- * routes' classes as getters that evaluate their chunk on first read.
+ * The entry lines of a chunked bundle: the framework's specifiers the chunks import, each required when a chunk
+ * first asks (the bundle holds them anyway), and the commands' classes as getters that evaluate their chunk (or
+ * their module in the bundle) on first read.
  */
 export function chunkEntry(
   chunks: Chunks,
   routes: Array<[id: string, source: Source]>,
   chunkModule: string,
-  target: { name: string; access?: (id: string, source: Source) => string; lazy?: boolean } = { name: 'commands' },
+  target: { name: string; access: (id: string, source: Source) => string },
 ): string[] {
   const lines = [`import { loadChunk } from ${JSON.stringify(chunkModule)}`]
-  if (target.lazy) {
-    // The main bundle holds the whole framework anyway: each specifier required when a chunk first asks, so
-    // nothing is evaluated at load that the commands' own requires did not evaluate before.
-    const members = [...chunks.names.keys()].map(
-      (spec) => `get ${JSON.stringify(spec)}() { return require(${JSON.stringify(spec)}) }`,
-    )
-    lines.push(`const shared = { ${members.join(', ')} }`)
-  } else {
-    const members: string[] = []
-    let n = 0
-    for (const [spec, set] of chunks.names) {
-      const local = [...set].map((name) => [name, `__shared${n++}`] as const)
-      if (local.length > 0)
-        lines.push(
-          `import { ${local.map(([name, as]) => `${name} as ${as}`).join(', ')} } from ${JSON.stringify(spec)}`,
-        )
-      members.push(`${JSON.stringify(spec)}: { ${local.map(([name, as]) => `${name}: ${as}`).join(', ')} }`)
-    }
-    lines.push(`const shared = { ${members.join(', ')} }`)
-  }
+  const members = [...chunks.names.keys()].map(
+    (spec) => `get ${JSON.stringify(spec)}() { return require(${JSON.stringify(spec)}) }`,
+  )
+  lines.push(`const shared = { ${members.join(', ')} }`)
   lines.push(`export const ${target.name} = {`)
   for (const [id, source] of routes) {
     const chunk = chunks.files.get(source.file)
@@ -155,7 +134,7 @@ export function chunkEntry(
       ? `loadChunk(__dirname, ${JSON.stringify(chunks.dir)}, ${JSON.stringify(chunk)}, shared)`
       : `require(${JSON.stringify(source.file)})`
     lines.push(
-      `  get ${JSON.stringify(id)}() { return ${load}[${JSON.stringify(source.name)}]${target.access?.(id, source) ?? ''} },`,
+      `  get ${JSON.stringify(id)}() { return ${load}[${JSON.stringify(source.name)}]${target.access(id, source)} },`,
     )
   }
   lines.push('}')

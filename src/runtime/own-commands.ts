@@ -1,0 +1,91 @@
+import { builtin } from '../boot/builtin.js'
+import { bundledPjson } from '../boot/pjson.js'
+import { rootPath } from '../boot/root-path.js'
+import { leadingWords, longestMatch } from '../route/match.js'
+import { BaseCommand } from './base-command.js'
+import type { ToolConfig, ToolPjson } from './tool-config.js'
+
+const { readFileSync } = builtin<typeof import('node:fs')>('node:fs')
+const Module = builtin<typeof import('node:module')>('node:module')
+const { join } = builtin<typeof import('node:path')>('node:path')
+const { pathToFileURL } = builtin<typeof import('node:url')>('node:url')
+
+/** The export of a bundle that lists every alias of its commands (written by `agentcli-build`). */
+export const ALIASES_EXPORT = 'AGENTCLI_ALIASES'
+
+/** A command class of the tool's own map, on agentcli's base, as the entry runs it. */
+export type OwnCommand = typeof BaseCommand & { schemaVersion?: unknown; stream?: unknown; kind?: unknown }
+
+/** A run of one of the tool's own commands: the class, the id it was found under, the arguments after the id. */
+export type OwnRoute = { command: OwnCommand; id: string; rest: string[] }
+
+type Discovery = { strategy?: string; target?: string; identifier?: string }
+
+/** The tool's root and package.json; from a bundle, with the bundle as the explicit command target. */
+export function readPjson(root: string | URL, bundle: string | undefined): { dir: string; pjson: ToolPjson } {
+  const dir = rootPath(root)
+  if (bundle) return { dir, pjson: bundledPjson(dir, bundle) as ToolPjson }
+  return { dir, pjson: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as ToolPjson }
+}
+
+/** Whether argv asks for help (`--help`/`-h` before any `--`). */
+export function helpRequested(argv: readonly string[]): boolean {
+  for (const token of argv) {
+    if (token === '--') return false
+    if (token === '--help' || token === '-h') return true
+  }
+  return false
+}
+
+/**
+ * The route of argv among the tool's own command map (oclif's explicit strategy), by the router's one rule; or
+ * undefined when oclif's `Config` must find it: a tool that discovers commands otherwise or declares hooks or
+ * plugins, a word that names no command of the map or names an alias, a class that is not on agentcli's base.
+ * The class is told apart by identity (its prototype chain reaches this `BaseCommand`), never by name or shape.
+ */
+export async function ownRoute(
+  config: ToolConfig,
+  argv: readonly string[],
+  bundle?: string,
+): Promise<OwnRoute | undefined> {
+  const oclif = config.pjson.oclif ?? {}
+  const hooks = oclif.hooks as Record<string, unknown> | undefined
+  if ((hooks && Object.keys(hooks).length > 0) || (oclif.plugins as unknown[] | undefined)?.length) return undefined
+  if (oclif.flexibleTaxonomy) return undefined
+  const words = leadingWords(argv)
+  if (words.length === 0) return undefined
+  const map = await commandMap(config.root, oclif.commands, bundle)
+  if (!map) return undefined
+  const match = longestMatch(words, (id) =>
+    Object.hasOwn(map.commands, id) ? 'own' : map.aliases.has(id) ? 'alias' : undefined,
+  )
+  if (match?.found !== 'own') return undefined
+  const command = map.commands[match.id]
+  if (typeof command !== 'function' || !(command.prototype instanceof BaseCommand)) return undefined
+  return { command: command as OwnCommand, id: match.id, rest: argv.slice(match.words) }
+}
+
+type CommandMap = { commands: Record<string, unknown>; aliases: Set<string> }
+
+async function commandMap(root: string, discovery: unknown, bundle?: string): Promise<CommandMap | undefined> {
+  const explicit = discovery as Discovery | undefined
+  if (typeof explicit !== 'object' || explicit.strategy !== 'explicit' || !explicit.target) return undefined
+  const identifier = explicit.identifier ?? 'default'
+  const target = join(root, explicit.target)
+  // The bundle is already loaded, registered under its own path (as oclif would `require` it).
+  const module = (bundle ? Module.createRequire(target)(target) : await import(pathToFileURL(target).href)) as Record<
+    string,
+    unknown
+  >
+  const commands = module[identifier] as Record<string, unknown> | undefined
+  if (!commands || typeof commands !== 'object') return undefined
+  const listed = module[ALIASES_EXPORT] as string[] | undefined
+  // From a bundle, the build listed the aliases (reading them here would evaluate every command's module).
+  const aliases = new Set(listed ?? (bundle ? [] : Object.values(commands).flatMap(aliasesOf)))
+  return { commands, aliases }
+}
+
+function aliasesOf(command: unknown): string[] {
+  const c = command as { aliases?: string[]; hiddenAliases?: string[] } | undefined
+  return [...(c?.aliases ?? []), ...(c?.hiddenAliases ?? [])]
+}

@@ -1,0 +1,87 @@
+import type { Config } from '@oclif/core'
+import { builtin } from '../boot/builtin.js'
+import { type ScopedEnv, scopedEnv } from '../settings/scoped-env.js'
+import { type ToolDirs, toolDirs } from '../settings/tool-dirs.js'
+
+const { arch } = builtin<typeof import('node:os')>('node:os')
+
+/** A tool's package.json as the framework reads it. */
+export type ToolPjson = { name?: string; version?: string; oclif?: Record<string, unknown> } & Record<string, unknown>
+
+/**
+ * What a command sees as `this.config`: the tool's identity, its directories and its `<BIN>_<KEY>` readers, all
+ * computed by {@link toolConfig}. oclif's own `Config` (every command, topics, plugins, hooks) is loaded only by
+ * what needs it, through {@link oclifConfig}.
+ */
+export type ToolConfig = ToolDirs &
+  ScopedEnv & {
+    root: string
+    name: string
+    version: string
+    pjson: ToolPjson
+    bin: string
+    binAliases?: string[] | undefined
+    dirname: string
+    platform: string
+    arch: string
+    windows: boolean
+    userAgent: string
+  }
+
+const loaders = new WeakMap<object, () => Promise<Config>>()
+
+/**
+ * The tool's config, computed from its package.json as oclif's `Config.load` computes these fields; the
+ * directories and the `scopedEnvVar…` readers by `toolDirs` and `scopedEnv`, which are also set over oclif's own
+ * when oclif's `Config` is loaded ({@link withToolFields}): one computation on every path.
+ */
+export function toolConfig(root: string, pjson: ToolPjson): ToolConfig {
+  const oclif = pjson.oclif ?? {}
+  const name = String(pjson.name)
+  const version = String(pjson.version || '0.0.0')
+  const bin = String(oclif.bin || name)
+  const binAliases = oclif.binAliases as string[] | undefined
+  const dirname = String(oclif.dirname || name)
+  const platform: string = process.platform
+  const cpu = arch() === 'ia32' ? 'x86' : arch()
+  const config: ToolConfig = {
+    root,
+    name,
+    version,
+    pjson,
+    bin,
+    binAliases,
+    dirname,
+    platform,
+    arch: cpu,
+    windows: platform === 'win32',
+    ...toolDirs({ bin, binAliases, dirname, platform }),
+    userAgent: `${name}/${version} ${platform}-${cpu} node-${process.version}`,
+    ...scopedEnv({ bin, binAliases }),
+  }
+  let loaded: Promise<Config> | undefined
+  loaders.set(config, () => {
+    loaded ??= loadOclifConfig(root, pjson)
+    return loaded
+  })
+  return config
+}
+
+/** oclif's `Config` with the tool's directories and env readers set over its own: the same values as {@link toolConfig}. */
+export function withToolFields<C extends Config>(config: C): C {
+  return Object.assign(config, scopedEnv(config), toolDirs(config))
+}
+
+async function loadOclifConfig(root: string, pjson: ToolPjson): Promise<Config> {
+  const { Config } = await import('@oclif/core/config')
+  return withToolFields(await Config.load({ root, userPlugins: false, pjson: pjson as never }))
+}
+
+/**
+ * oclif's `Config` of this run, for what needs more than {@link ToolConfig}: every command (`reference`, the job
+ * worker), topics, plugins, hooks. Loaded once, on first call; a config that is already oclif's is returned as is.
+ */
+export async function oclifConfig(config: ToolConfig | Config): Promise<Config> {
+  const load = loaders.get(config)
+  return load ? load() : (config as Config)
+}
