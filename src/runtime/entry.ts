@@ -46,7 +46,7 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
     const env = session.configure(config)
     const { globals, argv } = session
     if (argv[0] === '--version' && !globals.error)
-      return await session.finish({ outcome: versionOutcome(config, globals) })
+      return await session.finish({ outcome: versionOutcome(config, globals, argv.slice(1)) })
     const route = await ownRoute(config, argv, options.bundle)
     if (!route || helpRequested(argv) || (onlyGlobals(session.rawArgv) && !globals.error && !process.stdout.isTTY))
       return await viaOclif(session, env, await oclifConfig(config))

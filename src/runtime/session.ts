@@ -1,6 +1,6 @@
 import { pendingAudit } from '../audit/pending.js'
 import type { HeldSignals } from '../boot/early-signals.js'
-import { AgentError } from '../errors/agent-error.js'
+import { AgentError, usageError } from '../errors/agent-error.js'
 import { type Catalogue, CatalogueDefinitionError, CORE_CATALOGUE, defineErrorCodes } from '../errors/catalogue.js'
 import { toAgentError } from '../errors/normalize.js'
 import { now } from '../output/clock.js'
@@ -10,7 +10,8 @@ import { type RenderContext, renderError, renderOutcome } from '../output/render
 import { guardStdout } from '../output/stdout.js'
 import { readToolSettings } from '../settings/package-section.js'
 import { type ToolEnv, toolEnv } from '../settings/tool-env.js'
-import { type Globals, normalizeArgv, scanGlobals } from '../universal-flags/globals.js'
+import { firstNonGlobal, type Globals, normalizeArgv, scanGlobals } from '../universal-flags/globals.js'
+import { UNIVERSAL_FLAG_NAMES } from '../universal-flags/table.js'
 import { readUpdateNotice } from '../update/notice-cache.js'
 import { type RunState, setRunState } from './run-state.js'
 import type { ToolConfig } from './tool-config.js'
@@ -159,8 +160,17 @@ export function openSession(options: SessionOptions = {}): Session {
   }
 }
 
-/** `tool --version`: the tool and its version (text: one line). */
-export function versionOutcome(config: SessionConfig, globals: Globals): Outcome {
+/**
+ * `tool --version`: the tool and its version (text: one line). Anything after it but the universal flags is
+ * `E_USAGE` naming it: `--version --bogus` and `--version list` are mistakes, not a version query.
+ */
+export function versionOutcome(config: SessionConfig, globals: Globals, rest: readonly string[] = []): Outcome {
+  const extra = firstNonGlobal(rest)
+  if (extra !== undefined)
+    throw usageError(`--version takes no argument or flag but the universal ones (got: '${extra}')`, {
+      got: extra,
+      allowed: [...UNIVERSAL_FLAG_NAMES].map((name) => `--${name}`),
+    })
   if (globals.format === 'text') return dataOutcome(`${config.bin} ${config.version}`, '1.0')
   return dataOutcome({ tool: config.bin, version: config.version }, '1.0')
 }

@@ -40,12 +40,17 @@ const isGlobal = isUniversalToken
 
 /** Whether argv holds nothing but universal flags (`tool`, `tool --compact`): a call that names no command. */
 export function onlyGlobals(argv: readonly string[]): boolean {
+  return firstNonGlobal(argv) === undefined
+}
+
+/** The first token of argv that is not a universal flag (or its value), if any. */
+export function firstNonGlobal(argv: readonly string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!
-    if (!isGlobal(token)) return false
+    if (!isGlobal(token)) return token
     if (VALUE_FLAGS.has(token)) i++
   }
-  return true
+  return undefined
 }
 
 /**

@@ -1,7 +1,14 @@
 import { spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { isAbsolute, join, resolve } from 'node:path'
+
+/** What verify keeps of one stream of one call; past it the call is ended and the stream marked truncated. */
+export const MAX_CALL_OUTPUT = 16 * 1024 * 1024
+/** What is kept of a truncated stream. */
+const EXCERPT_BYTES = 64 * 1024
+/** How long a target's leftovers (children holding its stdio) may outlive it before the group is ended. */
+const LEFTOVER_GRACE_MS = 1_000
 
 /** One black-box call of the target. */
 export type Call = {
@@ -14,13 +21,20 @@ export type Call = {
   ms: number
   /** The streams whose bytes are not valid UTF-8 (decoded lossily into `stdout`/`stderr`). */
   badUtf8?: Array<'stdout' | 'stderr'>
+  /** The streams that went past {@link MAX_CALL_OUTPUT}: the call was ended there. */
+  truncated?: Array<'stdout' | 'stderr'>
 }
 
-/** How the target is run: stdin closed, no TTY, a fresh HOME and XDG dirs, no network, a timeout. */
+/**
+ * How the target is run: stdin closed, no TTY, a fresh HOME and XDG dirs and working directory, no network, a
+ * timeout, its own process group (ended as a whole, by PID, when the call ends).
+ */
 export type Target = {
   command: string[]
   timeoutMs: number
   home: string
+  /** The working directory of every call: inside the sandbox, so a target writing to `.` writes there. */
+  cwd: string
   env: Record<string, string>
   calls: Call[]
   dispose(): void
@@ -29,7 +43,7 @@ export type Target = {
 /** Prepare a sandboxed target. Network is cut by routing fetch through a dead proxy. */
 export function target(command: string[], timeoutMs: number, extraEnv: Record<string, string> = {}): Target {
   const home = mkdtempSync(join(tmpdir(), 'agentcli-verify-'))
-  for (const dir of ['config', 'data', 'cache', 'state']) mkdirSync(join(home, dir))
+  for (const dir of ['config', 'data', 'cache', 'state', 'work']) mkdirSync(join(home, dir))
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: home,
@@ -44,7 +58,23 @@ export function target(command: string[], timeoutMs: number, extraEnv: Record<st
     HTTPS_PROXY: 'http://127.0.0.1:9',
     ...extraEnv,
   }
-  return { command, timeoutMs, home, env, calls: [], dispose: () => rmSync(home, { recursive: true, force: true }) }
+  // The target is named from the caller's directory (`node examples/tasks/bin/run.js`) but runs in the sandbox's.
+  const anchored = command.map((word) => (relativeFile(word) ? resolve(word) : word))
+  const cwd = join(home, 'work')
+  return {
+    command: anchored,
+    timeoutMs,
+    home,
+    cwd,
+    env,
+    calls: [],
+    dispose: () => rmSync(home, { recursive: true, force: true }),
+  }
+}
+
+/** A word of the target's command that names a file relative to the caller's directory. */
+function relativeFile(word: string): boolean {
+  return !word.startsWith('-') && !isAbsolute(word) && /[\\/.]/.test(word) && existsSync(word)
 }
 
 const strict = new TextDecoder('utf-8', { fatal: true })
@@ -73,33 +103,67 @@ export function call(
   for (const [k, v] of Object.entries(env))
     if (v === undefined) delete merged[k]
     else merged[k] = v
-  return new Promise((resolve) => {
-    const child = spawn(bin!, [...pre, ...args], { env: merged, stdio: ['ignore', 'pipe', 'pipe'] })
+  return new Promise((settle) => {
+    // Its own process group: the timeout, an overlong output and leftovers end the target and its children alike.
+    const child = spawn(bin!, [...pre, ...args], {
+      env: merged,
+      cwd: t.cwd,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const endGroup = () => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL')
+      } catch {
+        // The group is already gone.
+      }
+    }
     const out: Buffer[] = []
     const err: Buffer[] = []
-    child.stdout.on('data', (c: Buffer) => out.push(c))
-    child.stderr.on('data', (c: Buffer) => err.push(c))
+    const size = { stdout: 0, stderr: 0 }
+    const truncated: Array<'stdout' | 'stderr'> = []
+    const collect = (name: 'stdout' | 'stderr', into: Buffer[]) => (c: Buffer) => {
+      if (truncated.includes(name)) return
+      const room = MAX_CALL_OUTPUT - size[name]
+      into.push(c.length > room ? c.subarray(0, room) : c)
+      size[name] += Math.min(c.length, room)
+      if (c.length > room) {
+        truncated.push(name)
+        endGroup()
+      }
+    }
+    child.stdout.on('data', collect('stdout', out))
+    child.stderr.on('data', collect('stderr', err))
     let timedOut = false
     const timer = setTimeout(() => {
       timedOut = true
-      child.kill('SIGKILL')
+      endGroup()
     }, t.timeoutMs)
+    // A child that exits while something it started still holds its stdio: the leftovers are ended shortly after.
+    let leftovers: NodeJS.Timeout | undefined
+    child.on('exit', () => {
+      leftovers = setTimeout(endGroup, LEFTOVER_GRACE_MS)
+    })
     const done = (code: number | null) => {
       clearTimeout(timer)
+      clearTimeout(leftovers)
+      endGroup()
       const [o, e] = [Buffer.concat(out), Buffer.concat(err)]
       const bad = [...(isUtf8(o) ? [] : ['stdout' as const]), ...(isUtf8(e) ? [] : ['stderr' as const])]
       const result: Call = {
         label,
         args,
         code,
-        stdout: o.toString('utf8'),
-        stderr: e.toString('utf8'),
+        // A truncated stream is kept only as an excerpt: the call failed anyway, and every call is kept for the report.
+        stdout: (truncated.includes('stdout') ? o.subarray(0, EXCERPT_BYTES) : o).toString('utf8'),
+        stderr: (truncated.includes('stderr') ? e.subarray(0, EXCERPT_BYTES) : e).toString('utf8'),
         timedOut,
         ms: Date.now() - started,
         ...(bad.length ? { badUtf8: bad } : {}),
+        ...(truncated.length ? { truncated } : {}),
       }
       t.calls.push(result)
-      resolve(result)
+      settle(result)
     }
     child.on('error', () => done(null))
     child.on('close', (code) => done(code))

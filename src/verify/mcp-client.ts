@@ -22,7 +22,7 @@ export class McpProbe {
     args: readonly string[] = ['mcp'],
   ) {
     const [bin, ...pre] = t.command
-    this.child = spawn(bin!, [...pre, ...args], { env: t.env, stdio: ['pipe', 'pipe', 'pipe'] })
+    this.child = spawn(bin!, [...pre, ...args], { env: t.env, cwd: t.cwd, stdio: ['pipe', 'pipe', 'pipe'] })
     this.child.stdout.on('data', (c: Buffer) => this.onData(c.toString('utf8')))
     this.child.stderr.on('data', (c: Buffer) => {
       if (this.stderr.length < 4000) this.stderr += c.toString('utf8')

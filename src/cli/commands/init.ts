@@ -11,6 +11,8 @@ import { renderTemplates } from '../init/templates.js'
 
 export default class Init extends AgentCommand {
   static override summary = 'Start a new agent-native tool in an empty directory'
+  // It writes a repository: local state, no confirm token (the directory must be empty), audited.
+  static override kind = 'local' as const
   static override description =
     'Writes a tool repository that is green from its first commit: package.json (explicit commands, the bundle on), bin/run.js, a read command (paginated list), a write command (plan/apply bound to a version), a stream command, command-level tests with the FCC guard, CHANGELOG.md, its generated SKILL.md, a README, and CI and release workflows. Refuses a directory that is not empty. Then: cd <dir> && npm install && npm test.'
   static override examples = [

@@ -173,3 +173,22 @@ describe('a deprecated command or flag says so on stderr, once', () => {
     expect((await tasks(box(), ['show', '1', '--quiet'])).stderr).toBe('')
   })
 })
+
+describe('--version', () => {
+  it('takes nothing but the universal flags: anything else is E_USAGE naming it', async () => {
+    for (const args of [
+      ['--version', '--bogus'],
+      ['--version', 'list'],
+    ]) {
+      const run = await tasks(box(), args)
+      expect(run.code, args.join(' ')).toBe(2)
+      const error = JSON.parse(run.stdout).error
+      expect(error.code).toBe('E_USAGE')
+      expect(error.details.got).toBe(args[1])
+      expect(error.details.allowed).toContain('--format')
+    }
+    const agentcli = await runTool(join(ROOT, 'bin/agentcli.js'), ['--version', '--bogus'], { env: box().env })
+    expect([agentcli.code, JSON.parse(agentcli.stdout).error.code]).toEqual([2, 'E_USAGE'])
+    expect(JSON.parse((await tasks(box(), ['--version', '--compact'])).stdout).data.tool).toBe('tasks')
+  })
+})
