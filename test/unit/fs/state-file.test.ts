@@ -18,6 +18,7 @@ import { fileSecretSource } from '../../../src/confirm/secret.js'
 import { isBeforeChange } from '../../../src/errors/before-change.js'
 import { readJsonFile, withFileLock, writeJsonAtomic } from '../../../src/fs/index.js'
 import { checkStateDir, inspectStateFile, openStateFile } from '../../../src/fs/state-file.js'
+import { fileJobStore, newJobId } from '../../../src/jobs/file-store.js'
 
 const dirs: string[] = []
 function temp(): string {
@@ -148,6 +149,17 @@ describe('the state writers refuse what the check refuses', () => {
     symlinkSync(real, dir)
     await expect(fileSecretSource(dir).get()).rejects.toMatchObject({ code: 'E_CONFIG', details: { path: dir } })
     expect(readdirSync(real)).toEqual([])
+  })
+
+  it("a job's items: never appended through a link", async () => {
+    const dataDir = temp()
+    const id = newJobId()
+    mkdirSync(join(dataDir, 'jobs', id), { recursive: true, mode: 0o700 })
+    const victim = join(temp(), 'victim')
+    writeFileSync(victim, 'precious\n')
+    symlinkSync(victim, join(dataDir, 'jobs', id, 'items.ndjson'))
+    await expect(fileJobStore(dataDir).appendItems(id, [{ a: 1 }])).rejects.toMatchObject({ code: 'E_CONFIG' })
+    expect(readFileSync(victim, 'utf8')).toBe('precious\n')
   })
 
   it('a linked data dir: JSON is neither read nor written through it, and no lock is taken in it', async () => {
