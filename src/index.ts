@@ -40,7 +40,7 @@ export {
   UPSTREAM_ERRORS,
 } from './errors/catalogue.js'
 export { Flags } from './flags.js'
-export { readJsonFile, type WriteOptions, writeJsonAtomic } from './fs/json-file.js'
+export { type ReadOptions, readJsonFile, type WriteOptions, writeJsonAtomic } from './fs/json-file.js'
 export { type LockOptions, withFileLock } from './fs/lock.js'
 export type { HttpClient, HttpOptions, HttpResponse, RequestOptions } from './http/client.js'
 export type { JobContext, JobPlan, JobRecord, JobStatus, JobStore, SubmittedJob } from './jobs/index.js'

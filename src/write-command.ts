@@ -1,4 +1,4 @@
-import { startAudit } from './audit/open.js'
+import { checkAuditLog, startAudit } from './audit/open.js'
 import { noteAudit } from './audit/pending.js'
 import { AgentCommand, type CommandResult } from './command.js'
 import type { BatchData } from './confirm/batch.js'
@@ -76,7 +76,7 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
     const injected = injectedSecretSource(env.prefix)
     if (injected) return injected
     const { fileSecretSource } = await import('./confirm/secret.js')
-    return fileSecretSource(this.config.configDir, (m) => this.warn(m))
+    return fileSecretSource(this.config.configDir)
   }
 
   /** The keys of {@link WriteCommand.secretSource}: a source without a ring is one key with no id. */
@@ -155,7 +155,7 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
     this.writeState.idempotencyKey = key
     const principal = await this.principal()
     const mode = dryRun ? 'dry_run' : token ? 'confirm' : 'refused'
-    await startAudit(this.config, { id: this.id!, argv: this.argv, principal, mode })
+    checkAuditLog(await startAudit(this.config, { id: this.id!, argv: this.argv, principal, mode }))
     const binding: Binding = { tool: this.toolIdentity(), command: this.id!, args: bound, principal }
     const scope = key ? (await import('./confirm/idempotency.js')).idempotencyScope(binding.tool, principal) : ''
     const call = { binding, audit: noteAudit, idem: key ? { key, scope } : undefined }

@@ -1,3 +1,4 @@
+import { inspectStateFile } from '../fs/state-file.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
 import { openAudit } from './pending.js'
 import { type AuditDraft, auditDraft, type DraftInput } from './record.js'
@@ -15,4 +16,12 @@ export async function startAudit(
   // config carries what the sink reads.)
   const shared = (await import('../fleet/audit-sink.js')).sharedAuditSink(config as ToolConfig)
   return openAudit(auditDraft({ ...input, dataDir: config.dataDir, shared }))
+}
+
+/**
+ * Refuse a write whose record could not be kept: an `audit.jsonl` (or its directory) that is a link, another
+ * user's, or writable by others is `E_CONFIG` before anything changes, not a warning after the write.
+ */
+export function checkAuditLog(draft: AuditDraft): void {
+  if (!draft.shared || draft.shared.alsoFile) inspectStateFile(draft.path)
 }

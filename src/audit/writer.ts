@@ -1,12 +1,16 @@
-import { appendFileSync, mkdirSync } from 'node:fs'
+import { closeSync, mkdirSync, writeSync } from 'node:fs'
 import { dirname } from 'node:path'
+import { AgentError } from '../errors/agent-error.js'
+import { openStateFile } from '../fs/state-file.js'
 import { redactForOutput } from '../output/redact.js'
 import { scrubArgv } from './argv.js'
 import type { AuditDraft, AuditRecord } from './record.js'
 
 /**
  * Append one record. One `write` with O_APPEND per line keeps concurrent appends whole; everything is redacted,
- * and a failure to audit is reported on stderr rather than turning a completed write into an error.
+ * and a failure to audit is reported on stderr rather than turning a completed write into an error. The log is
+ * opened without following a link (`openStateFile`): a planted link never turns the log into an append of the
+ * caller's arguments to a file of the attacker's choosing. A write command checks the log before it writes.
  */
 export async function appendAudit(
   draft: AuditDraft,
@@ -36,8 +40,14 @@ export async function appendAudit(
   if (!toFile) return
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
-    appendFileSync(path, `${JSON.stringify(record)}\n`, { mode: 0o600, flag: 'a' })
+    const fd = openStateFile(path, 'append')
+    try {
+      writeSync(fd, `${JSON.stringify(record)}\n`)
+    } finally {
+      closeSync(fd)
+    }
   } catch (error) {
-    process.stderr.write(`warning: cannot append to the audit log ${path}: ${(error as Error).message}\n`)
+    const fix = error instanceof AgentError && typeof error.details.fix === 'string' ? ` (${error.details.fix})` : ''
+    process.stderr.write(`warning: cannot append to the audit log ${path}: ${(error as Error).message}${fix}\n`)
   }
 }

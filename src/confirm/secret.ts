@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto'
-import { readFileSync, statSync } from 'node:fs'
-import { chmod, link, mkdir, rm, writeFile } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { closeSync, readFileSync } from 'node:fs'
+import { link, mkdir, rm, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
+import { checkStateDir, openStateFile } from '../fs/state-file.js'
 
 /**
  * The keys that sign and verify confirm tokens: `current` signs (its id goes into the token), every key of
@@ -21,6 +22,8 @@ export type SecretSource = {
 
 const SECRET_BYTES = 32
 const HEX = /^[0-9a-f]{64}$/
+/** The secret's file and directory: this user's, not a link, and nobody else may read the file. */
+const SECRET_RULE = { secret: true } as const
 
 /** The secret file's name inside the tool's config dir. */
 export const SECRET_FILE = 'confirm.secret'
@@ -41,29 +44,33 @@ function parseSecret(text: string, path: string): Buffer {
 /**
  * The machine-local secret in `<configDir>/confirm.secret` (spec 002 §7): 32 random bytes, mode 0600 in a 0700
  * dir, created atomically so that two first runs end with one secret, and never silently replaced — a readable
- * or corrupt file is refused with a fix, because rotating it would quietly invalidate or weaken tokens.
+ * or corrupt file is refused with a fix, because rotating it would quietly invalidate or weaken tokens. Whoever
+ * knows the secret mints tokens: a link (to a file whose value someone knows), another user's file, or a
+ * directory others can write (they could rename one in) is refused too (`openStateFile`).
  */
-export function fileSecretSource(configDir: string, warn: (message: string) => void = () => {}): SecretSource {
+export function fileSecretSource(configDir: string): SecretSource {
   const path = join(configDir, SECRET_FILE)
   let cached: Buffer | undefined
   return {
     description: path,
     async get() {
       if (cached) return cached
-      cached = await readOrCreate(configDir, path, warn)
+      cached = await readOrCreate(configDir, path)
       return cached
     },
   }
 }
 
-async function readOrCreate(dir: string, path: string, warn: (message: string) => void): Promise<Buffer> {
+async function readOrCreate(dir: string, path: string): Promise<Buffer> {
   try {
-    return readChecked(path, warn)
+    return readChecked(path)
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    if (error instanceof AgentError) throw error
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw wrapIo(error, path)
   }
   await mkdir(dir, { recursive: true, mode: 0o700 })
-  await chmod(dir, 0o700)
+  // Checked before anything is written into it: a secret made in a linked or shared directory is not ours alone.
+  checkStateDir(dir, SECRET_RULE)
   const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`
   await writeFile(temp, `${randomBytes(SECRET_BYTES).toString('hex')}\n`, { mode: 0o600, flag: 'wx' })
   try {
@@ -74,44 +81,17 @@ async function readOrCreate(dir: string, path: string, warn: (message: string) =
   } finally {
     await rm(temp, { force: true })
   }
-  return readChecked(path, warn)
+  return readChecked(path)
 }
 
-/**
- * Whoever can write the directory can replace the secret (rename over it) and mint tokens: a directory others
- * can write is refused. A group-writable one is only warned about, since with per-user groups (umask 002) it is
- * an ordinary setup.
- */
-function checkDir(dir: string, warn: (message: string) => void): void {
-  const mode = statSync(dir).mode & 0o777
-  if ((mode & 0o002) !== 0) {
-    throw new AgentError(
-      'E_CONFIG',
-      `${dir} holds the confirm secret but other users can write it (mode ${mode.toString(8)})`,
-      {
-        details: { path: dir, mode: mode.toString(8), fix: `chmod 700 ${dir}` },
-      },
-    )
-  }
-  if ((mode & 0o020) !== 0) warn(`${dir} holds the confirm secret and its group can write it; run chmod 700 ${dir}`)
-}
-
-/** Synchronous system calls: three tiny ones on every write, each a thread-pool round trip if async. */
-function readChecked(path: string, warn: (message: string) => void): Buffer {
-  const info = statSync(path)
-  checkDir(dirname(path), warn)
-  if ((info.mode & 0o077) !== 0) {
-    throw new AgentError('E_CONFIG', `${path} is readable by other users (mode ${(info.mode & 0o777).toString(8)})`, {
-      details: { path, mode: (info.mode & 0o777).toString(8), fix: `chmod 600 ${path}` },
-    })
-  }
-  let text: string
+/** Synchronous system calls: a few tiny ones on every write, each a thread-pool round trip if async. */
+function readChecked(path: string): Buffer {
+  const fd = openStateFile(path, 'read', SECRET_RULE)
   try {
-    text = readFileSync(path, 'utf8')
-  } catch (error) {
-    throw wrapIo(error, path)
+    return parseSecret(readFileSync(fd, 'utf8'), path)
+  } finally {
+    closeSync(fd)
   }
-  return parseSecret(text, path)
 }
 
 function wrapIo(error: unknown, path: string): AgentError {

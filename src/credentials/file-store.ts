@@ -1,6 +1,4 @@
-import { stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { AgentError } from '../errors/agent-error.js'
 import { readJsonFile, writeJsonAtomic } from '../fs/json-file.js'
 import { registerRecord } from './register.js'
 import type { CredentialRecord, SecretStore } from './types.js'
@@ -12,25 +10,11 @@ function isShape(value: unknown): value is FileShape {
   return typeof v === 'object' && v !== null && v.version === 1 && typeof v.accounts === 'object' && v.accounts !== null
 }
 
-/** The credentials file in the config dir: JSON, 0600 in 0700, written atomically, refused if readable by others. */
+/** The credentials file in the config dir: JSON, 0600 in 0700, written atomically; a link, another user's file or one others can read is refused (`readJsonFile`). */
 export function fileSecretStore(configDir: string): SecretStore {
   const path = join(configDir, 'credentials.json')
   const read = async (): Promise<FileShape> => {
-    try {
-      const info = await stat(path)
-      if ((info.mode & 0o077) !== 0) {
-        throw new AgentError(
-          'E_CONFIG',
-          `${path} is readable by other users (mode ${(info.mode & 0o777).toString(8)})`,
-          {
-            details: { path, fix: `chmod 600 ${path}` },
-          },
-        )
-      }
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-    }
-    const file = await readJsonFile(path, (): FileShape => ({ version: 1, accounts: {} }), isShape)
+    const file = await readJsonFile(path, (): FileShape => ({ version: 1, accounts: {} }), isShape, { secret: true })
     for (const record of Object.values(file.accounts)) registerRecord(record)
     return file
   }

@@ -3,14 +3,13 @@ import {
   fchmodSync,
   fchownSync,
   fsyncSync,
-  lstatSync,
   openSync,
-  realpathSync,
   renameSync,
   type Stats,
   unlinkSync,
   writeSync,
 } from 'node:fs'
+import { inspectStateFile } from './state-file.js'
 
 /** Options of {@link writeFileAtomic}. */
 export type AtomicWriteOptions = {
@@ -25,8 +24,9 @@ let counter = 0
 /**
  * Replace `path` with `data` atomically: a temp file next to it (created with O_EXCL), written, given its mode and
  * owner, fsync'd when asked, then renamed over the name, so a reader sees the old content or the new, never a
- * part. A symlink is followed (its target is replaced, the link stays). A failure removes the temp file and
- * leaves the file as it was.
+ * part. The file and its directory are checked first (`inspectStateFile`): a link, another user's file or a
+ * directory others can write is refused with `E_CONFIG`, never written through. A failure removes the temp file
+ * and leaves the file as it was.
  *
  * The system calls are synchronous on purpose: asynchronous, each of these tiny calls costs a thread-pool round
  * trip, together milliseconds on a command's path, while nothing else of a CLI run waits meanwhile. So writes to
@@ -34,13 +34,13 @@ let counter = 0
  * leaves a temp file. This replaces `write-file-atomic` and its load time.
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}) {
-  const { target, existing } = resolveTarget(path)
+  const existing = inspectStateFile(path)
   const mode = options.mode ?? (existing ? existing.mode & 0o7777 : 0o600)
   let temp = ''
   let fd: number | undefined
   for (let attempt = 0; fd === undefined; attempt++) {
     // O_EXCL: a name taken by anything else (another process, a planted link) is never written through.
-    temp = `${target}.${process.pid}.${(++counter).toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`
+    temp = `${path}.${process.pid}.${(++counter).toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`
     try {
       fd = openSync(temp, 'wx', mode)
     } catch (error) {
@@ -52,12 +52,12 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
       const bytes = typeof data === 'string' ? Buffer.from(data) : data
       for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done)
       fchmodSync(fd, mode)
-      if (existing && (existing.uid !== process.getuid?.() || existing.gid !== process.getgid?.())) giveTo(fd, existing)
+      if (existing && existing.gid !== process.getgid?.()) giveTo(fd, existing)
       if (options.fsync) fsyncSync(fd)
     } finally {
       closeSync(fd)
     }
-    renameSync(temp, target)
+    renameSync(temp, path)
   } catch (error) {
     try {
       unlinkSync(temp)
@@ -68,25 +68,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
   }
 }
 
-/** The file a write replaces (a symlink's target) and its current status, if it exists. */
-function resolveTarget(path: string): { target: string; existing: Stats | undefined } {
-  let existing: Stats
-  try {
-    existing = lstatSync(path)
-  } catch {
-    return { target: path, existing: undefined }
-  }
-  if (!existing.isSymbolicLink()) return { target: path, existing }
-  try {
-    const target = realpathSync(path)
-    return { target, existing: lstatSync(target) }
-  } catch {
-    // A dangling link is replaced by the file, as write-file-atomic did.
-    return { target: path, existing: undefined }
-  }
-}
-
-/** Keep the file's owner (only a privileged process can give a file away; others keep their own, as before). */
+/** Keep the file's group (the owner is this user's, checked): a privileged process may set any, others their own. */
 function giveTo(fd: number, owner: Stats): void {
   try {
     fchownSync(fd, owner.uid, owner.gid)

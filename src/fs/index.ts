@@ -1,3 +1,3 @@
 /** The fs barrel (internal; authors import these from `agentcli`): atomic JSON, cross-process locks. */
-export { readJsonFile, type WriteOptions, writeJsonAtomic } from './json-file.js'
+export { type ReadOptions, readJsonFile, type WriteOptions, writeJsonAtomic } from './json-file.js'
 export { type LockOptions, withFileLock } from './lock.js'

@@ -1,26 +1,38 @@
-import { mkdirSync, readFileSync } from 'node:fs'
+import { closeSync, mkdirSync, readFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
 import { beforeChange, noteChange } from '../errors/before-change.js'
 import { writeFileAtomic } from './atomic-write.js'
+import { openStateFile } from './state-file.js'
+
+/** Options of {@link readJsonFile}: `secret` also refuses a file others can read (credentials, keys). */
+export type ReadOptions = { secret?: boolean }
 
 /** Options of {@link writeJsonAtomic}. */
 export type WriteOptions = { mode?: number; dirMode?: number }
 
 /**
  * Read a JSON file. A missing file gives `fallback`; a file that is not valid JSON, or that `check` rejects, is
- * `E_IO` naming the path — never a silent reset, which would lose the user's data.
+ * `E_IO` naming the path — never a silent reset, which would lose the user's data. The file is opened without
+ * following a link, and a link, another user's file or one others can write is `E_CONFIG` (`openStateFile`).
  */
 export async function readJsonFile<T>(
   path: string,
   fallback: () => T,
   check: (value: unknown) => value is T,
+  options: ReadOptions = {},
 ): Promise<T> {
   let text: string
   try {
-    text = readFileSync(path, 'utf8')
+    const fd = openStateFile(path, 'read', options)
+    try {
+      text = readFileSync(fd, 'utf8')
+    } finally {
+      closeSync(fd)
+    }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return fallback()
+    if (error instanceof AgentError) throw beforeChange(error)
     throw beforeChange(
       new AgentError('E_IO', `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
         details: { path, fix: `make ${dirname(path)} a readable directory (it is missing, unreadable or a file)` },
@@ -62,6 +74,7 @@ export async function writeJsonAtomic(path: string, value: unknown, options: Wri
     }
   } catch (error) {
     // The rename never happened: the file is as it was.
+    if (error instanceof AgentError) throw beforeChange(error)
     throw beforeChange(
       new AgentError('E_IO', `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
         details: { path, fix: `make ${dirname(path)} writable and free some space, then retry` },

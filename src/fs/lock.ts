@@ -3,6 +3,7 @@ import { dirname } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
 import { beforeChange } from '../errors/before-change.js'
 import { type DirLock, tryDirLock } from './dir-lock.js'
+import { checkStateDir } from './state-file.js'
 
 /** Options of {@link withFileLock}. */
 export type LockOptions = { timeoutMs?: number; staleMs?: number }
@@ -20,6 +21,8 @@ function ioError(path: string, error: unknown): AgentError {
 
 /** One attempt; the directory is created (0700) only when it is missing, so the common case is one mkdir. */
 function attempt(path: string, staleMs: number): DirLock | undefined {
+  // A lock in a linked or foreign directory would guard the link's target, not the tool's own state.
+  checkStateDir(dirname(path))
   try {
     return tryDirLock(`${path}.lock`, staleMs)
   } catch (error) {
@@ -44,7 +47,7 @@ export async function withFileLock<T>(path: string, fn: () => Promise<T>, option
     try {
       lock = attempt(path, Math.max(2_000, staleMs))
     } catch (error) {
-      throw beforeChange(ioError(path, error))
+      throw beforeChange(error instanceof AgentError ? error : ioError(path, error))
     }
     if (lock) break
     if (Date.now() >= deadline) {

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto'
-import { createReadStream } from 'node:fs'
-import { appendFile, mkdir, readdir } from 'node:fs/promises'
+import { closeSync, createReadStream, writeSync } from 'node:fs'
+import { mkdir, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { AgentError } from '../errors/agent-error.js'
 import { readJsonFile, writeJsonAtomic } from '../fs/json-file.js'
 import { withFileLock } from '../fs/lock.js'
+import { openStateFile } from '../fs/state-file.js'
 import { jobRecordProblem } from './record.js'
 import type { JobRecord, JobStore } from './types.js'
 
@@ -86,9 +87,14 @@ export function fileJobStore(dataDir: string): JobStore {
     },
     async appendItems(id, items) {
       if (items.length === 0) return
-      await appendFile(join(dirOf(id), 'items.ndjson'), items.map((i) => `${JSON.stringify(i)}\n`).join(''), {
-        mode: 0o600,
-      })
+      // Never appended through a link: the job's items are state like its record.
+      const fd = openStateFile(join(dirOf(id), 'items.ndjson'), 'append')
+      try {
+        const bytes = Buffer.from(items.map((i) => `${JSON.stringify(i)}\n`).join(''))
+        for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done)
+      } finally {
+        closeSync(fd)
+      }
     },
     async *readItems(id) {
       const lines = createInterface({

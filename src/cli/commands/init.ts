@@ -5,8 +5,9 @@ import { AgentCommand } from '../../command.js'
 import { AgentError } from '../../errors/agent-error.js'
 import { Flags } from '../../flags.js'
 import { output } from '../../schema/output.js'
-import { type FrameworkPackage, toolNames, toolPackageJson } from '../init/package-json.js'
+import { type FrameworkPackage, TOOL_NAME_RULE, toolNames, toolPackageJson } from '../init/package-json.js'
 import { renderSkillFile } from '../init/skill.js'
+import { writeStaged } from '../init/stage.js'
 import { renderTemplates } from '../init/templates.js'
 
 export default class Init extends AgentCommand {
@@ -25,7 +26,8 @@ export default class Init extends AgentCommand {
   }
   static override flags = {
     name: Flags.string({
-      description: 'npm package name (default: the directory name); its bin is the unscoped part.',
+      description:
+        'npm package name (default: the directory name): lowercase letters, digits and single hyphens, optionally under @scope/; its bin is the unscoped part.',
     }),
     agentcli: Flags.string({ description: 'npm spec of the agentcli dependency (default: ^ this agentcli version).' }),
   }
@@ -44,16 +46,24 @@ export default class Init extends AgentCommand {
   async execute() {
     const { args, flags } = await this.parse(Init)
     const dir = resolve(args.dir)
-    const names = toolNames(flags.name ?? basename(dir))
+    const got = flags.name ?? basename(dir)
+    const names = toolNames(got)
     if (!names)
-      throw new AgentError('E_VALIDATION', `'${flags.name ?? basename(dir)}' is not a valid npm package name`, {
-        details: {
-          param: flags.name === undefined ? 'dir' : '--name',
-          got: flags.name ?? basename(dir),
-          allowed: 'lowercase letters, digits, -, ., _ and ~, optionally @scope/ first',
-          fix: 'pass --name <package-name>',
+      throw new AgentError(
+        'E_VALIDATION',
+        `'${got}' cannot name a tool (npm, its skill and its environment prefix must all accept it)`,
+        {
+          details: {
+            param: flags.name === undefined ? 'dir' : '--name',
+            got,
+            allowed: TOOL_NAME_RULE,
+            fix:
+              flags.name === undefined
+                ? 'pass --name <package-name>, or choose such a directory name'
+                : 'choose such a name',
+          },
         },
-      })
+      )
     refuseNonEmpty(dir)
     const root = this.config.root
     const framework = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as FrameworkPackage
@@ -65,14 +75,20 @@ export default class Init extends AgentCommand {
     })
     files.set('package.json', `${JSON.stringify(pjson, null, 2)}\n`)
     try {
-      for (const [path, text] of files) {
-        mkdirSync(dirname(join(dir, path)), { recursive: true })
-        writeFileSync(join(dir, path), text)
-      }
-      files.set(await renderSkillFile(files, pjson, root, dir), '')
+      await writeStaged(dir, async (stage) => {
+        for (const [path, text] of files) {
+          mkdirSync(dirname(join(stage, path)), { recursive: true })
+          writeFileSync(join(stage, path), text)
+        }
+        files.set(await renderSkillFile(files, pjson, root, stage), '')
+      })
     } catch (error) {
+      // Nothing was left behind (writeStaged): the same call can simply be retried once the cause is fixed.
       throw new AgentError('E_IO', `cannot write the tool into ${dir}: ${(error as Error).message}`, {
-        details: { path: dir },
+        details: {
+          path: dir,
+          fix: `nothing was written: fix the cause named in the message (a writable ${dirname(dir)}, free space, a usable temp dir), then retry`,
+        },
         cause: error,
       })
     }

@@ -1,3 +1,5 @@
+import { isBuiltin } from 'node:module'
+
 /** The parts of agentcli's own package.json a new tool inherits. */
 export type FrameworkPackage = {
   version: string
@@ -66,8 +68,26 @@ export function toolPackageJson(
   }
 }
 
-/** npm's rules for a package name, and the bin it gives (the name without its scope). */
+/**
+ * What `init` accepts as a tool's package name: what npm publishes, narrowed to what the tool can then use. The
+ * bin (the name without its scope) names the skill directory (`skills/<bin>/`, the Agent Skills name rule) and
+ * the environment prefix (`<BIN>_`, a shell variable name), so it is lowercase letters, digits and single hyphens,
+ * starting with a letter, at most 64 characters. That also keeps out npm's reserved and Node's own module names.
+ */
+export const TOOL_NAME_RULE =
+  'lowercase letters, digits and single hyphens (e.g. my-tool): starting with a letter, not ending with a hyphen, at most 64 characters, not a Node.js core module name; optionally under a scope (@scope/my-tool, the scope of lowercase letters, digits, -, . and _, starting with a letter or digit); 214 characters at most in all'
+
+const BIN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/
+const SCOPE = /^@[a-z0-9][a-z0-9._-]*$/
+
+/** npm's rules for a package name and the templates' for its bin (the name without its scope), or undefined. */
 export function toolNames(name: string): { name: string; bin: string } | undefined {
-  if (name.length > 214 || !/^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/.test(name)) return undefined
-  return { name, bin: name.replace(/^@[^/]+\//, '') }
+  if (name.length > 214) return undefined
+  const parts = name.split('/')
+  const [scope, bin] = parts.length === 2 ? parts : [undefined, parts[0]!]
+  if (parts.length > 2 || (scope !== undefined && !SCOPE.test(scope))) return undefined
+  if (bin === undefined || bin.length > 64 || !BIN.test(bin)) return undefined
+  // npm refuses a new unscoped package named like a core module (`http`, `fs`).
+  if (scope === undefined && isBuiltin(bin)) return undefined
+  return { name, bin }
 }

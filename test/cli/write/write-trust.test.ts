@@ -1,20 +1,10 @@
-import { spawn } from 'node:child_process'
-import {
-  chmodSync,
-  chownSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs'
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Sandbox, ToolRun } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
 import { mintToken } from '../../../src/confirm/token.js'
 import { fileJobStore, newJobId } from '../../../src/jobs/file-store.js'
+import { giveToNobody, NOBODY, tasksAsNobody } from '../../support/as-nobody.js'
 import {
   env,
   fixture,
@@ -24,7 +14,6 @@ import {
   shiftedClock,
   storeBytes,
   storePath,
-  TASKS_BIN,
   tasks,
   useSandbox,
 } from '../../support/helpers.js'
@@ -65,46 +54,6 @@ function auditLines(b: Sandbox): Array<Record<string, unknown>> {
 function storedLogin(b: Sandbox, account: string, scopes: string[]): void {
   mkdirSync(configDir(b), { recursive: true, mode: 0o700 })
   writeFileSync(join(configDir(b), 'session.json'), JSON.stringify({ account, scopes }), { mode: 0o600 })
-}
-
-const NOBODY = { uid: 65534, gid: 65534 }
-
-/** Run the tool as the unprivileged user `nobody` (root ignores file modes). */
-function tasksAsNobody(b: Sandbox, args: string[]): Promise<ToolRun & { ms: number }> {
-  const started = Date.now()
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TASKS_BIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', AGENTCLI_VALIDATE_OUTPUT: '1', ...b.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      ...NOBODY,
-    })
-    const out: Buffer[] = []
-    const err: Buffer[] = []
-    child.stdout.on('data', (c: Buffer) => out.push(c))
-    child.stderr.on('data', (c: Buffer) => err.push(c))
-    const timer = setTimeout(() => child.kill('SIGKILL'), 40_000)
-    child.on('error', reject)
-    child.on('close', (code, signal) => {
-      clearTimeout(timer)
-      const stdout = Buffer.concat(out).toString('utf8')
-      let json: unknown
-      try {
-        json = JSON.parse(stdout)
-      } catch {}
-      resolve({ code, signal, stdout, stderr: Buffer.concat(err).toString('utf8'), json, ms: Date.now() - started })
-    })
-  })
-}
-
-/** Hand the whole sandbox to `nobody`. */
-function giveToNobody(b: Sandbox): void {
-  const walk = (path: string) => {
-    chownSync(path, NOBODY.uid, NOBODY.gid)
-    try {
-      for (const name of readdirSync(path)) walk(join(path, name))
-    } catch {}
-  }
-  walk(b.root)
 }
 
 describe('a token binds the acting account and its permission context', () => {
@@ -327,19 +276,24 @@ describe('the single-use ledger fails closed', () => {
 })
 
 describe('the confirm secret in a directory others can write', () => {
-  it('is refused with E_CONFIG and the fix; a group-writable one is warned about', async () => {
+  it('is refused with E_CONFIG and the fix, a group-writable one too', async () => {
     await dryRun(box(), ['create', '--title', 'x'])
     chmodSync(configDir(box()), 0o777)
     const run = await tasks(box(), ['create', '--title', 'x', '--dry-run'])
     expect(run.code).toBe(4)
     expect(env(run).error).toMatchObject({
       code: 'E_CONFIG',
-      details: { path: configDir(box()), fix: `chmod 700 ${configDir(box())}` },
+      details: { path: configDir(box()), mode: '777', fix: expect.stringMatching(/^chmod (700|go-w) /) },
     })
     chmodSync(configDir(box()), 0o770)
-    const warned = await tasks(box(), ['create', '--title', 'x', '--dry-run'])
-    expect(warned.code).toBe(0)
-    expect(warned.stderr).toContain(`chmod 700 ${configDir(box())}`)
+    const group = await tasks(box(), ['create', '--title', 'x', '--dry-run'])
+    expect(group.code).toBe(4)
+    expect(env(group).error).toMatchObject({
+      code: 'E_CONFIG',
+      details: { path: configDir(box()), mode: '770', fix: expect.stringContaining(configDir(box())) },
+    })
+    chmodSync(configDir(box()), 0o700)
+    expect((await tasks(box(), ['create', '--title', 'x', '--dry-run'])).code).toBe(0)
   })
 })
 

@@ -1,11 +1,11 @@
 // In-process tests of the audit module (src/audit): the one draft builder, the run's pending record, the one argv
 // scrubber. The writer's own tests are in test/unit/confirm/confirm.test.ts ("appendAudit") and test/cli/fleet/fleet-keys.test.ts.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { scrubArgv } from '../../../src/audit/argv.js'
-import { startAudit } from '../../../src/audit/open.js'
+import { checkAuditLog, startAudit } from '../../../src/audit/open.js'
 import { noteAudit, openAudit, pendingAudit } from '../../../src/audit/pending.js'
 import { auditDraft, auditPath, withFacts } from '../../../src/audit/record.js'
 import { appendAudit } from '../../../src/audit/writer.js'
@@ -105,6 +105,21 @@ describe('the draft builder', () => {
     expect(pendingAudit()).toBe(draft)
     expect(draft).toMatchObject({ command: 'a b', kind: 'local' })
     expect(draft).not.toHaveProperty('shared')
+  })
+
+  it('checkAuditLog refuses a linked audit.jsonl whenever the file log is kept, and only then', () => {
+    const dataDir = temp()
+    const victim = join(temp(), 'victim')
+    writeFileSync(victim, '')
+    const draft = auditDraft({ dataDir, id: 'x', argv: [], kind: 'write' })
+    checkAuditLog(draft)
+    symlinkSync(victim, draft.path)
+    const refused = { code: 'E_CONFIG', details: expect.objectContaining({ path: draft.path }) }
+    expect(() => checkAuditLog(draft)).toThrow(expect.objectContaining(refused))
+    const shared = { append: async () => {}, alsoFile: true }
+    expect(() => checkAuditLog({ ...draft, shared })).toThrow(expect.objectContaining(refused))
+    expect(() => checkAuditLog({ ...draft, shared: { ...shared, alsoFile: false } })).not.toThrow()
+    expect(readFileSync(victim, 'utf8')).toBe('')
   })
 })
 

@@ -331,7 +331,7 @@ describe('fileSecretSource', () => {
     await expect(fileSecretSource(dir).get()).rejects.toMatchObject({ code: 'E_IO' })
   })
 
-  it('refuses a secret in a directory other users can write; warns when only the group can', async () => {
+  it('refuses a secret in a directory other users, or its group, can write', async () => {
     const dir = temp()
     await fileSecretSource(dir).get()
     chmodSync(dir, 0o777)
@@ -342,9 +342,11 @@ describe('fileSecretSource', () => {
     chmodSync(dir, 0o1777)
     await expect(fileSecretSource(dir).get()).rejects.toMatchObject({ code: 'E_CONFIG' })
     chmodSync(dir, 0o770)
-    const warnings: string[] = []
-    expect(await fileSecretSource(dir, (m) => warnings.push(m)).get()).toHaveLength(32)
-    expect(warnings).toEqual([expect.stringContaining(`chmod 700 ${dir}`)])
+    await expect(fileSecretSource(dir).get()).rejects.toMatchObject({
+      code: 'E_CONFIG',
+      details: { path: dir, mode: '770', fix: `chmod 700 ${dir}` },
+    })
+    chmodSync(dir, 0o700)
     expect(await fileSecretSource(dir).get()).toHaveLength(32)
   })
 

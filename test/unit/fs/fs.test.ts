@@ -54,9 +54,9 @@ describe('writeJsonAtomic', () => {
 
   it('replaces an existing file with the given mode, and makes a missing directory with dirMode', async () => {
     const dir = temp()
-    writeFileSync(join(dir, 'a.json'), 'old', { mode: 0o666 })
-    chmodSync(join(dir, 'a.json'), 0o666)
-    await writeJsonAtomic(join(dir, 'a.json'), 2)
+    writeFileSync(join(dir, 'a.json'), 'old', { mode: 0o644 })
+    chmodSync(join(dir, 'a.json'), 0o644)
+    await writeJsonAtomic(join(dir, 'a.json'), 2, { mode: 0o600 })
     expect(mode(join(dir, 'a.json'))).toBe(0o600)
     expect(
       await readJsonFile(
@@ -70,28 +70,31 @@ describe('writeJsonAtomic', () => {
     expect(readFileSync(join(dir, 'new', 'deep', 'c.json'), 'utf8')).toBe('3\n')
   })
 
-  it('writes through a symlink (the link stays), and replaces a dangling one', async () => {
+  it('never writes through a symlink, live or dangling: E_CONFIG before any change, the target untouched', async () => {
     const dir = temp()
     writeFileSync(join(dir, 'real.json'), '1')
     symlinkSync(join(dir, 'real.json'), join(dir, 'link.json'))
-    await writeJsonAtomic(join(dir, 'link.json'), 2)
+    const error = await writeJsonAtomic(join(dir, 'link.json'), 2).catch((e: unknown) => e)
+    expect(error).toMatchObject({ code: 'E_CONFIG', details: { path: join(dir, 'link.json') } })
+    expect(isBeforeChange(error)).toBe(true)
+    expect(readFileSync(join(dir, 'real.json'), 'utf8')).toBe('1')
     expect(lstatSync(join(dir, 'link.json')).isSymbolicLink()).toBe(true)
-    expect(readFileSync(join(dir, 'real.json'), 'utf8')).toBe('2\n')
     symlinkSync(join(dir, 'nowhere.json'), join(dir, 'dangling.json'))
-    await writeJsonAtomic(join(dir, 'dangling.json'), 3)
-    expect(lstatSync(join(dir, 'dangling.json')).isFile()).toBe(true)
+    await expect(writeJsonAtomic(join(dir, 'dangling.json'), 3)).rejects.toMatchObject({ code: 'E_CONFIG' })
     expect(existsSync(join(dir, 'nowhere.json'))).toBe(false)
+    expect(readdirSync(dir).sort()).toEqual(['dangling.json', 'link.json', 'real.json'])
   })
 
-  it('keeps the owner of the file it replaces when the process may (root), else its own', async () => {
+  it.runIf(process.getuid?.() === 0)('refuses to replace a file another user owns (root included)', async () => {
     const dir = temp()
     const path = join(dir, 'owned.json')
     writeFileSync(path, '1')
-    const root = process.getuid?.() === 0
-    if (root) chownSync(path, 4321, 4321)
-    await writeJsonAtomic(path, 2)
-    expect(statSync(path).uid).toBe(root ? 4321 : process.getuid?.())
-    expect(statSync(path).gid).toBe(root ? 4321 : process.getgid?.())
+    chownSync(path, 4321, 4321)
+    await expect(writeJsonAtomic(path, 2)).rejects.toMatchObject({
+      code: 'E_CONFIG',
+      details: { path, owner: '4321', fix: expect.stringContaining(path) },
+    })
+    expect(readFileSync(path, 'utf8')).toBe('1')
   })
 
   it('fails with E_IO marked as before any change, the file as it was and no temp file left', async () => {

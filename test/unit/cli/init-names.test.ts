@@ -1,0 +1,104 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { toolNames } from '../../../src/cli/init/package-json.js'
+import { writeStaged } from '../../../src/cli/init/stage.js'
+
+const dirs: string[] = []
+function temp(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'init-unit-'))
+  dirs.push(dir)
+  return dir
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+
+describe('toolNames', () => {
+  it('accepts what npm publishes and the templates can use, the bin being the unscoped part', () => {
+    expect(toolNames('mytool')).toEqual({ name: 'mytool', bin: 'mytool' })
+    expect(toolNames('my-tool2')).toEqual({ name: 'my-tool2', bin: 'my-tool2' })
+    expect(toolNames('@acme/weather')).toEqual({ name: '@acme/weather', bin: 'weather' })
+    expect(toolNames('@a.b-c_d/x')).toEqual({ name: '@a.b-c_d/x', bin: 'x' })
+    expect(toolNames('@acme/http')?.bin).toBe('http')
+    expect(toolNames(`t${'a'.repeat(63)}`)?.bin).toHaveLength(64)
+  })
+
+  it.each([
+    'my_tool',
+    'my.tool',
+    'a..b',
+    'node_modules',
+    'favicon.ico',
+    'MyTool',
+    '.hidden',
+    '_private',
+    'http',
+    'fs',
+    '1tool',
+    '-tool',
+    'tool-',
+    'a--b',
+    'my tool',
+    '',
+    `t${'a'.repeat(64)}`,
+    `@${'s'.repeat(200)}/${'a'.repeat(20)}`,
+    '@scope/',
+    '@/tool',
+    '@Scope/tool',
+    '@.scope/tool',
+    '@_scope/tool',
+    '@a/b/c',
+    'scope/tool',
+    '@scope',
+    '@scope/my_tool',
+  ])('refuses %j', (name) => {
+    expect(toolNames(name)).toBeUndefined()
+  })
+})
+
+describe('writeStaged', () => {
+  const fill = async (stage: string) => {
+    mkdirSync(join(stage, 'src'))
+    writeFileSync(join(stage, 'src', 'a.ts'), 'a')
+    writeFileSync(join(stage, 'package.json'), '{}')
+  }
+  const failing = async (stage: string) => {
+    await fill(stage)
+    throw new Error('half-way')
+  }
+
+  it('makes a new directory (and its parents) with the files, leaving no stage next to it', async () => {
+    const root = temp()
+    const dir = join(root, 'deep', 'tool')
+    await writeStaged(dir, fill)
+    expect(readdirSync(dir).sort()).toEqual(['package.json', 'src'])
+    expect(readdirSync(join(root, 'deep'))).toEqual(['tool'])
+    // The umask's mode, as a plain mkdir gives it, not mkdtemp's 0700.
+    mkdirSync(join(root, 'plain'))
+    expect(statSync(dir).mode & 0o777).toBe(statSync(join(root, 'plain')).mode & 0o777)
+  })
+
+  it('fills an existing empty directory in place (the same directory, e.g. the working one)', async () => {
+    const dir = join(temp(), 'here')
+    mkdirSync(dir)
+    const ino = statSync(dir).ino
+    await writeStaged(dir, fill)
+    expect(statSync(dir).ino).toBe(ino)
+    expect(readdirSync(dir).sort()).toEqual(['package.json', 'src'])
+  })
+
+  it('a failure half-way leaves nothing: no dir, no parents it made, no stage; an existing dir stays empty', async () => {
+    const root = temp()
+    await expect(writeStaged(join(root, 'new', 'deeper', 'tool'), failing)).rejects.toThrow('half-way')
+    expect(readdirSync(root)).toEqual([])
+    const dir = join(root, 'empty')
+    mkdirSync(dir)
+    await expect(writeStaged(dir, failing)).rejects.toThrow('half-way')
+    expect(readdirSync(root)).toEqual(['empty'])
+    expect(readdirSync(dir)).toEqual([])
+    await writeStaged(dir, fill)
+    expect(existsSync(join(dir, 'package.json'))).toBe(true)
+  })
+})
