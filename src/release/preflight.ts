@@ -1,10 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { readinessFixes, releaseReadiness } from '../describe/readiness.js'
 import { nonRegistryDependencies } from './_specs.js'
 
 /** The parts of a tool's package.json a release reads. */
 export type ToolPackage = {
-  agentcli?: { update?: { repository?: string; workflow?: string } }
+  agentcli?: { update?: { repository?: string; workflow?: string }; release_readiness?: Record<string, unknown> }
   name: string
   version: string
   bin?: string | Record<string, string>
@@ -40,7 +41,21 @@ function checkDeclaredSigner(pjson: ToolPackage, signer: { repository: string; w
 }
 
 /**
- * Everything that can be known wrong before anything is built or published: the tag is `v<version>`, the target
+ * The release gate (spec 002 §13): a tool whose readiness is unpublishable (declared so, FCC not verified, mock
+ * upstream missing) is not released, whatever its tests say; the reason and what would make it releasable are named.
+ */
+function checkReleasable(pjson: ToolPackage): void {
+  const settings = (pjson.agentcli ?? {}) as Parameters<typeof releaseReadiness>[0]
+  const readiness = releaseReadiness(settings)
+  if (readiness.level !== 'unpublishable') return
+  const fixes = readinessFixes(settings)
+  throw new Error(
+    `${pjson.name} ${pjson.version} is unpublishable (${readiness.reason}): not released${fixes.length ? `; ${fixes.join('; ')}` : ''}`,
+  )
+}
+
+/**
+ * Everything that can be known wrong before anything is built or published: the tool is releasable, the tag is `v<version>`, the target
  * is this machine, the signer is the identity the tool's `update` expects, every runtime dependency comes from
  * the registry, and the tool is built.
  */
@@ -60,6 +75,7 @@ export function preflight(options: PreflightOptions): {
   if (options.target !== undefined && options.target !== target)
     throw new Error(`cannot build ${options.target} on ${target}: build each platform's archive on its own runner`)
   if (options.signer) checkDeclaredSigner(pjson, options.signer)
+  checkReleasable(pjson)
   const local = nonRegistryDependencies(pjson)
   if (local.length > 0)
     throw new Error(`dependencies that do not come from the registry cannot be installed from it: ${local.join(', ')}`)

@@ -22,7 +22,13 @@ export type Ref = {
   tool: string
   version: string
   schema_version: string
-  release_readiness: { level: string; fcc_status: string; mock_upstream_status: string; live_smoke_status: string }
+  release_readiness: {
+    level: string
+    fcc_status: string
+    mock_upstream_status: string
+    live_smoke_status: string
+    reason?: string
+  }
   commands: RefCommand[]
   error_codes: Record<string, { exit: number; retryable: boolean }>
   global_flags: RefParam[]

@@ -13,6 +13,7 @@ export type Check = {
     | 'lists'
     | 'stdio'
     | 'mcp'
+    | 'release'
   status: 'pass' | 'fail' | 'skip'
   evidence: string
 }

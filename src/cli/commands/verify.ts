@@ -50,6 +50,10 @@ export default class Verify extends AgentCommand {
     }),
     junit: Flags.string({ description: 'Also write the report as JUnit XML to this file (CI test reports).' }),
     sarif: Flags.string({ description: 'Also write the failures as SARIF 2.1.0 to this file (code scanning).' }),
+    release: Flags.boolean({
+      description:
+        'Gate a release: also fail when the tool’s release readiness is unpublishable (a declared `unpublishable`, FCC not verified, mock upstream missing).',
+    }),
   }
   static override errorCodes = ['E_CONFORMANCE', 'E_IO'] as const
   static override output = output((z) =>
@@ -57,6 +61,7 @@ export default class Verify extends AgentCommand {
       target: z.string(),
       tool: z.string().nullable(),
       version: z.string().nullable(),
+      release_level: z.enum(['stable', 'beta', 'unpublishable']).nullable(),
       checks: z.array(
         z.object({ id: z.string(), group: z.string(), status: z.enum(['pass', 'fail', 'skip']), evidence: z.string() }),
       ),
@@ -113,10 +118,13 @@ export default class Verify extends AgentCommand {
             : `seed ${seed}: ${flags.fuzz} invocations kept every invariant`,
         )
       }
+      const level = ref?.release_readiness.level
+      if (flags.release) releaseGate(report, ref?.release_readiness)
       const data = {
         target: command.join(' '),
         tool: ref?.tool ?? null,
         version: ref?.version ?? null,
+        release_level: level === 'stable' || level === 'beta' || level === 'unpublishable' ? level : null,
         checks: report.checks,
         summary: report.summary(),
         fuzz: fuzzed,
@@ -156,4 +164,16 @@ async function mcpChecks(t: ReturnType<typeof target>, report: Report): Promise<
   const { runMcpChecks } = await import('../../verify/mcp-checks.js')
   await runMcpChecks(t, report, ref)
   return ref
+}
+
+/** `--release`: a tool whose readiness is unpublishable (or that describes none) fails the gate, with the reason. */
+function releaseGate(report: Report, readiness: { level: string; reason?: string } | undefined): void {
+  if (!readiness) return report.add('release.readiness', 'release', false, 'no reference: release readiness unknown')
+  const releasable = readiness.level === 'stable' || readiness.level === 'beta'
+  report.add(
+    'release.readiness',
+    'release',
+    releasable,
+    `level ${readiness.level}${readiness.reason ? `: ${readiness.reason}` : ''}`,
+  )
 }
