@@ -1,5 +1,6 @@
 import type { AgentError } from '../errors/agent-error.js'
 import type { Catalogue } from '../errors/catalogue.js'
+import { dataEmoji, plainMembers, plainText } from './decoration.js'
 
 /** A notice carried in `meta.notices` (e.g. an update is available). */
 export type Notice = { type: string; [key: string]: unknown }
@@ -26,12 +27,21 @@ export type ErrorEnvelope = { ok: false; schema_version: string; error: ErrorBod
 /** Either envelope. */
 export type Envelope<D = unknown> = SuccessEnvelope<D> | ErrorEnvelope
 
-/** Build `meta` with `duration_ms` first and empty extras left out. */
+/** The prose members of a notice and of an error's details (machine output carries no decoration). */
+const NOTICE_PROSE = ['message', 'hint', 'fix'] as const
+const DETAILS_PROSE = ['hint', 'fix'] as const
+
+/** Build `meta` with `duration_ms` first, empty extras left out, notices' prose plain. */
 export function buildMeta(durationMs: number, extras: Partial<Meta> = {}): Meta {
   const meta: Meta = { duration_ms: Math.max(0, Math.round(durationMs)) }
   for (const [key, value] of Object.entries(extras)) {
     if (key === 'duration_ms' || value === undefined) continue
-    if (key === 'notices' && Array.isArray(value) && value.length === 0) continue
+    if (key === 'notices' && Array.isArray(value)) {
+      if (value.length === 0) continue
+      // A notice is prose the framework emits around the data: plain, like an error's message.
+      meta.notices = (value as Notice[]).map((n) => plainMembers(n, NOTICE_PROSE))
+      continue
+    }
     meta[key] = value
   }
   return meta
@@ -44,7 +54,9 @@ export function successEnvelope<D>(data: D, schemaVersion: string, meta: Meta): 
 
 /**
  * The error body of an {@link AgentError}. Exit code and `retryable` are looked up here, from the catalogue, and
- * nowhere else; a code the catalogue does not know is a tool bug and is reported as `E_INTERNAL`.
+ * nowhere else; a code the catalogue does not know is a tool bug and is reported as `E_INTERNAL`. The message,
+ * `details.hint` and `details.fix` carry no decoration (ANSI, control characters, emoji): every error any format
+ * renders passes here.
  */
 export function errorBody(error: AgentError, catalogue: Catalogue): { body: ErrorBody; exit: number } {
   const entry = catalogue.lookup(error.code)
@@ -53,15 +65,27 @@ export function errorBody(error: AgentError, catalogue: Catalogue): { body: Erro
     return {
       body: {
         code: 'E_INTERNAL',
-        message: `undeclared error code ${error.code}: ${error.message}`,
+        message: plainText(
+          `undeclared error code ${error.code}: ${error.message}`,
+          dataEmoji(error.details, DETAILS_PROSE),
+        ),
         details: { undeclared_code: error.code },
         retryable: internal.retryable,
       },
       exit: internal.exit,
     }
   }
+  const details = { ...error.details }
+  // The author's prose, without decoration; the rest of the details are data, as given (and their emoji, echoed
+  // in the prose, are data too).
+  const keep = dataEmoji(details, DETAILS_PROSE)
   return {
-    body: { code: error.code, message: error.message, details: { ...error.details }, retryable: entry.retryable },
+    body: {
+      code: error.code,
+      message: plainText(error.message, keep),
+      details: plainMembers(details, DETAILS_PROSE, keep),
+      retryable: entry.retryable,
+    },
     exit: entry.exit,
   }
 }

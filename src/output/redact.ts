@@ -5,12 +5,21 @@
  * docs/contract.md, "Redaction".
  *
  * - A value under a sensitive key (in any key style) is hidden whole: string, number, object or array.
- * - A string has its known secrets, embedded JSON / form bodies and credential shapes redacted.
+ * - A string has its known secrets (plain or encoded), embedded JSON / form bodies and credential shapes redacted.
+ * - Two sibling strings (adjacent among an object's or array's string values) that hold a known secret across
+ *   their seam are both hidden whole.
  * - A cheap prefilter (one regular expression of literal words, plus the known secrets) proves most text
  *   clean, so the walk, the parse and the shape rules run only on text that could hold something.
  */
 import { keyFragments, keyVerdict } from './redact-keys.js'
-import { mayHoldSecret, onSecretRegistered, replaceSecrets } from './redact-secrets.js'
+import {
+  hasSecrets,
+  onSecretRegistered,
+  replaceSecrets,
+  searchEveryText,
+  secretNeedles,
+  splitSecret,
+} from './redact-secrets.js'
 import { REDACTED, redactShapes, SHAPE_FRAGMENTS } from './redact-shapes.js'
 
 export { addSensitiveKeys, isSensitiveKey, normalizeKey } from './redact-keys.js'
@@ -21,13 +30,21 @@ let prefilter: RegExp | undefined
 let builtFor: string[] | undefined
 /** Scrubbed keys by raw key (most keys are clean and repeat). */
 const keyCache = new Map<string, string>()
-onSecretRegistered(() => keyCache.clear())
+onSecretRegistered(() => {
+  keyCache.clear()
+  prefilter = undefined
+})
 
+/** One regular expression for the words of every shape and sensitive key and the runs of every known secret. */
 function fragmentRegex(): RegExp {
   const keys = keyFragments()
   if (!prefilter || builtFor !== keys) {
     const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
-    const all = [...new Set([...SHAPE_FRAGMENTS, ...keys])]
+    // The expression ignores case: an ASCII run is folded (hex in either case is then one run); another is kept
+    // as it is, since folding it can change it (`İ` lower-cases to two characters).
+    const fold = (n: string) => (/^[\x20-\x7e]*$/.test(n) ? n.toLowerCase() : n)
+    const runs = secretNeedles().map(fold)
+    const all = [...new Set([...SHAPE_FRAGMENTS, ...keys, ...runs])]
     // A word that contains another is implied by it; grouping by first character lets the engine dispatch once.
     const words = all.filter((w) => !all.some((other) => other !== w && w.includes(other)))
     const groups = new Map<string, string[]>()
@@ -45,7 +62,7 @@ function fragmentRegex(): RegExp {
  * no known secret, at any depth of JSON escaping. Works on a serialised document as well as on one string.
  */
 export function mayNeedRedaction(text: string): boolean {
-  return fragmentRegex().test(text) || mayHoldSecret(text)
+  return searchEveryText() || fragmentRegex().test(text)
 }
 
 const MAX_EMBEDDED = 256 * 1024
@@ -135,6 +152,24 @@ function isSchema(value: unknown): boolean {
   return keys.length > 0 && keys.every((k) => SCHEMA_WORDS.has(k))
 }
 
+/**
+ * Which of these sibling values to hide whole: adjacent string values (other values between them do not count)
+ * that hold a registered secret across their seam, in either order.
+ */
+function splitSiblings(values: unknown[]): Set<number> | undefined {
+  let out: Set<number> | undefined
+  let prev = -1
+  for (const [i, v] of values.entries()) {
+    if (typeof v !== 'string') continue
+    if (prev !== -1 && splitSecret(values[prev] as string, v)) {
+      out ??= new Set()
+      out.add(prev).add(i)
+    }
+    prev = i
+  }
+  return out
+}
+
 /** Counts replacements, so that a document the prefilter suspected but that holds nothing is not serialised twice. */
 let changes = 0
 
@@ -158,17 +193,33 @@ function walk(value: unknown, depth: number, schemaMembers: boolean, nesting: nu
   const toJSON = (value as { toJSON?: unknown }).toJSON
   if (typeof toJSON === 'function') return walk(toJSON.call(value), depth + 1, false, nesting, copy)
   if (Array.isArray(value)) {
-    if (copy) return value.map((v) => walk(v, depth + 1, false, nesting))
-    for (const v of value) walk(v, depth + 1, false, nesting, false)
+    const split = hasSecrets() ? splitSiblings(value) : undefined
+    const each = (v: unknown, i: number) => {
+      if (!split?.has(i)) return walk(v, depth + 1, false, nesting, copy)
+      changes++
+      return REDACTED
+    }
+    if (copy) return value.map(each)
+    value.forEach(each)
     return value
   }
+  const entries = Object.entries(value as Record<string, unknown>)
+  const split = hasSecrets() ? splitSiblings(entries.map(([, child]) => child)) : undefined
   const out: Record<string, unknown> | undefined = copy ? {} : undefined
-  for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+  for (const [i, [key, child]] of entries.entries()) {
     const verdict = keyVerdict(key)
     const name = safeKey(key)
     if (name !== key) changes++
     let next: unknown
-    if (verdict === 'plain' || (schemaMembers && isSchema(child)) || child === null || typeof child === 'boolean')
+    if (split?.has(i)) {
+      changes++
+      next = REDACTED
+    } else if (
+      verdict === 'plain' ||
+      (schemaMembers && isSchema(child)) ||
+      child === null ||
+      typeof child === 'boolean'
+    )
       next = walk(child, depth + 1, key === 'properties', nesting, copy)
     else if (verdict === 'container' && typeof child === 'object') next = walk(child, depth + 1, false, nesting, copy)
     else if (child === undefined) next = undefined

@@ -1,6 +1,7 @@
 import { CORE_ERRORS } from '../errors/catalogue.js'
 import { errorOf } from './_private.js'
 import type { Call, Target } from './call.js'
+import { decorationCheck } from './decoration.js'
 import { stdioChecks } from './generic.js'
 import { commandFor, jsonViolations } from './invariants.js'
 import type { Ref } from './reference-types.js'
@@ -10,7 +11,8 @@ import type { Report } from './report.js'
 const PROBE = /^(populate:read |state:|lists:)/
 
 /**
- * What every call of the run must have kept: the envelope, the error table's exits, the time limit, stdio rules.
+ * What every call of the run must have kept: the envelope, the error table's exits, the time limit, stdio rules,
+ * prose without decoration (fuzz calls aside: a fuzzed argument echoed back is the caller's, not decoration).
  * `ref` is the target's own (or, for a target without one, the core table: `hasRef` false skips the extension rule).
  */
 export function wholeRun(t: Target, ref: Ref, report: Report, hasRef: boolean): void {
@@ -76,4 +78,8 @@ export function wholeRun(t: Target, ref: Ref, report: Report, hasRef: boolean): 
       : `${t.calls.length} calls, none over ${t.timeoutMs} ms with stdin closed`,
   )
   stdioChecks(t.calls, report)
+  decorationCheck(
+    t.calls.filter((c) => !c.label.startsWith('fuzz')),
+    report,
+  )
 }

@@ -303,6 +303,53 @@ describe('secrets the tool learns from its stores and from upstreams', () => {
     expect(body.form).toBe('grant_type=refresh_token&refresh_token=<redacted>&access_token=<redacted>')
   })
 
+  it('an injected token echoed encoded (base64, Basic user:token, percent, form, hex) or split over two fields', async () => {
+    api.use(
+      http.get('*/v1/me', ({ request }) => {
+        const token = (request.headers.get('authorization') ?? '').replace(/^Bearer /, '')
+        const half = Math.floor(token.length / 2)
+        return HttpResponse.json(
+          {
+            error: 'invalid_token',
+            seen_b64: Buffer.from(token).toString('base64'),
+            seen_b64url: Buffer.from(token).toString('base64url'),
+            seen_basic: `Basic ${Buffer.from(`ann:${token}`).toString('base64')}`,
+            seen_blob: Buffer.from(`{"u":"ann","t":"${token}"}`).toString('base64'),
+            callback: `https://api.example/cb?state=${encodeURIComponent(token)}`,
+            form: new URLSearchParams({ seen: token }).toString(),
+            seen_hex: Buffer.from(token).toString('hex'),
+            token_part1: token.slice(0, half),
+            token_part2: token.slice(half),
+          },
+          { status: 500 },
+        )
+      }),
+    )
+    // Every character an encoder treats specially: `+`, `/`, `=`, a space, `~`, `*`.
+    const secret = `${CANARY}+/= ~*x`
+    const runs = [
+      await run(box(), ['whoami'], { TASKS_TOKEN: secret }),
+      await run(box(), ['whoami', '--format', 'text'], { TASKS_TOKEN: secret }),
+    ]
+    // The body came back, redacted: its other members are intact.
+    expect(JSON.parse(env(runs[0]!).error.details.upstream.body).error).toBe('invalid_token')
+    const encoded = [
+      secret,
+      Buffer.from(secret).toString('base64'),
+      Buffer.from(secret).toString('base64url'),
+      Buffer.from(`ann:${secret}`).toString('base64'),
+      encodeURIComponent(secret),
+      new URLSearchParams({ v: secret }).toString().slice(2),
+      Buffer.from(secret).toString('hex'),
+      secret.slice(0, Math.floor(secret.length / 2)),
+      secret.slice(Math.floor(secret.length / 2)),
+    ]
+    expectClean(runs, ...encoded)
+    // The blob holds the token at an offset: no more of its base64 than the unstable edge characters is left.
+    const blob = Buffer.from(`{"u":"ann","t":"${secret}"}`).toString('base64')
+    expectClean(runs, blob.slice(24, 44))
+  })
+
   it('a token obtained by refresh with the file store, then echoed by the upstream', async () => {
     storeLogin(box(), {
       access_token: 'tk_old_expired_1',

@@ -38,6 +38,7 @@ describe('agentcli verify on a CLI without reference', () => {
       'stdio.quiet_stderr',
       'stdio.utf8',
       'stdio.no_ansi',
+      'envelope.no_decoration',
       'exit.catalogue',
       'interactive.timeouts',
       'envelope:unknown command',
@@ -54,6 +55,15 @@ describe('agentcli verify on a CLI without reference', () => {
     const checks = await verify('ansi')
     expect(failed(checks)).toEqual(['self.reference_keys', 'stdio.no_ansi'])
     expect(checks.find((c) => c.id === 'stdio.no_ansi')!.evidence).toContain('colour --help (stdout)')
+  }, 60_000)
+
+  it('fails an emoji or an ANSI colour in an error message or hint, which JSON escapes out of the bytes', async () => {
+    const checks = await verify('decorated')
+    expect(failed(checks)).toEqual(['envelope.no_decoration', 'self.reference_keys'])
+    const evidence = checks.find((c) => c.id === 'envelope.no_decoration')!.evidence
+    // The first call (`reference`) already shows it; JSON.stringify in the evidence writes the escape as text.
+    expect(evidence).toContain('reference: error.message "❌ \\u001b[31munknown command reference')
+    expect(evidence).toContain('details.hint "💡 try --help"')
   }, 60_000)
 
   it('fails a BOM', async () => {

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest'
+import type { Call } from '../../../src/verify/call.js'
 import { junit, sarif } from '../../../src/verify/ci-report.js'
+import { decorationCheck } from '../../../src/verify/decoration.js'
 import { exampleArgv, fill, harvest, runnableExample, type Seen } from '../../../src/verify/examples.js'
 import type { RefCommand } from '../../../src/verify/reference-types.js'
+import { Report } from '../../../src/verify/report.js'
 
 describe('verify: examples become argv', () => {
   it('keeps <placeholders> as words (not shell redirections) and stops at a real redirection', () => {
@@ -64,5 +67,47 @@ describe('verify: CI reports', () => {
       'lists.bounded',
       'write.no_token',
     ])
+  })
+})
+
+describe('verify: envelope.no_decoration', () => {
+  const call = (label: string, stdout: string): Call => ({
+    label,
+    args: [label],
+    code: 0,
+    stdout,
+    stderr: '',
+    timedOut: false,
+    ms: 1,
+  })
+  const check = (...calls: Call[]) => {
+    const report = new Report()
+    decorationCheck(calls, report)
+    return report.checks[0]!
+  }
+  const failure = (message: string, details: Record<string, unknown> = {}) =>
+    JSON.stringify({ ok: false, schema_version: '1.0', error: { code: 'E_USAGE', message, details, retryable: false } })
+
+  it("passes plain prose, and decoration in data (the user's), in non-JSON output or outside the prose members", () => {
+    const ok = check(
+      call('plain', failure('no task 9 → run list', { hint: 'run `tasks list`', got: '🚀' })),
+      call('echo', failure('task 🦄 not found', { id: '🦄' })),
+      call('data', JSON.stringify({ ok: true, data: { title: '🚀 \u001b[1mlaunch' }, meta: { duration_ms: 1 } })),
+      call('text', 'not json 🚀\n'),
+      call('array', '[1,2]\n'),
+    )
+    expect(ok.status).toBe('pass')
+    expect(ok.evidence).toMatch(/^5 calls, no ANSI escape/)
+  })
+
+  it('fails ANSI or emoji in a message, hint or fix, in an indented envelope, an NDJSON error line or a notice', () => {
+    const pretty = JSON.stringify(JSON.parse(failure('plain', { fix: '🔧 run x' })), null, 2)
+    const ndjson = `{"ok":true,"type":"item","data":{}}\n${failure('\u001b[31mbroke\u001b[0m')}\n`
+    const notice = JSON.stringify({ ok: true, data: {}, meta: { notices: [{ type: 'x', message: '⚠️ old' }, 'odd'] } })
+    const bad = check(call('pretty', pretty), call('stream', ndjson), call('notice', notice))
+    expect(bad.status).toBe('fail')
+    expect(bad.evidence).toBe(
+      'pretty: details.fix "🔧 run x"; stream: error.message "\\u001b[31mbroke\\u001b[0m"; notice: notice.message "⚠️ old"',
+    )
   })
 })
