@@ -168,7 +168,10 @@ async function mcpChecks(t: ReturnType<typeof target>, report: Report): Promise<
 
 /** `--release`: a tool whose readiness is unpublishable (or that describes none) fails the gate, with the reason. */
 function releaseGate(report: Report, readiness: { level: string; reason?: string } | undefined): void {
-  if (!readiness) return report.add('release.readiness', 'release', false, 'no reference: release readiness unknown')
+  if (!readiness) {
+    report.add('release.readiness', 'release', false, 'no reference: release readiness unknown')
+    return
+  }
   const releasable = readiness.level === 'stable' || readiness.level === 'beta'
   report.add(
     'release.readiness',
