@@ -9,8 +9,10 @@ import { writeStdout } from '../output/stdout.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
 import { oclifConfig } from '../runtime/tool-config.js'
 import { type Ctx, callHandler, type FlowState } from './call-tool.js'
+import { stopAll } from './children.js'
+import { framedInput, maxMessageBytesOf } from './framing.js'
 import { errorEnvelopeOf, type ToolResult, toolResult } from './result.js'
-import { interruptCalls, type Launcher } from './run-call.js'
+import type { Launcher } from './run-call.js'
 import { type ToolDef, toolDefs } from './tools.js'
 
 /** Options of {@link serveMcp}. */
@@ -25,6 +27,8 @@ export type ServeOptions = {
   approval?: boolean
   /** Aborted (SIGINT/SIGTERM of the server): stop serving. */
   signal?: AbortSignal
+  /** The largest JSON-RPC message read (default: `"agentcli": {"mcp": {"max_message_bytes"}}` in package.json, else 4 MiB). */
+  maxMessageBytes?: number
 }
 
 type Handler = (args: Record<string, unknown>, ctx: Ctx) => Promise<unknown>
@@ -113,16 +117,37 @@ export async function serveMcp(options: ServeOptions): Promise<{ messages: numbe
     process.stdin.once('close', resolve)
     options.signal?.addEventListener('abort', () => resolve(), { once: true })
   })
+  const maxBytes = options.maxMessageBytes ?? maxMessageBytesOf(config)
+  const input = framedInput(process.stdin, {
+    maxBytes,
+    isMessage: (value) => isMessage(sdk, value),
+    answer: (error) => {
+      process.stderr.write(`mcp: refused a message: ${error.error.message}\n`)
+      stdout.write(`${JSON.stringify(error)}\n`)
+    },
+  })
   const handle = serveStdio(build, {
-    transport: new StdioServerTransport(process.stdin, stdout),
+    // Lines reach the SDK whole and bounded (framedInput), so its own buffer limit, which closes the session, is off.
+    transport: new StdioServerTransport(input, stdout, { maxBufferSize: Number.POSITIVE_INFINITY }),
     onerror: (error) => process.stderr.write(`mcp: ${error.message}\n`),
   })
   await closed
   process.stdin.off('data', spoke)
-  const running = interruptCalls()
-  if (running > 0) process.stderr.write(`mcp: the client went away; interrupted ${running} running call(s)\n`)
+  // Every call still running is stopped (SIGTERM to its group, SIGKILL after the grace) before the server exits.
+  const running = stopAll('SIGTERM')
+  if (running.count > 0) process.stderr.write(`mcp: stopping ${running.count} running call(s)\n`)
+  await running.done
   await handle.close()
   return { messages }
+}
+
+function isMessage(sdk: typeof import('@modelcontextprotocol/server'), value: unknown): boolean {
+  try {
+    sdk.parseJSONRPCMessage(value)
+    return true
+  } catch {
+    return false
+  }
 }
 
 function unknownTool(name: string, defs: readonly ToolDef[], catalogue: Catalogue): ToolResult {
