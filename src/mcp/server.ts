@@ -27,8 +27,6 @@ export type ServeOptions = {
   approval?: boolean
   /** Aborted (SIGINT/SIGTERM of the server): stop serving. */
   signal?: AbortSignal
-  /** The largest JSON-RPC message read (default: `"agentcli": {"mcp": {"max_message_bytes"}}` in package.json, else 4 MiB). */
-  maxMessageBytes?: number
 }
 
 type Handler = (args: Record<string, unknown>, ctx: Ctx) => Promise<unknown>
@@ -39,6 +37,8 @@ type Handler = (args: Record<string, unknown>, ctx: Ctx) => Promise<unknown>
  * `structuredContent` is the envelope the CLI prints for that call, with its codes, write gate and ledger.
  */
 export async function serveMcp(options: ServeOptions): Promise<{ messages: number }> {
+  // A bad limit in package.json is E_CONFIG before anything is read.
+  const maxBytes = maxMessageBytesOf(options.config)
   const sdk = await import('@modelcontextprotocol/server')
   const { StdioServerTransport, serveStdio } = await import('@modelcontextprotocol/server/stdio')
   const { config, catalogue } = options
@@ -117,7 +117,6 @@ export async function serveMcp(options: ServeOptions): Promise<{ messages: numbe
     process.stdin.once('close', resolve)
     options.signal?.addEventListener('abort', () => resolve(), { once: true })
   })
-  const maxBytes = options.maxMessageBytes ?? maxMessageBytesOf(config)
   const input = framedInput(process.stdin, {
     maxBytes,
     isMessage: (value) => isMessage(sdk, value),

@@ -2,8 +2,9 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Sandbox } from 'agentcli/testing'
+import { runTool, type Sandbox } from 'agentcli/testing'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { editJson, useToolCopy } from '../../support/copy.js'
 import { alive, ROOT, seed, TASKS_BIN, useSandbox } from '../../support/helpers.js'
 import { openSession, sc } from '../../support/mcp-session.js'
 
@@ -174,6 +175,44 @@ describe('tool mcp: a message it cannot take is answered with the JSON-RPC error
   })
 })
 
+describe("tool mcp: the message limit is the tool author's (package.json)", () => {
+  const box = useSandbox()
+  const copy = useToolCopy()
+  const withLimit = (limit: unknown) =>
+    copy('examples/tasks', (dir) =>
+      editJson(join(dir, 'package.json'), (pkg) => {
+        pkg.agentcli = { ...(pkg.agentcli as object), mcp: { max_message_bytes: limit } }
+      }),
+    )
+
+  it('a line over the limit set is refused, one under it is served', async () => {
+    const dir = withLimit(64 * 1024)
+    const raw = rawServer(box(), {}, join(dir, 'bin/run.js'))
+    await raw.initialize()
+    const call = (id: number, bytes: number) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"get","arguments":{"id":"${'x'.repeat(bytes)}"}}}`
+    raw.sendLine(call(2, 64 * 1024))
+    expect(await raw.next((m) => m.error?.code === -32600)).toMatchObject({
+      id: null,
+      error: { data: { max_bytes: 65536 } },
+    })
+    raw.sendLine(call(3, 60 * 1024))
+    expect((await raw.next((m) => m.id === 3)).result.structuredContent.error.code).toBe('E_NOT_FOUND')
+    raw.child.stdin.end()
+    await new Promise((r) => raw.child.once('exit', r))
+  })
+
+  it('a limit out of bounds is E_CONFIG naming the setting, before anything is served', async () => {
+    const dir = withLimit(100)
+    const run = await runTool(join(dir, 'bin/run.js'), ['mcp'], { env: box().env })
+    expect(run.code).not.toBe(0)
+    expect(JSON.parse(run.stdout).error).toMatchObject({
+      code: 'E_CONFIG',
+      details: { setting: 'agentcli.mcp.max_message_bytes', got: 100 },
+    })
+  })
+})
+
 describe('tool mcp: arguments the server refuses before any process starts', () => {
   const box = useSandbox()
 
@@ -217,8 +256,8 @@ describe('tool mcp: arguments the server refuses before any process starts', () 
 type Message = { id?: unknown; result?: any; error?: any; [k: string]: unknown }
 
 /** `tasks mcp` spoken to line by line: what no SDK client sends (a broken line, an oversized one). */
-function rawServer(box: Sandbox, extra: Record<string, string> = {}) {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [TASKS_BIN, 'mcp'], {
+function rawServer(box: Sandbox, extra: Record<string, string> = {}, bin = TASKS_BIN) {
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [bin, 'mcp'], {
     env: { PATH: process.env.PATH ?? '', ...box.env, ...extra },
   })
   started.add(child.pid!)
