@@ -67,7 +67,12 @@ export function callHandler(
   catalogue: Catalogue,
   approval: boolean,
 ) {
-  return async (def: ToolDef, desc: CommandDescription, args: Record<string, unknown>, ctx: Ctx): Promise<unknown> => {
+  const handle = async (
+    def: ToolDef,
+    desc: CommandDescription,
+    args: Record<string, unknown>,
+    ctx: Ctx,
+  ): Promise<unknown> => {
     const signal = ctx.mcpReq.signal
     const reserved = Object.keys(args).find((k) => RESERVED.has(k))
     if (reserved) {
@@ -105,12 +110,7 @@ export function callHandler(
       }
       return toolResult(result.envelope, mcpHint(result.envelope, def.name))
     }
-    let argv: string[]
-    try {
-      argv = toArgv(desc, args)
-    } catch (error) {
-      return toolResult(errorEnvelopeOf(toAgentError(error), catalogue))
-    }
+    const argv = toArgv(desc, args)
     const state = readState(ctx.mcpReq.requestState(), def.name)
     if (state?.kind === 'approve') {
       const view = sdk.inputResponse(ctx.mcpReq.inputResponses, 'approve')
@@ -141,4 +141,7 @@ export function callHandler(
     }
     return run(argv)
   }
+  // Whatever the server itself refuses (an argument no CLI call can express, one too many bytes) is an envelope too.
+  return (def: ToolDef, desc: CommandDescription, args: Record<string, unknown>, ctx: Ctx): Promise<unknown> =>
+    handle(def, desc, args, ctx).catch((error: unknown) => toolResult(errorEnvelopeOf(toAgentError(error), catalogue)))
 }

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
 import { toolEnv } from '../settings/tool-env.js'
+import { OWN_GROUP, stop, track } from './children.js'
 
 /** How the server starts one CLI call of its own tool. */
 export type Launcher = {
@@ -9,17 +10,6 @@ export type Launcher = {
   bin: string
   /** Called with the PID of every call started (the server logs it on stderr). */
   onSpawn?: (pid: number, argv: readonly string[]) => void
-}
-
-const live = new Set<import('node:child_process').ChildProcess>()
-
-/**
- * Interrupt every call still running (the client went away, or the server was interrupted): each gets SIGINT, as
- * a CLI call does when its terminal goes, and winds down on its own.
- */
-export function interruptCalls(): number {
-  for (const child of live) child.kill('SIGINT')
-  return live.size
 }
 
 /** What one CLI call printed: the envelope, or for a stream the gathered envelope. */
@@ -36,9 +26,10 @@ type StreamLine = {
 
 /**
  * Run the tool's own bin once with `argv`, exactly as a shell would (stdin closed, the server's environment), and
- * return the envelope it printed. `signal` aborting sends the child SIGINT, as Ctrl-C does on the CLI. For a
- * stream command at most `maxItems` items are kept; the child is stopped once more arrive, and the envelope says
- * it was truncated.
+ * return the envelope it printed. `signal` aborting (the client cancelled, or gave up waiting) sends the call's
+ * process group SIGINT, as Ctrl-C does on the CLI, and SIGKILL after a grace (see {@link stop}). For a stream
+ * command at most `maxItems` items are kept; the child is stopped once more arrive, and the envelope says it was
+ * truncated.
  */
 export function runCall(
   launcher: Launcher,
@@ -50,9 +41,19 @@ export function runCall(
   delete env[toolEnv(launcher.bin).name('FORMAT')]
   const started = performance.now()
   return new Promise((resolve) => {
-    const child = spawn(exe!, [...pre, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    let child: import('node:child_process').ChildProcess
+    try {
+      // A group of its own: a stop reaches whatever the call started, and the server's terminal does not.
+      child = spawn(exe!, [...pre, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: OWN_GROUP })
+    } catch (error) {
+      // Some refusals (E2BIG: the arguments exceed what the OS takes) are thrown, not emitted.
+      resolve({ envelope: internal(`could not start the tool: ${(error as Error).message}`, started), exitCode: null })
+      return
+    }
     if (child.pid !== undefined) launcher.onSpawn?.(child.pid, argv)
-    live.add(child)
+    track(child)
+    const stdout = child.stdout!
+    const stderrStream = child.stderr!
     const out: Buffer[] = []
     const err: Buffer[] = []
     const items: unknown[] = []
@@ -60,12 +61,14 @@ export function runCall(
     let cut = false
     let last: StreamLine | undefined
     let schemaVersion = '1.0'
-    const onAbort = () => child.kill('SIGINT')
+    const onAbort = () => void stop(child, 'SIGINT')
     options.signal?.addEventListener('abort', onAbort, { once: true })
-    child.stderr.on('data', (c: Buffer) => {
+    // Cancelled while it was starting: the listener came too late to hear it.
+    if (options.signal?.aborted) onAbort()
+    stderrStream.on('data', (c: Buffer) => {
       if (err.length < 64) err.push(c)
     })
-    child.stdout.on('data', (c: Buffer) => {
+    stdout.on('data', (c: Buffer) => {
       if (!options.stream) return void out.push(c)
       pending += c.toString('utf8')
       let nl = pending.indexOf('\n')
@@ -80,18 +83,16 @@ export function runCall(
           if (items.length < (options.maxItems ?? Number.POSITIVE_INFINITY)) items.push(parsed.data)
           else if (!cut) {
             cut = true
-            child.kill('SIGTERM')
+            void stop(child, 'SIGTERM')
           }
         } else if (!cut) last = parsed
       }
     })
     child.on('error', (error) => {
-      live.delete(child)
       options.signal?.removeEventListener('abort', onAbort)
       resolve({ envelope: internal(`could not start the tool: ${error.message}`, started), exitCode: null })
     })
     child.on('close', (code) => {
-      live.delete(child)
       options.signal?.removeEventListener('abort', onAbort)
       const stderr = Buffer.concat(err).toString('utf8').slice(-2000)
       if (options.stream) {

@@ -9,8 +9,10 @@ import { writeStdout } from '../output/stdout.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
 import { oclifConfig } from '../runtime/tool-config.js'
 import { type Ctx, callHandler, type FlowState } from './call-tool.js'
+import { stopAll } from './children.js'
+import { framedInput, maxMessageBytesOf } from './framing.js'
 import { errorEnvelopeOf, type ToolResult, toolResult } from './result.js'
-import { interruptCalls, type Launcher } from './run-call.js'
+import type { Launcher } from './run-call.js'
 import { type ToolDef, toolDefs } from './tools.js'
 
 /** Options of {@link serveMcp}. */
@@ -35,6 +37,8 @@ type Handler = (args: Record<string, unknown>, ctx: Ctx) => Promise<unknown>
  * `structuredContent` is the envelope the CLI prints for that call, with its codes, write gate and ledger.
  */
 export async function serveMcp(options: ServeOptions): Promise<{ messages: number }> {
+  // A bad limit in package.json is E_CONFIG before anything is read.
+  const maxBytes = maxMessageBytesOf(options.config)
   const sdk = await import('@modelcontextprotocol/server')
   const { StdioServerTransport, serveStdio } = await import('@modelcontextprotocol/server/stdio')
   const { config, catalogue } = options
@@ -113,16 +117,36 @@ export async function serveMcp(options: ServeOptions): Promise<{ messages: numbe
     process.stdin.once('close', resolve)
     options.signal?.addEventListener('abort', () => resolve(), { once: true })
   })
+  const input = framedInput(process.stdin, {
+    maxBytes,
+    isMessage: (value) => isMessage(sdk, value),
+    answer: (error) => {
+      process.stderr.write(`mcp: refused a message: ${error.error.message}\n`)
+      stdout.write(`${JSON.stringify(error)}\n`)
+    },
+  })
   const handle = serveStdio(build, {
-    transport: new StdioServerTransport(process.stdin, stdout),
+    // Lines reach the SDK whole and bounded (framedInput), so its own buffer limit, which closes the session, is off.
+    transport: new StdioServerTransport(input, stdout, { maxBufferSize: Number.POSITIVE_INFINITY }),
     onerror: (error) => process.stderr.write(`mcp: ${error.message}\n`),
   })
   await closed
   process.stdin.off('data', spoke)
-  const running = interruptCalls()
-  if (running > 0) process.stderr.write(`mcp: the client went away; interrupted ${running} running call(s)\n`)
+  // Every call still running is stopped (SIGTERM to its group, SIGKILL after the grace) before the server exits.
+  const running = stopAll('SIGTERM')
+  if (running.count > 0) process.stderr.write(`mcp: stopping ${running.count} running call(s)\n`)
+  await running.done
   await handle.close()
   return { messages }
+}
+
+function isMessage(sdk: typeof import('@modelcontextprotocol/server'), value: unknown): boolean {
+  try {
+    sdk.parseJSONRPCMessage(value)
+    return true
+  } catch {
+    return false
+  }
 }
 
 function unknownTool(name: string, defs: readonly ToolDef[], catalogue: Catalogue): ToolResult {

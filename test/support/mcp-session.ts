@@ -8,6 +8,8 @@ export type Session = {
   client: Client
   /** What the server wrote on stderr so far (its log: one line per call with the child's PID). */
   stderr(): string
+  /** The server's PID (the process this session started). */
+  pid(): number | null
   close(): Promise<void>
 }
 
@@ -51,7 +53,7 @@ export async function openSession(box: Sandbox, options: Options = {}): Promise<
     client.setRequestHandler('elicitation/create', async (request) => (await answer(request.params)) as never)
   }
   await client.connect(transport)
-  return { client, stderr: () => log, close: () => client.close() }
+  return { client, stderr: () => log, pid: () => transport.pid, close: () => client.close() }
 }
 
 /** The structured content of a tool result (the envelope), typed loosely for assertions. */

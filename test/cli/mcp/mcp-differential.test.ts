@@ -1,18 +1,19 @@
 import { describe, expect, it } from 'vitest'
 import type { CommandDescription } from '../../../src/describe/command.js'
 import { toArgv } from '../../../src/mcp/argv.js'
-import { argName } from '../../../src/mcp/tools.js'
+import { argName, MCP_GLOBALS } from '../../../src/mcp/tools.js'
 import { invocation, prng } from '../../../src/verify/fuzz.js'
 import type { Ref } from '../../../src/verify/reference-types.js'
 import { env, seed, tasks, useSandbox } from '../../support/helpers.js'
 import { openSession, sc, withoutDuration } from '../../support/mcp-session.js'
 
-const SERVER_FLAGS = new Set(['--format', '--json', '--compact', '--pretty', '--quiet', '--help', '-h'])
+// `--no-input` is no MCP argument either: a call's stdin is closed, so it is always implied.
+const SERVER_FLAGS = new Set(['--format', '--json', '--compact', '--pretty', '--quiet', '--help', '-h', '--no-input'])
 
 /**
  * The MCP arguments of a CLI invocation, when it has some: a known command, then flags and positional arguments
  * only (no `--`, and none of the universal flags MCP leaves to the server). Unknown flags stay, as unknown
- * arguments: the command refuses them the same way on both surfaces.
+ * arguments: both surfaces refuse them with E_USAGE.
  */
 function fromArgv(
   commands: CommandDescription[],
@@ -73,6 +74,10 @@ function normalize(value: unknown): unknown {
 
 const sorted = (xs: string[]) => [...xs].sort()
 
+/** The argument names a tool's input schema lists. */
+const known = (desc: CommandDescription) =>
+  new Set([...desc.params, ...MCP_GLOBALS].map((p) => argName(p.name)).concat(desc.stream ? ['max_items'] : []))
+
 describe('differential: the same invocations through the CLI and MCP give the same envelopes', () => {
   const box = useSandbox()
 
@@ -106,6 +111,19 @@ describe('differential: the same invocations through the CLI and MCP give the sa
     try {
       for (const c of cases) {
         const { tool, desc, args } = c.mcp!
+        const unknown = Object.keys(args).find((k) => !known(desc).has(k))
+        if (unknown) {
+          // An unknown flag: the server refuses it before any process, E_USAGE naming the tool's arguments; the CLI
+          // refuses the call too (E_USAGE, or E_VALIDATION when a bad value comes first in its parse).
+          const viaMcp = sc(await s.client.callTool({ name: tool, arguments: args }))
+          const cli = await tasks(box(), c.argv, { validateOutput: false })
+          const fromCli = desc.stream ? gatherStream(cli.stdout) : JSON.parse(cli.stdout)
+          expect(viaMcp.error, JSON.stringify(c.argv)).toMatchObject({ code: 'E_USAGE', details: { got: unknown } })
+          expect(fromCli.error?.code, JSON.stringify(c.argv)).toMatch(/^E_(USAGE|VALIDATION)$/)
+          compared++
+          codes.push('E_USAGE')
+          continue
+        }
         const argv = toArgv(desc, args)
         // The mapping is faithful: the CLI call an MCP call makes has exactly the invocation's words.
         expect(sorted(argv), JSON.stringify(c.argv)).toEqual(sorted(c.argv))

@@ -108,7 +108,6 @@ describe('tool mcp: calls answer with the CLI envelope', () => {
       ['get', { id: '99' }, ['get', '99'], 'E_NOT_FOUND'],
       ['list', { limit: 1000 }, ['list', '--limit', '1000'], 'E_VALIDATION'],
       ['list', { status: 'nope' }, ['list', '--status', 'nope'], 'E_VALIDATION'],
-      ['list', { colour: 'red' }, ['list', '--colour', 'red'], 'E_USAGE'],
       ['create', { title: 'x' }, ['create', '--title', 'x'], 'E_CONFIRMATION_REQUIRED'],
       [
         'edit',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { CommandDescription } from '../../../src/describe/command.js'
 import type { Param } from '../../../src/describe/params.js'
 import { toolAnnotations } from '../../../src/mcp/annotations.js'
-import { toArgv } from '../../../src/mcp/argv.js'
+import { MAX_ARGV_BYTES, toArgv } from '../../../src/mcp/argv.js'
 import { inputSchemaOf } from '../../../src/mcp/tools.js'
 
 const param = (over: Partial<Param> & Pick<Param, 'name' | 'kind' | 'type'>): Param => ({
@@ -52,15 +52,43 @@ describe('arguments → argv: the CLI call an MCP call is', () => {
     expect(toArgv(edit, { ids: ['-1'], title: 't' })).toEqual(['task', 'edit', '--title', 't', '--', '-1'])
   })
 
-  it('passes unknown word names on (the command refuses them) and refuses names that could smuggle a flag', () => {
-    expect(toArgv(edit, { ids: ['1'], colour: 'red' })).toEqual(['task', 'edit', '1', '--colour', 'red'])
-    for (const key of ['format=text', 'title --confirm', '-x', 'a.b'])
-      expect(() => toArgv(edit, { ids: ['1'], [key]: 'v' }), key).toThrow(/Unknown argument/)
+  it('refuses a name the input schema does not list with E_USAGE: got, and allowed = the schema properties', () => {
+    const allowed = Object.keys(inputSchemaOf({ ...edit, stream: false }).properties as object)
+    for (const key of ['colour', 'help', 'dry-run', '__proto__', 'format=text', 'title --confirm', '-x', 'a.b'])
+      expect(() => toArgv(edit, { ids: ['1'], [key]: true }), key).toThrow(
+        expect.objectContaining({ code: 'E_USAGE', details: { got: key, allowed } }),
+      )
   })
 
   it("takes max_items as the server's on a stream only; elsewhere it is an unknown argument", () => {
     expect(toArgv({ ...edit, stream: true }, { ids: ['1'], max_items: 5 })).toEqual(['task', 'edit', '1'])
-    expect(toArgv(edit, { ids: ['1'], max_items: 5 })).toEqual(['task', 'edit', '1', '--max-items', '5'])
+    expect(() => toArgv(edit, { ids: ['1'], max_items: 5 })).toThrow(expect.objectContaining({ code: 'E_USAGE' }))
+    const streamed = { ...edit, stream: true }
+    expect(() => toArgv(streamed, { ids: ['1'], colour: 'red' })).toThrow(
+      expect.objectContaining({
+        details: expect.objectContaining({ allowed: Object.keys(inputSchemaOf(streamed).properties as object) }),
+      }),
+    )
+  })
+
+  it('bounds the bytes of the command line: E_VALIDATION naming the largest argument, at the bound exactly', () => {
+    // `task edit 1 --title <t>`: the title's words take `--title` + NUL, the value + NUL; the id 1 + NUL.
+    const fixed = '--title'.length + 1 + 2
+    const value = MAX_ARGV_BYTES - fixed - 1
+    const at = 'a'.repeat(value % 2) + 'é'.repeat(Math.floor(value / 2))
+    expect(Buffer.byteLength(at) + 1 + fixed).toBe(MAX_ARGV_BYTES)
+    expect(toArgv(edit, { ids: ['1'], title: at })).toHaveLength(5)
+    expect(() => toArgv(edit, { ids: ['1'], title: `${at}x` })).toThrow(
+      expect.objectContaining({
+        code: 'E_VALIDATION',
+        details: { param: 'title', max_bytes: MAX_ARGV_BYTES, got_bytes: MAX_ARGV_BYTES + 1 },
+      }),
+    )
+    // Many small values count together.
+    const many = Array.from({ length: MAX_ARGV_BYTES / 8 + 1 }, () => 'abcdefg')
+    expect(() => toArgv(edit, { ids: many })).toThrow(
+      expect.objectContaining({ details: expect.objectContaining({ param: 'ids' }) }),
+    )
   })
 
   it('refuses a value no CLI call can express with E_VALIDATION naming the argument', () => {

@@ -1,0 +1,68 @@
+import type { ChildProcess } from 'node:child_process'
+
+/**
+ * How long a call's processes have to wind down after SIGINT/SIGTERM before SIGKILL: longer than the CLI's own
+ * interrupt grace (2 s), so a call that stops as asked still prints its `E_INTERRUPTED` envelope.
+ */
+export const KILL_GRACE_MS = 5000
+
+/** Each call is the leader of a process group of its own (spawned detached), so one signal reaches its children. */
+export const OWN_GROUP = process.platform !== 'win32'
+
+const live = new Map<ChildProcess, Promise<void> | undefined>()
+let hooked = false
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return
+  try {
+    if (OWN_GROUP) process.kill(-child.pid, signal)
+    else child.kill(signal)
+  } catch {
+    // ESRCH: the group is gone already.
+  }
+}
+
+const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null
+
+/** Follow a call's process until it exits; whatever is left when the server exits is killed. */
+export function track(child: ChildProcess): void {
+  live.set(child, undefined)
+  child.once('exit', () => live.delete(child))
+  if (hooked) return
+  hooked = true
+  // The last word, however the server ends (a second signal exits at once): no call outlives it.
+  process.on('exit', () => {
+    for (const c of live.keys()) signalGroup(c, 'SIGKILL')
+  })
+}
+
+/**
+ * Stop one call: `signal` to its process group, SIGKILL once the grace is over, and SIGKILL again for what is
+ * left of the group when the call's own process is gone (a grandchild that ignored the first signal). Resolves
+ * when the call's process has exited; asking again returns the same stop.
+ */
+export function stop(child: ChildProcess, signal: NodeJS.Signals, graceMs = KILL_GRACE_MS): Promise<void> {
+  if (exited(child) || child.pid === undefined) return Promise.resolve()
+  const pending = live.get(child)
+  if (pending) return pending
+  const stopping = new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      process.stderr.write(`mcp: pid ${child.pid} still running ${graceMs} ms after ${signal}: SIGKILL\n`)
+      signalGroup(child, 'SIGKILL')
+    }, graceMs)
+    child.once('exit', () => {
+      clearTimeout(timer)
+      signalGroup(child, 'SIGKILL')
+      resolve()
+    })
+  })
+  live.set(child, stopping)
+  signalGroup(child, signal)
+  return stopping
+}
+
+/** Stop every call still running (the client went away, or the server was told to stop); resolves when all exited. */
+export function stopAll(signal: NodeJS.Signals): { count: number; done: Promise<void> } {
+  const children = [...live.keys()].filter((c) => !exited(c))
+  return { count: children.length, done: Promise.all(children.map((c) => stop(c, signal))).then(() => undefined) }
+}
