@@ -16,10 +16,12 @@ import type { OutputSchema } from './schema/output.js'
 import { toolEnv } from './settings/tool-env.js'
 import { GLOBAL_FLAGS } from './universal-flags/globals.js'
 import { batchData } from './write/batch.js'
+import { checkBatchSize, DEFAULT_MAX_BATCH_ITEMS } from './write/batch-limit.js'
 import { newWriteState, type WriteSteps } from './write/call.js'
 import { WRITE_FLAGS, writeRequest } from './write/flags.js'
 import { writeFlow } from './write/flow.js'
 import { confirmedPlan } from './write/job-check.js'
+import { mapPaced } from './write/pace.js'
 import { type Plan, rejectedItems, type WriteJobContext } from './write/plan.js'
 import { defaultPrincipal } from './write/principal.js'
 
@@ -43,6 +45,11 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
    * applied. `best_effort` is the documented degraded mode: warn on stderr and apply without single-use.
    */
   static singleUse: 'required' | 'best_effort' = 'required'
+  /**
+   * The most items one call may name (the values of its variadic arguments). More is `E_VALIDATION` with
+   * `details.allowed: {max_items}` and `details.got`, before anything is read or written.
+   */
+  static maxBatchItems = DEFAULT_MAX_BATCH_ITEMS
 
   private readonly writeState = newWriteState()
 
@@ -121,6 +128,15 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
     return batchData(items, this.writeState, this.catalogue, { bin: this.config.bin, id: this.id!, argv: this.argv })
   }
 
+  /**
+   * `fn` over a batch's items, yielding to the event loop every few milliseconds so that a signal is handled; a
+   * signal stops it with `E_INTERRUPTED`, marked as preceding any change (so do the writing after it). Use it
+   * for any loop over a batch in `plan()` and `apply()`.
+   */
+  protected mapItems<T, R>(items: Iterable<T>, fn: (item: T, index: number) => R): Promise<R[]> {
+    return mapPaced(items, fn, this.signal)
+  }
+
   /** The rejected items of a plan, as batch items. */
   protected rejectedItems(plan: Plan<S>): BatchItem[] {
     return rejectedItems(plan)
@@ -151,6 +167,7 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
     const ctor = this.constructor as typeof WriteCommand
     const { flags, args } = await this.parse(ctor as never)
     const request = writeRequest(flags as Record<string, unknown>, args as Record<string, unknown>)
+    checkBatchSize(this.id!, ctor.args ?? {}, args as Record<string, unknown>, ctor.maxBatchItems)
     const { dryRun, token, key, bound } = request
     this.writeState.idempotencyKey = key
     const principal = await this.principal()
@@ -168,6 +185,7 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
     return {
       id: this.id!,
       state: this.writeState,
+      signal: this.signal,
       keyRing: () => this.keyRing(),
       tokenLedger: () => this.tokenLedger(),
       idempotencyLedger: () => this.idempotencyLedger(),

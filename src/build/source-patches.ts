@@ -26,6 +26,50 @@ export type SourcePatch = {
  */
 export const SOURCE_PATCHES: readonly SourcePatch[] = [
   {
+    name: 'linear-arg-count',
+    package: '@oclif/core',
+    file: 'lib/parser/parse.js',
+    find: 'const originalArgv = [...this.argv];\n        while (this.argv.length > 0) {',
+    replace:
+      'const originalArgv = [...this.argv];\n        let argCount = 0;\n        this.argv.reverse();\n        while (this.argv.length > 0) {',
+    why: 'The parser names each positional token by counting the positional tokens before it (a filter of every token so far), which makes a batch of n ids cost n² (10,000 ids: 0.8 s). A counter, declared here and advanced where each positional token is recorded (`linear-arg-index`), gives the same index. The tokens still to read are turned into a stack here, for `linear-argv-stack`.',
+  },
+  {
+    name: 'linear-argv-stack',
+    package: '@oclif/core',
+    file: 'lib/parser/parse.js',
+    find: 'this.argv.shift()',
+    replace: 'this.argv.pop()',
+    count: 3,
+    why: 'The parser takes each token with `shift()`, which moves every remaining token once the array is too large to trim in place (tens of thousands of ids: 0.6 s for 40,000). With the tokens reversed once (`linear-arg-count`), the next token is the last one, and `pop()` takes it without moving the others; `linear-argv-push` puts a token back where `pop()` finds it next, as `unshift()` did for `shift()`. The parser reads `this.argv` nowhere else while it parses.',
+  },
+  {
+    name: 'linear-argv-push',
+    package: '@oclif/core',
+    file: 'lib/parser/parse.js',
+    find: 'this.argv.unshift(',
+    replace: 'this.argv.push(',
+    count: 2,
+    why: 'A token put back for the next read (the value after `--flag=`, the rest of a short-flag cluster) goes where `pop()` takes the next token from, on the stack `linear-arg-count` made: the same token is read next, as with `unshift()` and `shift()`.',
+  },
+  {
+    name: 'linear-arg-index',
+    package: '@oclif/core',
+    file: 'lib/parser/parse.js',
+    find: 'const arg = Object.keys(this.input.args)[this._argTokens.length];',
+    replace: 'const arg = Object.keys(this.input.args)[argCount++];',
+    why: 'The positional tokens recorded so far are exactly those pushed on this line, so the counter (see `linear-arg-count`) is the length the filter computed, without scanning every token recorded before.',
+  },
+  {
+    name: 'linear-argv-order',
+    package: '@oclif/core',
+    file: 'lib/parser/parse.js',
+    find: 'argv: unsortedArgv.sort((a, b) => originalArgv.indexOf(a) - originalArgv.indexOf(b)),',
+    replace:
+      'argv: ((first) => (originalArgv.forEach((a, i) => first.has(a) || first.set(a, i)), unsortedArgv.sort((a, b) => (first.get(a) ?? -1) - (first.get(b) ?? -1))))(new Map()),',
+    why: "`argv` is sorted by each value's first position in the original argv, found by `indexOf` in every comparison: n² log n for a batch of n ids (10,000 ids: 0.6 s). The same first positions, read from a map built once (argv holds strings, so the map's SameValueZero finds exactly what `indexOf` found; a value not in argv is -1 as before).",
+  },
+  {
     name: 'plain-id-sort',
     package: '@oclif/core',
     file: 'lib/config/plugin.js',

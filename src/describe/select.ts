@@ -1,6 +1,6 @@
 import { usageError } from '../errors/agent-error.js'
 import { suggest } from '../errors/suggest.js'
-import { longestMatch } from '../route/match.js'
+import { idDepth, longestMatch } from '../route/match.js'
 import { didYouMean } from '../route/unknown.js'
 import type { CommandDescription } from './command.js'
 
@@ -16,10 +16,11 @@ export function selectCommands<C extends Pick<CommandDescription, 'path'>>(
 ): C[] {
   const byId = new Map(commands.map((c) => [c.path.replaceAll(' ', ':'), c]))
   const tokens = words.flatMap((w) => w.split(/[\s:]+/)).filter((w) => w.length > 0)
+  const depth = idDepth(byId.keys())
   const out: C[] = []
   let i = 0
   while (i < tokens.length) {
-    const match = longestMatch(tokens.slice(i), (id) => byId.get(id))
+    const match = longestMatch(tokens.slice(i, i + depth), (id) => byId.get(id))
     if (!match) {
       const allowed = commands.map((c) => c.path).sort()
       const under = allowed.filter((p) => p.startsWith(`${tokens[i]} `))

@@ -2,11 +2,17 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
 import { beforeChange } from '../errors/before-change.js'
+import { stopIfInterrupted } from '../errors/interrupted.js'
 import { type DirLock, tryDirLock } from './dir-lock.js'
 import { checkStateDir } from './state-file.js'
 
 /** Options of {@link withFileLock}. */
-export type LockOptions = { timeoutMs?: number; staleMs?: number }
+export type LockOptions = {
+  timeoutMs?: number
+  staleMs?: number
+  /** The run's signal (`this.signal`): a wait for a held lock stops with `E_INTERRUPTED` once it aborts. */
+  signal?: AbortSignal
+}
 
 function ioError(path: string, error: unknown): AgentError {
   const code = (error as NodeJS.ErrnoException).code ?? String(error)
@@ -37,10 +43,10 @@ function attempt(path: string, staleMs: number): DirLock | undefined {
  * so read-modify-write of a shared file is safe when several processes run at once. Only a lock that someone
  * holds is waited for (polling from 10 ms up to 50 ms; uncontended there is no wait at all); a directory that
  * cannot hold a lock (read-only, full, not a directory) is `E_IO` at once. Either failure comes before `fn` ran,
- * so it is marked as preceding any change.
+ * so it is marked as preceding any change; so is the `E_INTERRUPTED` of a wait that a signal stops.
  */
 export async function withFileLock<T>(path: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
-  const { timeoutMs = 10_000, staleMs = 10_000 } = options
+  const { timeoutMs = 10_000, staleMs = 10_000, signal } = options
   const deadline = Date.now() + timeoutMs
   let lock: DirLock | undefined
   for (let wait = 10; ; wait = Math.min(50, Math.ceil(wait * 1.2))) {
@@ -50,6 +56,7 @@ export async function withFileLock<T>(path: string, fn: () => Promise<T>, option
       throw beforeChange(error instanceof AgentError ? error : ioError(path, error))
     }
     if (lock) break
+    stopIfInterrupted(signal)
     if (Date.now() >= deadline) {
       throw beforeChange(
         new AgentError('E_TIMEOUT', `timed out waiting for the lock on ${path}`, { details: { path } }),

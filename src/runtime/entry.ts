@@ -6,7 +6,7 @@ import { AgentError } from '../errors/agent-error.js'
 import { toAgentError } from '../errors/normalize.js'
 import { dataOutcome } from '../output/outcome.js'
 import { withRealStdout } from '../output/stdout.js'
-import { leadingWords, longestMatch } from '../route/match.js'
+import { idDepth, leadingWords, longestMatch } from '../route/match.js'
 import { unknownCommand } from '../route/unknown.js'
 import type { ToolEnv } from '../settings/tool-env.js'
 import { onlyGlobals } from '../universal-flags/globals.js'
@@ -147,7 +147,8 @@ export function commandNames(config: Config): string[] {
  */
 function resolveCommand(config: Config, argv: readonly string[]): Route {
   const words = leadingWords(argv)
-  const match = longestMatch(words, (id) => config.findCommand(id))
+  const ids = config.commands.flatMap((c) => [c.id, ...(c.aliases ?? []), ...(c.hiddenAliases ?? [])])
+  const match = longestMatch(words, (id) => config.findCommand(id), idDepth(ids))
   if (match) return { id: match.id, rest: argv.slice(match.words), command: match.found }
   return unknownCommand(words, commandNames(config), `run \`${invocation(config.bin)} reference\` to list commands`)
 }

@@ -1,7 +1,7 @@
 import { builtin } from '../boot/builtin.js'
 import { bundledPjson } from '../boot/pjson.js'
 import { rootPath } from '../boot/root-path.js'
-import { leadingWords, longestMatch } from '../route/match.js'
+import { idDepth, leadingWords, longestMatch } from '../route/match.js'
 import { BaseCommand } from './base-command.js'
 import type { ToolConfig, ToolPjson } from './tool-config.js'
 
@@ -56,8 +56,10 @@ export async function ownRoute(
   if (words.length === 0) return undefined
   const map = await commandMap(config.root, oclif.commands, bundle)
   if (!map) return undefined
-  const match = longestMatch(words, (id) =>
-    Object.hasOwn(map.commands, id) ? 'own' : map.aliases.has(id) ? 'alias' : undefined,
+  const match = longestMatch(
+    words,
+    (id) => (Object.hasOwn(map.commands, id) ? 'own' : map.aliases.has(id) ? 'alias' : undefined),
+    idDepth([...Object.keys(map.commands), ...map.aliases]),
   )
   if (match?.found !== 'own') return undefined
   const command = map.commands[match.id]

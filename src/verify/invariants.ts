@@ -1,12 +1,12 @@
 import type { Catalogue } from '../errors/catalogue.js'
-import { leadingWords, longestMatch } from '../route/match.js'
+import { idDepth, leadingWords, longestMatch } from '../route/match.js'
 import { envelopeViolations } from '../testing/envelope.js'
 import type { Ref, RefCommand } from './reference-types.js'
 
 /** The command an argv runs, by the longest matching path in `reference`. */
 export function commandFor(ref: Ref, args: readonly string[]): RefCommand | undefined {
   const byId = new Map(ref.commands.map((c) => [c.path.replaceAll(' ', ':'), c]))
-  return longestMatch(leadingWords(args), (id) => byId.get(id))?.found
+  return longestMatch(leadingWords(args), (id) => byId.get(id), idDepth(byId.keys()))?.found
 }
 
 /** The target's own error table, as a catalogue. */

@@ -34,17 +34,9 @@ export async function writeGate(t: Target, ref: Ref, report: Report, seen: Seen)
       continue
     }
     const before = await readState(t, ref)
+    // The refusal reads no state (it comes before the plan), so every write's example can show it.
     const refused = await call(t, `write:${command.path}`, argv)
     const after = await readState(t, ref)
-    if (NEEDS_STATE.has(refused.code ?? -1)) {
-      report.add(
-        `write.no_token:${command.path}`,
-        'write',
-        'skip',
-        `its example needs state verify could not create (exit ${refused.code}, ${errorOf(refused)?.code})`,
-      )
-      continue
-    }
     report.add(
       `write.no_token:${command.path}`,
       'write',
@@ -52,6 +44,15 @@ export async function writeGate(t: Target, ref: Ref, report: Report, seen: Seen)
       `exit ${refused.code}; read state ${before === after ? 'unchanged' : 'CHANGED'}`,
     )
     const dry = await call(t, `write:${command.path} --dry-run`, [...argv, '--dry-run'])
+    if (NEEDS_STATE.has(dry.code ?? -1)) {
+      report.add(
+        `write.dry_run:${command.path}`,
+        'write',
+        'skip',
+        `its example needs state verify could not create (exit ${dry.code}, ${errorOf(dry)?.code})`,
+      )
+      continue
+    }
     const data = json(dry)?.data as { confirm_token?: string; expires_at?: string } | undefined
     const expires = Date.parse(data?.expires_at ?? '')
     const dryOk =

@@ -26,6 +26,8 @@ export function newWriteState(): WriteState {
 export type WriteSteps<S> = {
   id: string
   state: WriteState
+  /** The run's signal: the flow stops at its commit points once it aborted. */
+  signal: AbortSignal
   keyRing(): Promise<KeyRing>
   tokenLedger(): Promise<TokenLedger>
   idempotencyLedger(): Promise<IdempotencyLedger>

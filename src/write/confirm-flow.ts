@@ -1,5 +1,6 @@
 import { withoutLanded } from '../confirm/batch.js'
 import { changeCount, clearBeforeChange, isBeforeChange } from '../errors/before-change.js'
+import { stopIfInterrupted } from '../errors/interrupted.js'
 import { lookupKey, replay, type WriteCall, type WriteSteps } from './call.js'
 import { clock, onlyRejected, type Plan } from './plan.js'
 import { driftError, goneOrRethrow, refuse } from './refusals.js'
@@ -46,10 +47,13 @@ export async function confirmWrite<S>(steps: WriteSteps<S>, token: string, call:
   const now = clock()
   if (now >= claims.expiresAt) throw refuse(audit, 'expired', claims.id)
   if (onlyRejected(plan)) return steps.rejectedBatch(plan)
+  // A signal during the plan stops here: nothing consumed, nothing applied.
+  stopIfInterrupted(steps.signal)
   // Consumed before apply: of N processes confirming one token, exactly one gets past this line.
   if (!(await used.consume(claims.id, claims.expiresAt, now))) throw refuse(audit, 'already_used', claims.id)
   steps.state.confirmed = { token_id: claims.id, targets: plan.targets ?? [] }
   try {
+    stopIfInterrupted(steps.signal)
     if (!idem || !ledger) return await guardedApply(steps, plan)
     const { data, replayed } = await ledger.run(
       idem.scope,

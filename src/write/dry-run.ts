@@ -35,17 +35,15 @@ export async function previewWrite<S>(
   }
 }
 
-/** Neither `--dry-run` nor `--confirm`: `E_CONFIRMATION_REQUIRED` with the dry-run command to run first. */
-export function confirmationRequired(
-  bin: string,
-  id: string,
-  argv: readonly string[],
-  plan: Plan<unknown>,
-): AgentError {
+/**
+ * Neither `--dry-run` nor `--confirm`: `E_CONFIRMATION_REQUIRED` with the dry-run command to run first. Decided
+ * from the call alone, before any state is read: what the change would be is the dry-run's to say.
+ */
+export function confirmationRequired(bin: string, id: string, argv: readonly string[]): AgentError {
   const words = [invocation(bin), ...[...id.split(':'), ...argv.filter((a) => a !== '--confirm')].map(shellQuote)]
   return new AgentError(
     'E_CONFIRMATION_REQUIRED',
     `${id.replaceAll(':', ' ')} changes state: run it with --dry-run first, then --confirm <token>`,
-    { details: { dry_run_command: `${words.join(' ')} --dry-run`, changes: plan.changes.length } },
+    { details: { dry_run_command: `${words.join(' ')} --dry-run` } },
   )
 }

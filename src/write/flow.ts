@@ -1,4 +1,5 @@
 import { withoutLanded } from '../confirm/batch.js'
+import { stopIfInterrupted } from '../errors/interrupted.js'
 import { lookupKey, replay, type WriteCall, type WriteSteps } from './call.js'
 import { confirmWrite } from './confirm-flow.js'
 import { confirmationRequired, previewWrite } from './dry-run.js'
@@ -10,8 +11,9 @@ export type WriteOrigin = { bin: string; argv: readonly string[]; ttlSeconds: nu
 
 /**
  * The write flow of spec 002 §7 once the call is bound: `--confirm` verifies and applies; otherwise a key that
- * already finished replays (not under `--dry-run`), and the plan is previewed with a token (`--dry-run`) or the
- * call is refused with `E_CONFIRMATION_REQUIRED`.
+ * already finished replays (not under `--dry-run`); a call with neither flag is then refused with
+ * `E_CONFIRMATION_REQUIRED` before any plan is computed (so a missing target, an offline upstream or a missing
+ * setting never answers first), and `--dry-run` previews the plan with a token.
  */
 export async function writeFlow<S>(
   steps: WriteSteps<S>,
@@ -24,8 +26,9 @@ export async function writeFlow<S>(
     const seen = await lookupKey(steps, await steps.idempotencyLedger(), call.idem, request.bound)
     if (seen.state === 'done' && !request.dryRun) return replay(steps, call.audit, seen.data)
   }
+  if (!request.dryRun) throw confirmationRequired(origin.bin, steps.id, origin.argv)
   const plan = withoutLanded(await steps.plan(), steps.state.landed)
+  stopIfInterrupted(steps.signal)
   if (onlyRejected(plan)) return steps.rejectedBatch(plan)
-  if (request.dryRun) return previewWrite(steps, plan, call, origin.ttlSeconds)
-  throw confirmationRequired(origin.bin, steps.id, origin.argv, plan)
+  return previewWrite(steps, plan, call, origin.ttlSeconds)
 }

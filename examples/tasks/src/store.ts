@@ -93,13 +93,20 @@ export class TaskStore {
     return task
   }
 
-  /** Read-modify-write under a cross-process lock; the file is replaced atomically. */
-  async update<T>(fn: (file: StoreFile) => T | Promise<T>): Promise<T> {
-    return withFileLock(`${this.path}`, async () => {
-      const file = await readJsonFile(this.path, empty, isStoreFile)
-      const result = await fn(file)
-      await writeJsonAtomic(this.path, file)
-      return result
-    })
+  /**
+   * Read-modify-write under a cross-process lock; the file is replaced atomically. With the run's `signal`, a wait
+   * for the lock stops with `E_INTERRUPTED`, nothing read or written.
+   */
+  async update<T>(fn: (file: StoreFile) => T | Promise<T>, options: { signal?: AbortSignal } = {}): Promise<T> {
+    return withFileLock(
+      `${this.path}`,
+      async () => {
+        const file = await readJsonFile(this.path, empty, isStoreFile)
+        const result = await fn(file)
+        await writeJsonAtomic(this.path, file)
+        return result
+      },
+      options,
+    )
   }
 }

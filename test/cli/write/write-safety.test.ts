@@ -82,9 +82,9 @@ describe('the dry-run → confirm flow', () => {
     expect(run.code).toBe(2)
   })
 
-  it('a missing target is E_NOT_FOUND before any token is asked for', async () => {
-    const run = await tasks(box(), ['edit', '9', '--status', 'done'])
-    expect(run.code).toBe(3)
+  it("a missing target is the dry-run's answer: without a flag the token is asked for first, reading nothing", async () => {
+    expect((await tasks(box(), ['edit', '9', '--status', 'done'])).code).toBe(5)
+    expect((await tasks(box(), ['edit', '9', '--status', 'done', '--dry-run'])).code).toBe(3)
   })
 })
 
@@ -364,10 +364,11 @@ describe('batches', () => {
     })
   })
 
-  it('a batch where nothing exists fails at once, without a token', async () => {
-    const run = await tasks(box(), ['delete', '7', '8'])
+  it('a batch where nothing exists fails its dry-run at once, minting no token', async () => {
+    const run = await tasks(box(), ['delete', '7', '8', '--dry-run'])
     expect(run.code).toBe(3)
     expect(env(run).error.details.summary).toEqual({ ok_count: 0, error_count: 2 })
+    expect((await tasks(box(), ['delete', '7', '8'])).code).toBe(5)
   })
 })
 

@@ -91,6 +91,7 @@ function fakes(
     steps: {
       id: binding.command,
       state: newWriteState(),
+      signal: new AbortController().signal,
       keyRing: async () => ({
         current: { id: 'k2', key: KEY },
         keys: new Map([
@@ -320,6 +321,36 @@ describe('--confirm: single use, then the plan, then the commit point', () => {
     })
     await expect(confirmWrite(plain.steps, t, plain.call)).rejects.toThrow('boom')
     expect(plain.used.released).toEqual([])
+  })
+
+  it('stops at the commit point when a signal arrived during the plan: nothing consumed, nothing applied', async () => {
+    const controller = new AbortController()
+    const reason = new AgentError('E_INTERRUPTED', 'interrupted by SIGINT', { details: { signal: 'SIGINT' } })
+    const f = fakes({
+      signal: controller.signal,
+      plan: async () => {
+        controller.abort(reason)
+        return { changes: [change], targets }
+      },
+    })
+    await expect(confirmWrite(f.steps, token().token, f.call)).rejects.toBe(reason)
+    expect(f.applied).toEqual([])
+    expect(f.used.used.size).toBe(0)
+  })
+
+  it('gives the token back when a signal arrived while it was being consumed: apply never runs', async () => {
+    const controller = new AbortController()
+    const used = ledger()
+    const consume = used.consume
+    used.consume = async (id, expiresAt, now) => {
+      controller.abort(new AgentError('E_INTERRUPTED', 'interrupted by SIGTERM', { details: { signal: 'SIGTERM' } }))
+      return consume(id, expiresAt, now)
+    }
+    const f = fakes({ signal: controller.signal, used })
+    const { token: t, claims } = token()
+    await expect(confirmWrite(f.steps, t, f.call)).rejects.toMatchObject({ code: 'E_INTERRUPTED' })
+    expect(f.applied).toEqual([])
+    expect(used.released).toEqual([claims.id])
   })
 })
 

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { AgentError } from '../../../src/errors/agent-error.js'
-import { leadingWords, longestMatch } from '../../../src/route/match.js'
+import { idDepth, leadingWords, longestMatch } from '../../../src/route/match.js'
 import { unknownCommand } from '../../../src/route/unknown.js'
 import { isUniversalToken, UNIVERSAL_FLAGS, UNIVERSAL_SWITCH_TOKENS } from '../../../src/universal-flags/table.js'
 
@@ -40,6 +40,21 @@ describe('the router', () => {
     expect(longestMatch(leadingWords(['login', 'nope']), find)?.id).toBe('login')
     expect(longestMatch(leadingWords(['--json', 'list']), find)).toBeUndefined()
     expect(longestMatch(leadingWords(['job']), find)).toBeUndefined()
+  })
+
+  it('asks for no candidate id longer than the deepest id: a batch of ids after the command is never joined', () => {
+    const asked: string[] = []
+    const find = (id: string) => {
+      asked.push(id)
+      return IDS.has(id) ? id : undefined
+    }
+    const ids = Array.from({ length: 5000 }, (_, i) => String(i))
+    expect(idDepth(IDS)).toBe(2)
+    expect(longestMatch(['login', ...ids], find, idDepth(IDS))).toMatchObject({ id: 'login', words: 1 })
+    expect(asked).toEqual(['login:0', 'login'])
+    expect(longestMatch(['login', 'approve'], find, 1)?.id).toBe('login')
+    expect(idDepth([])).toBe(0)
+    expect(longestMatch(['login'], find, 0)).toBeUndefined()
   })
 
   it('answers a miss with E_USAGE: a topic, an unknown word with did-you-mean, no command at all', () => {

@@ -8,7 +8,7 @@ import {
   type Plan,
   WriteCommand,
 } from 'agentcli'
-import { TaskStore } from '../store.js'
+import { type Task, TaskStore } from '../store.js'
 
 type Target = { id: string; version: number }
 
@@ -30,40 +30,50 @@ export default class Delete extends WriteCommand<Target[]> {
   async plan(): Promise<Plan<Target[]>> {
     const { argv } = await this.parse(Delete)
     const ids = [...new Set(argv as string[])]
-    const all = await new TaskStore(this.config.dataDir).all()
+    const byId = new Map((await new TaskStore(this.config.dataDir).all()).map((t) => [t.id, t]))
     const plan: Required<Pick<Plan<Target[]>, 'changes' | 'targets' | 'rejected'>> & { state: Target[] } = {
       changes: [],
       targets: [],
       rejected: [],
       state: [],
     }
-    for (const id of ids) {
-      const task = all.find((t) => t.id === id)
+    await this.mapItems(ids, (id) => {
+      const task = byId.get(id)
       if (!task) {
         plan.rejected.push({ id, error: new AgentError('E_NOT_FOUND', `task ${id} not found`) })
-        continue
+        return
       }
       plan.changes.push({ action: 'delete', resource: 'task', id, before: task, after: null })
       plan.targets.push({ id, version: task.version })
       plan.state.push({ id, version: task.version })
-    }
+    })
     return plan
   }
 
   async apply(plan: Plan<Target[]>) {
-    const items: BatchItem[] = await new TaskStore(this.config.dataDir).update((file) =>
-      plan.state.map((target): BatchItem => {
-        const task = file.tasks.find((t) => t.id === target.id)
-        if (!task || task.version !== target.version) {
-          return {
-            id: target.id,
-            ok: false,
-            error: { code: 'E_CONFLICT', message: `task ${target.id} changed since it was previewed` },
+    const items: BatchItem[] = await new TaskStore(this.config.dataDir).update(
+      async (file) => {
+        // One index of the store and one pass over it at the end: a batch costs its size, not its size squared.
+        const byId = new Map<string, Task>()
+        for (const task of file.tasks) if (!byId.has(task.id)) byId.set(task.id, task)
+        const gone = new Set<string>()
+        // A signal stops this loop before the store is written: then nothing is deleted and the token is given back.
+        const done = await this.mapItems(plan.state, (target): BatchItem => {
+          const task = byId.get(target.id)
+          if (!task || gone.has(target.id) || task.version !== target.version) {
+            return {
+              id: target.id,
+              ok: false,
+              error: { code: 'E_CONFLICT', message: `task ${target.id} changed since it was previewed` },
+            }
           }
-        }
-        file.tasks = file.tasks.filter((t) => t.id !== target.id)
-        return { id: target.id, ok: true, action: 'deleted' }
-      }),
+          gone.add(target.id)
+          return { id: target.id, ok: true, action: 'deleted' }
+        })
+        if (gone.size > 0) file.tasks = file.tasks.filter((t) => !gone.has(t.id))
+        return done
+      },
+      { signal: this.signal },
     )
     return this.batchResult([...items, ...this.rejectedItems(plan)])
   }
