@@ -23,10 +23,13 @@ const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
  */
 const EMOJI =
   /(?:(?![\u00a9\u00ae\u2122])\p{Extended_Pictographic}|\p{Regional_Indicator})(?:\u{fe0f}|\u{20e3}|[\u{1f3fb}-\u{1f3ff}]|[\u{e0020}-\u{e007f}]|\u{200d}\p{Extended_Pictographic})*/u
-const DECORATION = new RegExp(
-  `(${EMOJI.source})[ \\t]?|[\\u{fe0f}\\u{20e3}\\u{1f3fb}-\\u{1f3ff}\\u{e0020}-\\u{e007f}]`,
-  'gu',
-)
+// Built on first use: parsing its Unicode property classes costs most of a millisecond, and most messages are plain.
+let decoration: RegExp | undefined
+const decorationPattern = () =>
+  (decoration ??= new RegExp(
+    `(${EMOJI.source})[ \\t]?|[\\u{fe0f}\\u{20e3}\\u{1f3fb}-\\u{1f3ff}\\u{e0020}-\\u{e007f}]`,
+    'gu',
+  ))
 
 /** Printable ASCII, tab and line feed: nothing to take out (most messages). */
 const PLAIN = /^[\t\n\u0020-\u007e]*$/
@@ -40,7 +43,9 @@ export function plainText(text: string, keep: ReadonlySet<string> = NONE): strin
   const out = text
     .replace(ESCAPES, '')
     .replace(CONTROLS, '')
-    .replace(DECORATION, (match, emoji: string | undefined) => (emoji !== undefined && keep.has(emoji) ? match : ''))
+    .replace(decorationPattern(), (match, emoji: string | undefined) =>
+      emoji !== undefined && keep.has(emoji) ? match : '',
+    )
   // A pictograph at the end leaves the space before it.
   return out === text ? text : out.replace(/[ \t]+$/, '')
 }
