@@ -1,4 +1,5 @@
-import * as Flags from '@oclif/core/flags'
+import * as OclifFlags from '@oclif/core/flags'
+import { Flags } from '../flags.js'
 
 /**
  * The flags every async command (`static async = true`) gets: block until the job settles and answer with its
@@ -6,7 +7,7 @@ import * as Flags from '@oclif/core/flags'
  * confirm token does not bind them.
  */
 export const WAIT_FLAGS = {
-  wait: Flags.boolean({
+  wait: OclifFlags.boolean({
     helpGroup: 'ASYNC',
     description: "Block until the job settles and return the job's final envelope (its result, or its error).",
   }),
