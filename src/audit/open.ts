@@ -1,5 +1,7 @@
+import { userInfo } from 'node:os'
 import { inspectStateFile } from '../fs/state-file.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
+import { toolEnv } from '../settings/tool-env.js'
 import { openAudit } from './pending.js'
 import { type AuditDraft, auditDraft, type DraftInput } from './record.js'
 
@@ -9,13 +11,31 @@ import { type AuditDraft, auditDraft, type DraftInput } from './record.js'
  * a write command calls it again with its principal and mode once its flags are parsed.
  */
 export async function startAudit(
-  config: Pick<ToolConfig, 'dataDir'>,
+  config: Pick<ToolConfig, 'dataDir' | 'bin'>,
   input: Omit<DraftInput, 'dataDir' | 'shared'>,
 ): Promise<AuditDraft> {
-  // On a fleet the store's audit log gets every non-read call too, not only the writes. (The fast path's lite
-  // config carries what the sink reads.)
+  // On a fleet the store's audit log gets every non-read call too, not only the writes.
   const shared = (await import('../fleet/audit-sink.js')).sharedAuditSink(config as ToolConfig)
-  return openAudit(auditDraft({ ...input, dataDir: config.dataDir, shared }))
+  // Before a principal is known (a local command, a write refused at parse), the record still says who ran it.
+  const who = input.principal ? {} : { caller: caller(config.bin) }
+  return openAudit(auditDraft({ ...input, ...who, dataDir: config.dataDir, shared }))
+}
+
+/**
+ * Who runs a call, as far as it is known without a principal: `<BIN>_PROFILE` (else `default`, as a write's
+ * principal says) and the operating-system user (null when the system cannot say).
+ */
+export function caller(
+  bin: string,
+  user: () => string = () => userInfo().username,
+): { profile: string; os_user: string | null } {
+  let osUser: string | null = null
+  try {
+    osUser = user()
+  } catch {
+    // No passwd entry for this uid (a container's arbitrary user): unknown, not a failure.
+  }
+  return { profile: toolEnv(bin).raw('PROFILE') || 'default', os_user: osUser }
 }
 
 /**

@@ -59,6 +59,8 @@ export type DraftInput = {
   principal?: Readonly<Record<string, unknown>>
   /** A write's mode from its flags; the entry's draft is `refused` for a write (until the flow says otherwise). */
   mode?: AuditMode
+  /** Who runs a call drafted before any principal is known (the entry's draft): its profile and OS user. */
+  caller?: { readonly profile: string | null; readonly os_user: string | null }
   shared?: AuditSink | undefined
 }
 
@@ -86,6 +88,7 @@ export function auditDraft(input: DraftInput): AuditDraft {
         ...(kind ? { kind } : {}),
         args: [...input.argv],
         account: null,
+        ...(input.caller ? { profile: input.caller.profile, os_user: input.caller.os_user } : {}),
         mode: input.mode ?? (kind === 'write' ? 'refused' : 'direct'),
         token_id: null,
       }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { scrubArgv } from '../../../src/audit/argv.js'
-import { checkAuditLog, startAudit } from '../../../src/audit/open.js'
+import { caller, checkAuditLog, startAudit } from '../../../src/audit/open.js'
 import { noteAudit, openAudit, pendingAudit } from '../../../src/audit/pending.js'
 import { auditDraft, auditPath, withFacts } from '../../../src/audit/record.js'
 import { appendAudit } from '../../../src/audit/writer.js'
@@ -101,10 +101,37 @@ describe('the draft builder', () => {
 
   it('startAudit opens the run record, with no shared sink on machine-local state', async () => {
     const dataDir = temp()
-    const draft = await startAudit({ dataDir } as never, { id: 'a:b', kind: 'local', argv: [] })
+    const draft = await startAudit({ dataDir, bin: 'tasks' } as never, { id: 'a:b', kind: 'local', argv: [] })
     expect(pendingAudit()).toBe(draft)
     expect(draft).toMatchObject({ command: 'a b', kind: 'local' })
     expect(draft).not.toHaveProperty('shared')
+  })
+
+  it('says who ran a call drafted before any principal: the profile and the OS user, in the record’s key order', async () => {
+    const saved = process.env.AUDITED_PROFILE
+    process.env.AUDITED_PROFILE = 'staging'
+    try {
+      expect(caller('audited', () => 'ann')).toEqual({ profile: 'staging', os_user: 'ann' })
+    } finally {
+      if (saved === undefined) delete process.env.AUDITED_PROFILE
+      else process.env.AUDITED_PROFILE = saved
+    }
+    const unknown = caller('audited', () => {
+      throw new Error('no passwd entry')
+    })
+    expect(unknown).toEqual({ profile: 'default', os_user: null })
+    const dataDir = temp()
+    const draft = await startAudit({ dataDir, bin: 'audited' } as never, { id: 'touch', kind: 'local', argv: [] })
+    expect(draft).toMatchObject({ profile: 'default', os_user: expect.any(String) })
+    const fixed = auditDraft({ dataDir, id: 'touch', argv: [], kind: 'local', caller: { profile: 'p', os_user: 'u' } })
+    expect(await line(fixed)).toBe(
+      '{"time":"T","command":"touch","kind":"local","args":[],"account":null,"profile":"p","os_user":"u",' +
+        '"mode":"direct","token_id":null,"result_code":"OK","exit_code":0,"duration_ms":4}',
+    )
+    // A write's own draft names its principal's, not the caller's.
+    const principal = { account: 'a', profile: 'x', os_user: 'y' }
+    const own = await startAudit({ dataDir, bin: 'audited' } as never, { id: 'w', argv: [], principal })
+    expect(own).toMatchObject({ profile: 'x', os_user: 'y' })
   })
 
   it('checkAuditLog refuses a linked audit.jsonl whenever the file log is kept, and only then', () => {
