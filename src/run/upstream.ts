@@ -1,3 +1,4 @@
+import { isAgentError } from '../errors/agent-error.js'
 import type { HttpClient } from '../http/client.js'
 import { FRAMEWORK_SETTINGS, toolEnv } from '../settings/tool-env.js'
 
@@ -16,7 +17,7 @@ export async function upstreamClient(
 ): Promise<HttpClient> {
   const { httpClient } = await import('../http/client.js')
   const env = toolEnv(tool.bin)
-  return httpClient({
+  const client = httpClient({
     baseUrl: options.baseUrl,
     signal,
     timeoutMs: options.timeoutMs ?? env.get('HTTP_TIMEOUT_MS') ?? FRAMEWORK_SETTINGS.HTTP_TIMEOUT_MS.default,
@@ -24,4 +25,29 @@ export async function upstreamClient(
     userAgent: `${tool.bin}/${tool.version}`,
     ...(options.auth ? auth : {}),
   })
+  return options.auth ? withReauth(client, `${tool.bin} login`) : client
+}
+
+/**
+ * A credentialed client whose `E_AUTH` always names the login command (`details.reauth`): an upstream that still
+ * answers 401 after a successful refresh is a login to redo, as a failed refresh is.
+ */
+function withReauth(client: HttpClient, reauth: string): HttpClient {
+  const named =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await call(...args)
+      } catch (error) {
+        if (isAgentError(error) && error.code === 'E_AUTH') error.details.reauth ??= reauth
+        throw error
+      }
+    }
+  return {
+    request: named(client.request) as HttpClient['request'],
+    get: named(client.get) as HttpClient['get'],
+    post: named(client.post) as HttpClient['post'],
+    put: named(client.put) as HttpClient['put'],
+    delete: named(client.delete) as HttpClient['delete'],
+  }
 }

@@ -200,6 +200,15 @@ describe('credentials against the upstream', () => {
     expect(env(result).error).toMatchObject({ code: 'E_AUTH', retryable: false, details: { reauth: 'tasks login' } })
   })
 
+  it('401 again after a successful refresh → E_AUTH naming the login command', async () => {
+    api.use(http.get('*/v1/me', () => HttpResponse.json({ error: 'revoked' }, { status: 401 })))
+    storeLogin(box(), { access_token: 'tk_old', refresh_token: 'rt_good', expires_at: null })
+    const result = await run(box(), ['whoami'], { TASKS_TOKEN: '', TASKS_CREDENTIAL_STORE: 'file' })
+    expect(result.code).toBe(4)
+    expect(env(result).error).toMatchObject({ code: 'E_AUTH', details: { reauth: 'tasks login' } })
+    expect(api.requests.filter((r) => r.url.endsWith('/oauth/token'))).toHaveLength(1)
+  })
+
   it('401 with an injected token that cannot be refreshed → E_AUTH', async () => {
     const result = await run(box(), ['whoami'], { TASKS_TOKEN: 'tk_wrong_123456' })
     expect(result.code).toBe(4)
