@@ -100,6 +100,13 @@ export default class Verify extends AgentCommand {
     try {
       const ref = flags.mcp ? await mcpChecks(t, report) : await runChecks(t, report, { setups: flags.setup ?? [] })
       let fuzzed = null
+      if (!ref && flags.fuzz > 0)
+        report.add(
+          'fuzz.invariants',
+          'fuzz',
+          'skip',
+          `--fuzz ${flags.fuzz} not run: the fuzzer draws its invocations from the target's reference, which it does not have`,
+        )
       if (ref && flags.fuzz > 0) {
         const seed = flags.seed ?? Math.floor(Math.random() * 2 ** 31)
         fuzzed = await fuzz(t, ref, flags.fuzz, seed)

@@ -10,8 +10,8 @@ const AGENTCLI = join(ROOT, 'bin/agentcli.js')
 const plain = (name: string) => join(ROOT, `test/fixtures/plain/${name}.mjs`)
 type Check = { id: string; group: string; status: string; evidence: string }
 
-const verify = async (name: string) => {
-  const run = await runTool(AGENTCLI, ['verify', '--', process.execPath, plain(name)], {
+const verify = async (name: string, extra: string[] = []) => {
+  const run = await runTool(AGENTCLI, ['verify', ...extra, '--', process.execPath, plain(name)], {
     timeoutMs: 60_000,
     validateOutput: true,
   })
@@ -26,6 +26,14 @@ const failed = (checks: Check[]) =>
     .sort()
 
 describe('agentcli verify on a CLI without reference', () => {
+  it('says --fuzz was not run, and why, instead of dropping it', async () => {
+    const checks = await verify('cli', ['--fuzz', '20'])
+    expect(checks.find((c) => c.id === 'fuzz.invariants')).toMatchObject({
+      status: 'skip',
+      evidence: expect.stringContaining('reference'),
+    })
+  })
+
   it('runs every reference-free check, and says which checks could not apply and why', async () => {
     const checks = await verify('cli')
     // Only the missing reference itself fails: everything else it can be held to, it keeps.
