@@ -44,13 +44,68 @@ export function junit(input: CiInput): string {
 /** The rule a check id belongs to: `self.output_valid:list` → `self.output_valid`. */
 const ruleOf = (id: string) => id.split(':')[0]!
 
+/** What each group of rules holds a CLI to, and how to fix a failure: the SARIF rule's description and help. */
+const GROUPS: Record<string, { what: string; fix: string }> = {
+  envelope: {
+    what: 'stdout carries exactly one JSON envelope (or NDJSON lines) and nothing else',
+    fix: 'write diagnostics to stderr and return data from the command; never print to stdout yourself',
+  },
+  exit: {
+    what: 'every failure is an envelope whose error code sets the exit code',
+    fix: 'throw a catalogue error (AgentError with an E_* code) instead of exiting or printing',
+  },
+  flags: {
+    what: 'the universal flags behave alike on every command',
+    fix: 'do not redefine --format, --json, --fields, --quiet or --no-input',
+  },
+  self: {
+    what: 'the self-description (reference, output schemas, examples) matches what the commands do',
+    fix: 'declare the output schema, kind and examples of each command as it behaves',
+  },
+  write: {
+    what: 'a write never happens without a dry-run and a confirm token bound to it',
+    fix: 'make the command a WriteCommand: plan() for the preview, apply() for the change',
+  },
+  interactive: { what: 'nothing waits for input off a terminal', fix: 'give every prompt a flag that answers it' },
+  fuzz: {
+    what: 'random invocations keep the envelope, exit-code and stdio invariants',
+    fix: 'reproduce with the printed seed',
+  },
+  populate: {
+    what: 'the target can be given state through its own writes',
+    fix: 'give each write a runnable --dry-run example',
+  },
+  lists: { what: 'lists are bounded and paginated', fix: 'page lists with a limit and a cursor' },
+  stdio: {
+    what: 'output is UTF-8 without BOM or ANSI, and --quiet silences stderr',
+    fix: 'print plain text for people on stderr only, under --quiet nothing',
+  },
+  mcp: { what: 'the MCP surface mirrors reference and the write gate', fix: 'serve tools through `tool mcp`' },
+  release: {
+    what: 'a release is made only of a releasable tool',
+    fix: 'declare the release evidence under agentcli.release_readiness',
+  },
+}
+
+/** A SARIF rule for a rule id: its text, its full description and its help, from its group. */
+function sarifRule(id: string, group: string) {
+  const about = GROUPS[group] ?? { what: 'the agent contract', fix: 'see the evidence of the failed check' }
+  return {
+    id,
+    shortDescription: { text: `agent contract: ${id}` },
+    fullDescription: { text: `${id}: ${about.what}.` },
+    help: { text: `${about.fix}. The check's evidence names what was seen.` },
+  }
+}
+
 /**
  * SARIF 2.1.0 (GitHub code scanning, Azure DevOps): one rule per check kind, one `error` result per failed check.
  * Results point at the target's command, as a logical location: verify sees a black box, not source files.
  */
 export function sarif(input: CiInput, verifierVersion: string): string {
   const failed = input.checks.filter((c) => c.status === 'fail')
-  const rules = [...new Set(input.checks.map((c) => ruleOf(c.id)))].sort()
+  const groupOf = new Map(input.checks.map((c) => [ruleOf(c.id), c.group]))
+  const rules = [...groupOf.keys()].sort()
   return `${JSON.stringify(
     {
       $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
@@ -61,7 +116,7 @@ export function sarif(input: CiInput, verifierVersion: string): string {
             driver: {
               name: 'agentcli verify',
               version: verifierVersion,
-              rules: rules.map((id) => ({ id, shortDescription: { text: `agent contract: ${id}` } })),
+              rules: rules.map((id) => sarifRule(id, groupOf.get(id)!)),
             },
           },
           results: failed.map((c) => ({

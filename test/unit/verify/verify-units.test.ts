@@ -66,7 +66,13 @@ describe('verify: CI reports', () => {
       'flags.help',
       'lists.bounded',
       'write.no_token',
-    ])
+    ]) // Every rule carries a full description and help (code-scanning UIs show both).
+    for (const rule of doc.runs[0].tool.driver.rules as Array<Record<string, { text: string }>>) {
+      expect(rule.fullDescription?.text.length).toBeGreaterThan(10)
+      expect(rule.help?.text.length).toBeGreaterThan(10)
+    }
+    const lists = doc.runs[0].tool.driver.rules.find((r: { id: string }) => r.id === 'lists.bounded')
+    expect(lists.fullDescription.text).toContain('bounded')
   })
 })
 
