@@ -9,14 +9,29 @@ const AGENTCLI = join(ROOT, 'bin/agentcli.js')
 const work = mkdtempSync(join(tmpdir(), 'agentcli-verify-process-'))
 afterAll(() => rmSync(work, { recursive: true, force: true }))
 
-/** Whether a process of this PID is alive (signal 0 probes without sending anything). */
-function alive(pid: number): boolean {
+/** Whether a process of this PID still runs: gone, or a zombie its (new) parent has not reaped yet, is not. */
+function running(pid: number): boolean {
   try {
     process.kill(pid, 0)
-    return true
   } catch {
     return false
   }
+  try {
+    // /proc/<pid>/stat: "pid (comm) state …"; Z is a zombie (dead, its exit status not collected).
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
+  } catch {
+    return false
+  }
+}
+
+/** SIGKILL is delivered asynchronously: wait (bounded) for the process to stop running. */
+async function stopped(pid: number): Promise<boolean> {
+  for (let i = 0; i < 100; i++) {
+    if (!running(pid)) return true
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return false
 }
 
 /** A target script: `body` runs for every call, with `log` the path of a file it may append to. */
@@ -51,7 +66,7 @@ process.stdout.write('{}\\n')`,
     expect(existsSync(junit)).toBe(true)
     const [pid] = readFileSync(log, 'utf8').split('\n').filter(Boolean).map(Number)
     expect(pid).toBeGreaterThan(0)
-    expect(alive(pid!)).toBe(false)
+    expect(await stopped(pid!)).toBe(true)
   }, 300_000)
 
   it('stops reading a target that prints without end, and writes its reports', async () => {
