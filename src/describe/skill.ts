@@ -43,9 +43,9 @@ export function renderSkill(ref: Reference): string {
     '---',
     `name: ${name}`,
     `description: ${yamlString(description)}`,
+    // Agent Skills metadata maps strings to strings: the requirement is one flat, dotted key.
     'metadata:',
-    '  requires:',
-    `    min_version: ${yamlString(ref.version)}`,
+    `  requires.min_version: ${yamlString(ref.version)}`,
     '---',
     '',
     `# ${ref.tool}`,
@@ -119,7 +119,10 @@ export function renderSkill(ref: Reference): string {
   return lines.join('\n')
 }
 
-/** The `min_version`s a SKILL.md's frontmatter declares (`metadata.requires` and `metadata.openclaw.requires`). */
+/**
+ * The `min_version`s a SKILL.md's frontmatter declares: `metadata["requires.min_version"]` (what agentcli writes),
+ * and the nested `metadata.requires.min_version` and `metadata.openclaw.requires.min_version` others write.
+ */
 export async function skillMinVersions(markdown: string): Promise<string[]> {
   const match = /^---\n([\s\S]*?)\n---/.exec(markdown)
   if (!match) return []
@@ -132,7 +135,8 @@ export async function skillMinVersions(markdown: string): Promise<string[]> {
   }
   const meta = (front as { metadata?: Record<string, unknown> } | null)?.metadata
   const read = (value: unknown) => {
-    const v = (value as { requires?: { min_version?: unknown } } | undefined)?.requires?.min_version
+    const holder = value as { requires?: { min_version?: unknown }; 'requires.min_version'?: unknown } | undefined
+    const v = holder?.['requires.min_version'] ?? holder?.requires?.min_version
     return typeof v === 'string' ? [v] : []
   }
   return [...read(meta), ...read(meta?.openclaw)]

@@ -11,7 +11,7 @@ function flatten(value: unknown, prefix: string, out: Record<string, string>): v
 
 /**
  * A SKILL.md as the skills extension accepts it. The extension (like the Agent Skills format) wants `metadata`
- * to map strings to strings, while agentcli's SKILL.md nests `metadata.requires.min_version`; nested keys are
+ * to map strings to strings; agentcli's SKILL.md does (`requires.min_version`), a hand-written one may nest; nested keys are
  * flattened to dotted ones (`requires.min_version`) and everything else, the body included, is left as it is.
  */
 async function servable(text: string): Promise<string> {
