@@ -10,6 +10,12 @@ import { type SigningIdentity, verifyBundle } from './signature.js'
 
 /** The predicate type of the build provenance `npm publish --provenance` stores (SLSA v1). */
 export const SLSA_PROVENANCE_V1 = 'https://slsa.dev/provenance/v1'
+/**
+ * The SLSA v0.2 predicate earlier `npm publish --provenance` runs stored. What is verified does not depend on the
+ * predicate's body (the signer's workflow identity, the subject's purl and SHA-512), so both are accepted.
+ */
+export const SLSA_PROVENANCE_V02 = 'https://slsa.dev/provenance/v0.2'
+const SLSA_PREDICATES: readonly string[] = [SLSA_PROVENANCE_V1, SLSA_PROVENANCE_V02]
 /** The public npm registry, used when neither the tool nor npm's environment names another. */
 export const DEFAULT_NPM_REGISTRY = 'https://registry.npmjs.org/'
 
@@ -137,14 +143,17 @@ export async function verifyNpmProvenance(options: {
   )
   const list = (attestations.body as { attestations?: Array<{ predicateType?: string; bundle?: unknown }> } | null)
     ?.attestations
-  const provenance = Array.isArray(list) ? list.find((a) => a?.predicateType === SLSA_PROVENANCE_V1) : undefined
+  // The newest predicate the registry lists wins; the statement inside must say the same.
+  const provenance = Array.isArray(list)
+    ? SLSA_PREDICATES.map((type) => list.find((a) => a?.predicateType === type)).find(Boolean)
+    : undefined
   if (!provenance?.bundle)
     throw integrityError(
       'signature_missing',
       `${name}@${version} has no SLSA provenance attestation in the registry; refusing to install an unattested package`,
       { package: name, version },
     )
-  checkStatement(provenance.bundle, npmPurl(name, version))
+  checkStatement(provenance.bundle, npmPurl(name, version), provenance.predicateType!)
   const signer = await verifyBundle({
     bundle: provenance.bundle,
     artifact: Buffer.alloc(0),
@@ -155,16 +164,16 @@ export async function verifyNpmProvenance(options: {
   return { name, version, tarball: dist.tarball, integrity, sha512, signed_by: signer.subject }
 }
 
-/** The attestation must be an in-toto SLSA v1 statement about exactly this package version. */
-function checkStatement(bundle: unknown, purl: string): void {
+/** The attestation must be an in-toto SLSA statement, of the type the registry listed, about exactly this version. */
+function checkStatement(bundle: unknown, purl: string, predicateType: string): void {
   const envelope = (bundle as { dsseEnvelope?: { payload?: unknown; payloadType?: unknown } } | null)?.dsseEnvelope
   let statement: Statement | undefined
   try {
     if (envelope?.payloadType === 'application/vnd.in-toto+json' && typeof envelope.payload === 'string')
       statement = JSON.parse(Buffer.from(envelope.payload, 'base64').toString('utf8')) as Statement
   } catch {}
-  if (!statement || statement.predicateType !== SLSA_PROVENANCE_V1)
-    throw integrityError('bundle_invalid', 'the provenance attestation is not an in-toto SLSA v1 statement')
+  if (!statement || statement.predicateType !== predicateType)
+    throw integrityError('bundle_invalid', `the provenance attestation is not an in-toto ${predicateType} statement`)
   if (!statement.subject?.some((s) => s.name === purl))
     throw integrityError('signature_invalid', `the provenance attestation is not about ${purl}`, {
       expected: purl,

@@ -10,6 +10,7 @@ import {
   downloadVerifiedTarball,
   npmPurl,
   SLSA_PROVENANCE_V1,
+  SLSA_PROVENANCE_V02,
   verifyNpmProvenance,
 } from '../../../src/update/provenance.js'
 import { expectedIdentity } from '../../../src/update/signature.js'
@@ -125,6 +126,46 @@ describe('verifyNpmProvenance', () => {
     const bundle = await authority.sign(TARBALL, SUBJECT)
     serve({ attestations: { attestations: [{ predicateType: SLSA_PROVENANCE_V1, bundle }] } })
     expect(await failure()).toBe('E_INTEGRITY/bundle_invalid')
+  })
+
+  it('accepts the SLSA v0.2 provenance earlier npm releases carry, held to the same identity, purl and digest', async () => {
+    const v02 = {
+      ...statement(),
+      _type: 'https://in-toto.io/Statement/v0.1',
+      predicateType: SLSA_PROVENANCE_V02,
+      predicate: {
+        builder: { id: 'https://github.com/actions/runner' },
+        buildType: 'https://github.com/npm/cli/gha/v2',
+      },
+    }
+    serve({
+      attestations: {
+        attestations: [{ predicateType: SLSA_PROVENANCE_V02, bundle: await attest(authority, v02, SUBJECT) }],
+      },
+    })
+    expect(await verify()).toMatchObject({ sha512: DIGEST.toString('hex'), signed_by: SUBJECT })
+    // Listed as v0.2 but a v1 statement inside (or the reverse): the listing and the signed statement disagree.
+    serve({
+      attestations: {
+        attestations: [{ predicateType: SLSA_PROVENANCE_V02, bundle: await attest(authority, statement(), SUBJECT) }],
+      },
+    })
+    expect(await failure()).toBe('E_INTEGRITY/bundle_invalid')
+    // A v0.2 statement about the look-alike, or signed by a foreign workflow, is refused as a v1 one would be.
+    const lookAlike = { ...v02, subject: [{ name: 'pkg:npm/tool@1.2.3', digest: { sha512: DIGEST.toString('hex') } }] }
+    serve({
+      attestations: {
+        attestations: [{ predicateType: SLSA_PROVENANCE_V02, bundle: await attest(authority, lookAlike, SUBJECT) }],
+      },
+    })
+    expect(await failure()).toBe('E_INTEGRITY/signature_invalid')
+    const foreign = expectedIdentity('evil/tool', '.github/workflows/release.yml', 'v1.2.3')
+    serve({
+      attestations: {
+        attestations: [{ predicateType: SLSA_PROVENANCE_V02, bundle: await attest(authority, v02, foreign) }],
+      },
+    })
+    expect(await failure()).toMatch(/^E_INTEGRITY/)
   })
 
   it('refuses a statement with another predicate type, even when correctly signed', async () => {
