@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto'
 import type { IdempotencyLedger, IdempotencyLookup, IdempotencyRecord } from '../confirm/idempotency.js'
 import { argsDigest, isIdempotencyRecord, keyInDoubt, keyReused } from '../confirm/idempotency.js'
 import { type TokenLedger, tokenFingerprint } from '../confirm/ledger.js'
-import { isBeforeChange } from '../errors/before-change.js'
+import { AgentError } from '../errors/agent-error.js'
+import { beforeChange, isBeforeChange } from '../errors/before-change.js'
 import { redactAtRest } from '../output/redact.js'
 import { guarded, recordedInDoubt, type StoreName } from './errors.js'
 
@@ -42,8 +43,31 @@ export function sharedTokenLedger(p: SharedPrimitives): TokenLedger {
   }
 }
 
-const recordId = (scope: string, command: string, key: string) =>
+/** Where the record of one idempotency key lives in the shared store. */
+export const recordId = (scope: string, command: string, key: string) =>
   createHash('sha256').update(`${scope}\0${command}\0${key}`).digest('hex')
+
+/**
+ * A record in the store that agentcli did not write as it is (an unknown status, a missing field): nothing is
+ * decided on it (it could say "done" of a change that never ran, or hide one under way), and nothing was changed.
+ */
+function invalidRecord(store: StoreName, id: string): AgentError {
+  return beforeChange(
+    new AgentError(
+      'E_IO',
+      `the idempotency record ${id} in the ${store.backend} state store ${store.where} is not valid`,
+      {
+        details: {
+          reason: 'invalid_record',
+          backend: store.backend,
+          store: store.where,
+          record: id,
+          fix: 'inspect the record: if no change under this key is under way, delete it, then retry',
+        },
+      },
+    ),
+  )
+}
 
 /** How long a second machine waits for a first one's attempt with the same key to finish, before "in doubt". */
 const PENDING_WAIT_MS = 10_000
@@ -54,12 +78,18 @@ const PENDING_WAIT_MS = 10_000
  * ledger's: only a failure known to precede any change clears the intent.
  */
 export function sharedIdempotencyLedger(p: SharedPrimitives): IdempotencyLedger {
-  const judge = (raw: unknown, args: unknown): IdempotencyLookup => {
-    if (!isIdempotencyRecord(raw)) return { state: 'none' }
+  const judge = (raw: IdempotencyRecord | undefined, args: unknown): IdempotencyLookup => {
+    if (!raw) return { state: 'none' }
     if (raw.args_digest !== argsDigest(args)) return { state: 'mismatch' }
     return raw.status === 'done' ? { state: 'done', data: raw.data } : { state: 'pending' }
   }
-  const read = (id: string) => guarded(p.store, 'reading an idempotency record', () => p.readRecord(id))
+  // Every read of a shared record is validated: absent is none, anything but a record agentcli writes is E_IO.
+  const read = async (id: string): Promise<IdempotencyRecord | undefined> => {
+    const raw = await guarded(p.store, 'reading an idempotency record', () => p.readRecord(id))
+    if (raw === undefined || raw === null) return undefined
+    if (!isIdempotencyRecord(raw)) throw invalidRecord(p.store, id)
+    return raw
+  }
   const ledger: IdempotencyLedger = {
     async lookup(scope, command, key, args) {
       return judge(await read(recordId(scope, command, key)), args)
@@ -75,17 +105,15 @@ export function sharedIdempotencyLedger(p: SharedPrimitives): IdempotencyLedger 
         created_at: new Date().toISOString(),
         completed_at: null,
       }
-      const mine = await guarded(p.store, 'recording the intent', () => p.claimRecord(id, record))
-      if (!mine) {
-        const deadline = Date.now() + PENDING_WAIT_MS
-        for (;;) {
-          const seen = judge(await read(id), args)
-          if (seen.state === 'done') return { data: seen.data, replayed: true }
-          if (seen.state === 'mismatch') throw keyReused(key)
-          if (seen.state === 'none') return ledger.run(scope, command, key, args, write)
-          if (Date.now() >= deadline) throw keyInDoubt(key)
-          await new Promise((resolve) => setTimeout(resolve, 100))
-        }
+      // Another machine's attempt holds the key: wait for its result (bounded), or claim the key if that attempt
+      // cleared it (nothing changed there).
+      const deadline = Date.now() + PENDING_WAIT_MS
+      while (!(await guarded(p.store, 'recording the intent', () => p.claimRecord(id, record)))) {
+        const seen = judge(await read(id), args)
+        if (seen.state === 'done') return { data: seen.data, replayed: true }
+        if (seen.state === 'mismatch') throw keyReused(key)
+        if (Date.now() >= deadline) throw keyInDoubt(key)
+        await new Promise((resolve) => setTimeout(resolve, 100))
       }
       let data: unknown
       try {

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { isBeforeChange } from '../../../src/errors/before-change.js'
 import { completeShared, loadShared, requireHumanShared } from '../../../src/fleet/checkpoints.js'
-import { sharedIdempotencyLedger, sharedTokenLedger } from '../../../src/fleet/ledgers.js'
+import { recordId, sharedIdempotencyLedger, sharedTokenLedger } from '../../../src/fleet/ledgers.js'
 import { openPostgres } from '../../../src/fleet/postgres.js'
 import { openRedis } from '../../../src/fleet/redis.js'
 import type { FleetBackend } from '../../../src/fleet/types.js'
@@ -168,6 +168,41 @@ describe.each(ENGINES)('a %s store that fails', (engine) => {
     } finally {
       await backend.close()
       await direct.close()
+    }
+  }, 60_000)
+
+  it('an idempotency record edited in the store (an unknown status) is E_IO at once, never a wait or a change', async () => {
+    const backend = await open(engine, fleet.url(engine))
+    try {
+      const ledger = sharedIdempotencyLedger(backend.primitives)
+      const args = { title: 'x' }
+      const good = await ledger.run('scope', 'create', `edited-${engine}`, args, async () => ({ id: '1' }))
+      expect(good.replayed).toBe(false)
+      const id = recordId('scope', 'create', `edited-${engine}`)
+      const stored = (await backend.primitives.readRecord(id)) as Record<string, unknown>
+      await backend.primitives.writeRecord(id, { ...stored, status: 'hacked' } as never)
+      let applied = 0
+      // Count the reads: a refusal on the first one, not a wait that polls the record until its deadline.
+      let reads = 0
+      const counted = sharedIdempotencyLedger({
+        ...backend.primitives,
+        readRecord: (at: string) => {
+          reads++
+          return backend.primitives.readRecord(at)
+        },
+      })
+      const run = await counted
+        .run('scope', 'create', `edited-${engine}`, args, async () => {
+          applied++
+        })
+        .catch((e: unknown) => e)
+      expect(run).toMatchObject({ code: 'E_IO', details: { reason: 'invalid_record', record: id } })
+      expect(isBeforeChange(run)).toBe(true)
+      expect(applied).toBe(0)
+      expect(reads).toBe(1)
+      await expect(ledger.lookup('scope', 'create', `edited-${engine}`, args)).rejects.toMatchObject({ code: 'E_IO' })
+    } finally {
+      await backend.close()
     }
   }, 60_000)
 
