@@ -10,6 +10,7 @@ import { idDepth, leadingWords, longestMatch } from '../route/match.js'
 import { unknownCommand } from '../route/unknown.js'
 import type { ToolEnv } from '../settings/tool-env.js'
 import { onlyGlobals } from '../universal-flags/globals.js'
+import { clearUpdateLeftovers } from '../update/leftovers.js'
 import { invocation } from './invocation.js'
 import { helpRequested, type OwnRoute, ownRoute, readPjson } from './own-commands.js'
 import { exit, openSession, type Session, versionOutcome } from './session.js'
@@ -44,6 +45,7 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
     const { dir, pjson } = readPjson(root, options.bundle)
     const config = toolConfig(dir, pjson)
     const env = session.configure(config)
+    await clearUpdateLeftovers(dir)
     const { globals, argv } = session
     if (argv[0] === '--version' && !globals.error)
       return await session.finish({ outcome: versionOutcome(config, globals, argv.slice(1)) })
