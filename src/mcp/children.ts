@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process'
+import { signalGroup } from '../runtime/process-group.js'
 
 /**
  * How long a call's processes have to wind down after SIGINT/SIGTERM before SIGKILL: longer than the CLI's own
@@ -6,21 +7,8 @@ import type { ChildProcess } from 'node:child_process'
  */
 export const KILL_GRACE_MS = 5000
 
-/** Each call is the leader of a process group of its own (spawned detached), so one signal reaches its children. */
-export const OWN_GROUP = process.platform !== 'win32'
-
 const live = new Map<ChildProcess, Promise<void> | undefined>()
 let hooked = false
-
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return
-  try {
-    if (OWN_GROUP) process.kill(-child.pid, signal)
-    else child.kill(signal)
-  } catch {
-    // ESRCH: the group is gone already.
-  }
-}
 
 const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null
 

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
+import { OWN_GROUP } from '../runtime/process-group.js'
 import { toolEnv } from '../settings/tool-env.js'
-import { OWN_GROUP, stop, track } from './children.js'
+import { stop, track } from './children.js'
 
 /** How the server starts one CLI call of its own tool. */
 export type Launcher = {

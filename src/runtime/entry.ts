@@ -49,9 +49,9 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
     const { globals, argv } = session
     if (argv[0] === '--version' && !globals.error)
       return await session.finish({ outcome: versionOutcome(config, globals, argv.slice(1)) })
-    const route = await ownRoute(config, argv, options.bundle)
-    if (!route || helpRequested(argv) || (onlyGlobals(session.rawArgv) && !globals.error && !process.stdout.isTTY))
-      return await viaOclif(session, env, await oclifConfig(config))
+    // Help needs oclif's Config anyway: the command map is not even loaded for it. A bare call names no command.
+    const route = helpRequested(argv) ? undefined : await ownRoute(config, argv, options.bundle)
+    if (!route) return await viaOclif(session, env, await oclifConfig(config))
     return await runOwn(session, env, config, route)
   } catch (error) {
     return session.finish({ error })

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { signalGroup } from '../runtime/process-group.js'
 
 /** How a bounded child process ended. */
 export type ChildResult = { code: number | null; stdout: string; stderr: string; timed_out: boolean }
@@ -32,11 +33,7 @@ export function runBounded(
     child.stderr.on('data', (c: Buffer) => {
       stderr = (stderr + c.toString('utf8')).slice(-KEEP)
     })
-    const killGroup = () => {
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL')
-      } catch {}
-    }
+    const killGroup = () => signalGroup(child, 'SIGKILL')
     const timer = setTimeout(() => {
       timedOut = true
       killGroup()

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
+import { OWN_GROUP, signalGroup } from '../runtime/process-group.js'
 
 /** What verify keeps of one stream of one call; past it the call is ended and the stream marked truncated. */
 export const MAX_CALL_OUTPUT = 16 * 1024 * 1024
@@ -108,16 +109,10 @@ export function call(
     const child = spawn(bin!, [...pre, ...args], {
       env: merged,
       cwd: t.cwd,
-      detached: true,
+      detached: OWN_GROUP,
       stdio: ['ignore', 'pipe', 'pipe'],
     })
-    const endGroup = () => {
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL')
-      } catch {
-        // The group is already gone.
-      }
-    }
+    const endGroup = () => signalGroup(child, 'SIGKILL')
     const out: Buffer[] = []
     const err: Buffer[] = []
     const size = { stdout: 0, stderr: 0 }
