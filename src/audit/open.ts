@@ -1,6 +1,6 @@
-import { userInfo } from 'node:os'
 import { inspectStateFile } from '../fs/state-file.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
+import { type Caller, callerOf } from '../settings/caller.js'
 import { toolEnv } from '../settings/tool-env.js'
 import { openAudit } from './pending.js'
 import { type AuditDraft, auditDraft, type DraftInput } from './record.js'
@@ -25,17 +25,8 @@ export async function startAudit(
  * Who runs a call, as far as it is known without a principal: `<BIN>_PROFILE` (else `default`, as a write's
  * principal says) and the operating-system user (null when the system cannot say).
  */
-export function caller(
-  bin: string,
-  user: () => string = () => userInfo().username,
-): { profile: string; os_user: string | null } {
-  let osUser: string | null = null
-  try {
-    osUser = user()
-  } catch {
-    // No passwd entry for this uid (a container's arbitrary user): unknown, not a failure.
-  }
-  return { profile: toolEnv(bin).raw('PROFILE') || 'default', os_user: osUser }
+export function caller(bin: string, user?: () => string): Caller {
+  return callerOf(toolEnv(bin), user)
 }
 
 /**

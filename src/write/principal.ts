@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
-import { userInfo } from 'node:os'
 import type { Credentials } from '../credentials/credentials.js'
+import { callerOf } from '../settings/caller.js'
 import type { ToolEnv } from '../settings/tool-env.js'
 
 /** Who a write acts as: bound into its confirm token, its idempotency scope and its audit record. */
@@ -20,17 +20,14 @@ export type Principal = {
 
 /** The default principal: the credentials' account and scopes, the profile, the OS user. Reads no secret store. */
 export async function defaultPrincipal(credentials: Credentials, env: ToolEnv): Promise<Principal> {
-  let osUser: string | null = null
-  try {
-    osUser = userInfo().username
-  } catch {}
+  const { profile, os_user } = callerOf(env)
   const { account, scopes } = await credentials.session()
   const token = env.raw('TOKEN')
   return {
     account,
     scopes,
-    profile: env.raw('PROFILE') || 'default',
-    os_user: osUser,
+    profile,
+    os_user,
     credential: token ? createHash('sha256').update(`agentcli-principal\0${token}`).digest('hex').slice(0, 32) : null,
   }
 }
