@@ -154,4 +154,13 @@ export const SOURCE_PATCHES: readonly SourcePatch[] = [
     replace: 'const ansis_1 = { get default() { return __importDefault(require("ansis")).default; } };',
     why: "ansis probes the terminal's colour support when it is evaluated, which builds `process.stdout`; oclif's theme is loaded by every parse error's class but colours text only when asked (and agentcli strips colour from what it keeps). Evaluated on the first colourised string.",
   },
+  {
+    name: 'colour-support-when-asked',
+    package: '@oclif/core',
+    file: 'lib/ux/theme.js',
+    find: 'const supports_color_1 = require("./supports-color");',
+    replace:
+      'const supports_color_1 = { supportsColor: (...args) => require("./supports-color").supportsColor(...args) };',
+    why: "supports-color asks node:tty whether fds 1 and 2 are terminals when it is evaluated, and node:tty loads net and the whole stream stack (≈ 2–4 ms of every start); oclif's theme, loaded by every parse error's class, asks it only when it colours a string. Evaluated on that first call, with the same answer (it reads the same environment and descriptors).",
+  },
 ]

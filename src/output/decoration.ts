@@ -19,17 +19,14 @@ const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
 /**
  * An emoji with what joins or modifies it (variation selector, keycap, skin tone, ZWJ sequence, tag sequence),
  * and one space after it; or such a component left on its own (a keycap's digit stays). ©, ® and ™ are
- * pictographic too but are text.
+ * pictographic too but are text. Kept as the pattern's text: a regular expression literal is built when the
+ * module is evaluated, and from a code cache that means parsing its Unicode property classes on every start.
  */
-const EMOJI =
-  /(?:(?![\u00a9\u00ae\u2122])\p{Extended_Pictographic}|\p{Regional_Indicator})(?:\u{fe0f}|\u{20e3}|[\u{1f3fb}-\u{1f3ff}]|[\u{e0020}-\u{e007f}]|\u{200d}\p{Extended_Pictographic})*/u
+const EMOJI = String.raw`(?:(?![\u00a9\u00ae\u2122])\p{Extended_Pictographic}|\p{Regional_Indicator})(?:\u{fe0f}|\u{20e3}|[\u{1f3fb}-\u{1f3ff}]|[\u{e0020}-\u{e007f}]|\u{200d}\p{Extended_Pictographic})*`
 // Built on first use: parsing its Unicode property classes costs most of a millisecond, and most messages are plain.
 let decoration: RegExp | undefined
 const decorationPattern = () =>
-  (decoration ??= new RegExp(
-    `(${EMOJI.source})[ \\t]?|[\\u{fe0f}\\u{20e3}\\u{1f3fb}-\\u{1f3ff}\\u{e0020}-\\u{e007f}]`,
-    'gu',
-  ))
+  (decoration ??= new RegExp(`(${EMOJI})[ \\t]?|[\\u{fe0f}\\u{20e3}\\u{1f3fb}-\\u{1f3ff}\\u{e0020}-\\u{e007f}]`, 'gu'))
 
 /** Printable ASCII, tab and line feed: nothing to take out (most messages). */
 const PLAIN = /^[\t\n\u0020-\u007e]*$/
@@ -67,7 +64,7 @@ export function dataEmoji(record: Record<string, unknown>, prose: readonly strin
   const visit = (value: unknown, depth: number): void => {
     if (budget-- <= 0 || depth > 8) return
     if (typeof value === 'string') {
-      if (!PLAIN.test(value)) for (const [emoji] of value.matchAll(new RegExp(EMOJI.source, 'gu'))) found.add(emoji)
+      if (!PLAIN.test(value)) for (const [emoji] of value.matchAll(new RegExp(EMOJI, 'gu'))) found.add(emoji)
     } else if (Array.isArray(value)) for (const v of value) visit(v, depth + 1)
     else if (value !== null && typeof value === 'object') for (const v of Object.values(value)) visit(v, depth + 1)
   }

@@ -1,9 +1,9 @@
-import { isatty } from 'node:tty'
 import type { AgentError } from '../errors/agent-error.js'
 import { toAgentError } from '../errors/normalize.js'
 import { runnable } from '../runtime/invocation.js'
 import { now } from './clock.js'
 import { buildMeta, type Envelope, errorBody, errorEnvelope, successEnvelope } from './envelope.js'
+import { isTerminal } from './is-terminal.js'
 import { renderStream, whenAborted } from './ndjson.js'
 import type { Outcome, RawOutcome } from './outcome.js'
 import { settleProgress } from './progress.js'
@@ -33,11 +33,11 @@ export function serialize(envelope: Envelope, compact: boolean): string {
  */
 export function oneLine(
   globals: { compact: boolean; pretty?: boolean },
-  stdout: { isTTY?: boolean } = { isTTY: isatty(1) },
+  stdout: { isTTY?: boolean } = { isTTY: isTerminal(1) },
 ): boolean {
   if (globals.compact) return true
   if (globals.pretty) return false
-  // fd 1 asked directly: \`process.stdout\` is built on first touch, a cost the fast path does not pay.
+  // fd 1 asked directly: `process.stdout` is built on first touch, and node:tty loads the stream stack.
   return !stdout.isTTY
 }
 

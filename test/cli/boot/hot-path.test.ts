@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { closeSync, openSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ROOT, seed, TASKS_BIN, useSandbox } from '../../support/helpers.js'
@@ -48,6 +48,31 @@ describe('the start-up path', () => {
     expect(loaded.filter((m) => m.includes('/@oclif/core/'))).toEqual([])
     expect(loaded.filter((m) => m.includes('/examples/tasks/dist/'))).toEqual([])
     expect(loaded.filter((m) => HEAVY.some((h) => m.includes(h)))).toEqual([])
+  })
+
+  it('`tasks list` and `tasks get` load no node:tty (which loads net and the streams), to a pipe or to /dev/null', () => {
+    seed(box(), [{ id: '1', title: 'a' }])
+    const builtinsOf = (args: string[], stdout: 'pipe' | number) => {
+      const out = join(box().root, 'builtins.json')
+      const result = spawnSync(
+        process.execPath,
+        ['--import', join(ROOT, 'test/fixtures/record-builtins.mjs'), TASKS_BIN, ...args],
+        { env: { PATH: process.env.PATH, ...box().env, RECORD_BUILTINS_TO: out }, stdio: ['ignore', stdout, 'pipe'] },
+      )
+      expect(result.status, String(result.stderr)).toBe(0)
+      return (JSON.parse(readFileSync(out, 'utf8')) as { builtins: string[] }).builtins
+    }
+    const nul = openSync('/dev/null', 'w')
+    try {
+      for (const args of [['list'], ['get', '1']])
+        for (const stdout of ['pipe', nul] as const) {
+          const loaded = builtinsOf(args, stdout)
+          expect(loaded, `${args.join(' ')} > ${stdout}`).not.toContain('tty')
+          expect(loaded).not.toContain('net')
+        }
+    } finally {
+      closeSync(nul)
+    }
   })
 
   it('`tasks --version` and `tasks reference` stay off zod as well (reference reads the manifest)', () => {
