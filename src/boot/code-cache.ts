@@ -52,12 +52,31 @@ export function isPrivateDir(dir: string): boolean {
   return stat.uid === process.getuid() && (stat.mode & 0o022) === 0
 }
 
+/** What may name a cache file: a command word as {@link runKey} takes it. */
+const COMMAND_WORD = /^[a-z][a-z0-9-]{0,39}$/
+
 /**
- * The cache file of one bundle build under one Node: `<bundle>-<build>.v8`. V8 checks the Node version and flags
- * but, of the source, only its length, so the build part carries the bundle's size and modification time.
+ * The cache file of one bundle build under one Node for one command: `<bundle>-<build>-<word>.v8`, or
+ * `<bundle>-<build>.v8` for a run that names no command (`--version`, help, a bare call), the common cache. V8
+ * checks the Node version and flags but, of the source, only its length, so the build part carries the bundle's
+ * size and modification time. One file per command's first word, because V8 deserialises the whole cache on every
+ * start (≈ 0.6 ms of CPU per 100 KB): one cache holding what every command compiled cost a `list` some 5 ms.
  */
-export function cacheFileName(bundle: string, size: number, mtimeMs: number): string {
-  return `${fnv1a(bundle)}-${fnv1a(`${size}\0${mtimeMs}\0${process.version}\0${process.arch}`)}.v8`
+export function cacheFileName(bundle: string, size: number, mtimeMs: number, word = ''): string {
+  const build = `${fnv1a(bundle)}-${fnv1a(`${size}\0${mtimeMs}\0${process.version}\0${process.arch}`)}`
+  return COMMAND_WORD.test(word) ? `${build}-${word}.v8` : `${build}.v8`
+}
+
+/**
+ * The word a run's cache is kept under: the first command word (`job` for every `job …` command), or `''` when
+ * argv names none before its first flag. Never a value: `get 1` and `get 2` are one command.
+ */
+export function cacheWord(argv: readonly string[]): string {
+  for (const arg of argv) {
+    if (arg.startsWith('-')) return ''
+    if (COMMAND_WORD.test(arg)) return arg
+  }
+  return ''
 }
 
 /** 32-bit FNV-1a as hex: a file name, not a security boundary (the private directory is). */
@@ -67,8 +86,13 @@ function fnv1a(text: string): string {
   return hash.toString(16).padStart(8, '0')
 }
 
-/** At most this many rewrites of one bundle build's cache (a new command's run rewrites it), then it stays. */
+/** At most this many rewrites of one cache file (a new run of its command rewrites it), then it stays. */
 export const MAX_REWRITES = 64
+/**
+ * At most this many cache files per bundle build (one per command word, typos included); a run whose word has
+ * none past that starts from the common cache and writes nothing.
+ */
+export const MAX_CACHE_FILES = 32
 /** A cache larger than this is neither read nor written: the bundle's whole compiled code is well under 2 MB. */
 export const MAX_CACHE_BYTES = 16 * 1024 * 1024
 /** The file starts with this, then the header's length (uint32 LE), the header (JSON), then V8's data. */
@@ -124,7 +148,7 @@ export function runKey(argv: readonly string[]): string {
   for (const arg of argv) {
     if (arg === '--') break
     if (arg.startsWith('-')) flags.add(arg.split('=', 1)[0]!.slice(0, 40))
-    else if (flags.size === 0 && words.length < 3 && /^[a-z][a-z0-9-]{0,39}$/.test(arg)) words.push(arg)
+    else if (flags.size === 0 && words.length < 3 && COMMAND_WORD.test(arg)) words.push(arg)
   }
   return [...words, ...[...flags].sort().slice(0, 16)].join(' ')
 }
@@ -146,8 +170,9 @@ export function nextHeader(cache: CodeCache | undefined, rejected: boolean, key:
 const STALE_AFTER_MS = 30 * 24 * 3600 * 1000
 
 /**
- * Write a cache whole or not at all (temporary file, then rename), readable by this user only, and remove the
- * caches of the same bundle's earlier builds and any cache untouched for 30 days. Best effort.
+ * Write a cache whole or not at all (temporary file, then rename), readable by this user only, unless it would be
+ * a new file past {@link MAX_CACHE_FILES} of this build; remove the caches of the same bundle's earlier builds and
+ * any cache untouched for 30 days. Best effort.
  */
 export function writeCodeCache(file: string, data: Buffer, header: CacheHeader): void {
   const head = Buffer.from(JSON.stringify(header), 'utf8')
@@ -156,14 +181,19 @@ export function writeCodeCache(file: string, data: Buffer, header: CacheHeader):
   length.writeUInt32LE(head.length)
   const tmp = `${file}.${process.pid}.tmp`
   try {
-    writeFileSync(tmp, Buffer.concat([MAGIC, length, head, data]), { mode: 0o600, flag: 'wx' })
-    renameSync(tmp, file)
     const dir = dirname(file)
     const name = basename(file)
+    // `<bundle>-` and `<bundle>-<build>` (see cacheFileName).
     const bundle = name.slice(0, name.indexOf('-') + 1)
+    const build = name.slice(0, bundle.length + 8)
+    const names = readdirSync(dir).filter((other) => other.endsWith('.v8'))
+    const ofBuild = names.filter((other) => other.startsWith(build))
+    if (!ofBuild.includes(name) && ofBuild.length >= MAX_CACHE_FILES) return
+    writeFileSync(tmp, Buffer.concat([MAGIC, length, head, data]), { mode: 0o600, flag: 'wx' })
+    renameSync(tmp, file)
     const stale = Date.now() - STALE_AFTER_MS
-    for (const other of readdirSync(dir)) {
-      if (other === name || !other.endsWith('.v8')) continue
+    for (const other of names) {
+      if (other.startsWith(build)) continue
       const path = join(dir, other)
       if (other.startsWith(bundle) || statSync(path).mtimeMs < stale) rmSync(path, { force: true })
     }

@@ -1,6 +1,14 @@
 import type { RunOptions } from '../runtime/entry.js'
 import { builtin } from './builtin.js'
-import { cacheFileName, codeCacheDir, nextHeader, readCodeCache, runKey, writeCodeCache } from './code-cache.js'
+import {
+  cacheFileName,
+  cacheWord,
+  codeCacheDir,
+  nextHeader,
+  readCodeCache,
+  runKey,
+  writeCodeCache,
+} from './code-cache.js'
 import { holdSignals } from './early-signals.js'
 import { FRAMEWORK_NODE_RANGE, inFrameworkRange, unmetEngines } from './engines.js'
 import { rootPath } from './root-path.js'
@@ -101,19 +109,23 @@ export function loadBundle(file: string, stat: BundleStat = statSync(file)): Bun
   if (loader === undefined) return undefined
   const { size, mtimeMs } = stat
   const dir = codeCacheDir()
-  const cacheFile = dir ? join(dir, cacheFileName(file, size, mtimeMs)) : undefined
-  const cache = cacheFile ? readCodeCache(cacheFile) : undefined
+  const argv = process.argv.slice(2)
+  // The command's own cache; a command without one yet starts from the common cache (what every run compiles).
+  const cacheFile = dir ? join(dir, cacheFileName(file, size, mtimeMs, cacheWord(argv))) : undefined
+  const own = cacheFile ? readCodeCache(cacheFile) : undefined
+  const common = dir ? join(dir, cacheFileName(file, size, mtimeMs)) : undefined
+  const from = own?.data || !common || common === cacheFile ? own : readCodeCache(common)
   const source = readSource(file)
   dropLoaderWarning()
   const script = new Script(Module.wrap(source), {
     filename: file,
-    cachedData: cache?.data,
+    cachedData: from?.data,
     importModuleDynamically: loader,
   })
   // Rewritten when this run's command (or flags) may compile functions the cache lacks: the new cache holds
   // what the old one gave V8 and what this run added, so every command a user runs ends up covered.
   const header = cacheFile
-    ? nextHeader(cache, script.cachedDataRejected === true, runKey(process.argv.slice(2)))
+    ? nextHeader(own, from === own && script.cachedDataRejected === true, runKey(argv))
     : undefined
   if (cacheFile && header) process.once('exit', () => writeCodeCache(cacheFile, script.createCachedData(), header))
   const module = new Module(file)
