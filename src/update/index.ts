@@ -43,3 +43,4 @@ export {
   type TrustRootOptions,
   type TrustRootSource,
 } from './trust-root.js'
+export { type TrustRootReport, trustRootReport } from './trust-root-status.js'
