@@ -24,21 +24,17 @@ const FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile'])
 
 /** Errno codes that mean the disk (or the OS) refused a write or a read: a local fault, not the release's. */
 const isFsError = (error: unknown): error is NodeJS.ErrnoException =>
-  typeof (error as NodeJS.ErrnoException)?.code === 'string' &&
-  /^E[A-Z0-9]+$/.test((error as { code: string }).code) &&
-  !(error as { code: string }).code.startsWith('E_')
+  /^E[A-Z0-9]+$/.test(String((error as NodeJS.ErrnoException | undefined)?.code))
 
 function ioError(path: string, error: NodeJS.ErrnoException, what: string): AgentError {
-  const full = error.code === 'ENOSPC' || error.code === 'EDQUOT'
+  const fix =
+    error.code === 'ENOSPC' || error.code === 'EDQUOT'
+      ? `free space on the filesystem that holds ${path}`
+      : error.code === 'EFBIG'
+        ? 'raise the file-size limit of this shell (ulimit -f): the release holds a larger file'
+        : `make ${path} writable`
   return new AgentError('E_IO', `cannot ${what} ${path}: ${error.code} (${error.message.replace(/^[A-Z]+: /, '')})`, {
-    details: {
-      stage: 'extract',
-      path,
-      errno: error.code,
-      fix: full
-        ? `free space on the filesystem that holds ${path}, then run the update again`
-        : `make ${path} writable, then run the update again`,
-    },
+    details: { stage: 'extract', path, errno: error.code, fix: `${fix}, then run the update again` },
     cause: error,
   })
 }
