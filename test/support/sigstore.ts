@@ -31,7 +31,10 @@ export async function createAuthority(rekorBaseUrl: string) {
   const tlogV2 = await initializeTLog(v2Base, generateKeyPairSync('ec', { namedCurve: 'prime256v1' }))
   // A TSA URL with a path is used as is by @sigstore/sign (the form a signing config gives).
   const tsaUrl = `${rekorBaseUrl}-tsa/api/v1/timestamp`
-  const tsa = await initializeTSA(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }))
+  // The TSA's clock, set to the whole second before each timestamp: pkijs writes a GeneralizedTime's milliseconds
+  // without trailing zeros (".12Z"), which @sigstore/core does not parse (it reads three digits or none).
+  const tsaClock = new Date()
+  const tsa = await initializeTSA(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }), tsaClock)
   const timestamps = tsaHandler(tsa)
   const key = (rawKey: Buffer, baseUrl = rekorBaseUrl) => ({
     baseUrl,
@@ -113,7 +116,10 @@ export async function createAuthority(rekorBaseUrl: string) {
         }),
       }
     }),
-    serve(tsaUrl, timestamps.fn),
+    serve(tsaUrl, (body) => {
+      tsaClock.setTime(Math.floor(Date.now() / 1000) * 1000)
+      return timestamps.fn(body)
+    }),
   ]
   /**
    * A bundle over `data` for `subject`. `message`: a message signature as @sigstore/sign writes it (v0.2, the
