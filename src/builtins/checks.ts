@@ -206,14 +206,114 @@ async function updateCheck(config: ToolConfig): Promise<Check> {
   }
 }
 
+/** How long before the TUF root in use expires `doctor` starts to warn. */
+const TRUST_ROOT_WARN_DAYS = 30
+
+/**
+ * The Sigstore trusted root the next update verifies against (spec 002 §14): its age and expiry, read offline.
+ * The public-good TUF root expires within months and is refreshed by an update that reaches the mirror; `warn`
+ * when it expires within {@link TRUST_ROOT_WARN_DAYS} days or has expired. None for a tool that does not
+ * self-update (no report, no check).
+ */
+async function trustRootHealth(
+  config: ToolConfig,
+): Promise<{ report: import('../update/index.js').TrustRootReport | null; check: Check | null }> {
+  const { trustRootReport, updateSettings } = await import('../update/index.js')
+  const settings = updateSettings(config)
+  if (settings.source === 'github' && !settings.repository) return { report: null, check: null }
+  const check = (status: Check['status'], message: string, fix: string | null = null): Check => ({
+    check: 'trusted_root',
+    status,
+    message,
+    fix: status === 'pass' ? null : fix,
+  })
+  let report: import('../update/index.js').TrustRootReport
+  try {
+    report = await trustRootReport({
+      pinned: settings.trusted_root,
+      mirror: settings.tuf_mirror,
+      tufRoot: settings.tuf_root,
+      cacheDir: config.cacheDir,
+    })
+  } catch (error) {
+    // A tuf_mirror that is not a URL: the update itself answers E_CONFIG for it; doctor says so.
+    return {
+      report: null,
+      check: check(
+        'warn',
+        `cannot read the trusted root: ${(error as Error).message}`,
+        'fix "tuf_mirror" in "agentcli.update" of package.json',
+      ),
+    }
+  }
+  if (report.source === 'pinned')
+    return {
+      report,
+      check: check(
+        'pass',
+        `pinned ${report.path}${report.age_days === null ? ' (unreadable: an update answers E_CONFIG)' : `, written ${report.age_days} days ago`}`,
+      ),
+    }
+  const host = new URL(settings.tuf_mirror).host
+  if (report.source === 'tuf_seed')
+    return {
+      report,
+      check: check(
+        'pass',
+        `not fetched yet: the first update fetches it from ${report.mirror} through TUF${
+          report.expires_at
+            ? Date.parse(report.expires_at) <= Date.now()
+              ? ` (the TUF root shipped with the tool expired ${report.expires_at}: TUF walks from it to the repository's current root)`
+              : ` (the TUF root shipped with the tool expires ${report.expires_at})`
+            : ''
+        }`,
+      ),
+    }
+  const left = Date.parse(report.expires_at!) - Date.now()
+  const refresh = `let an update reach ${host} (\`${config.bin} update --dry-run\`, then --confirm): it refreshes the TUF metadata`
+  if (left <= 0)
+    return {
+      report,
+      check: check(
+        'warn',
+        `the cached TUF root (fetched ${report.age_days} days ago) expired at ${report.expires_at}: an update must refresh it from ${host} first`,
+        refresh,
+      ),
+    }
+  if (left < TRUST_ROOT_WARN_DAYS * 86_400_000)
+    return {
+      report,
+      check: check(
+        'warn',
+        `the cached TUF root (fetched ${report.age_days} days ago) expires at ${report.expires_at}`,
+        refresh,
+      ),
+    }
+  return {
+    report,
+    check: check(
+      'pass',
+      `fetched ${report.age_days} days ago from ${report.mirror}; its TUF root expires ${report.expires_at}, the cached copy verifies offline until ${report.offline_until}`,
+    ),
+  }
+}
+
+/** What `doctor` reports: every check, and the trusted root an update verifies against. */
+export type DoctorReport = {
+  checks: Check[]
+  trusted_root: import('../update/index.js').TrustRootReport | null
+}
+
 /** Every check, built-in first, then those tools and plugins contribute through the `agentcli:doctor` hook. */
-export async function runChecks(config: ToolConfig, credentials: Credentials): Promise<Check[]> {
+export async function runChecks(config: ToolConfig, credentials: Credentials): Promise<DoctorReport> {
+  const trust = await trustRootHealth(config)
   const checks = [
     readinessCheck(config),
     await minVersionCheck(config),
     await configDirCheck(config),
     await credentialsCheck(config, credentials),
     await updateCheck(config),
+    ...(trust.check ? [trust.check] : []),
     // Loaded here, not at the top: the check opens the state store only when a state URL is set.
     await (await import('../fleet/index.js')).stateCheck(config),
   ]
@@ -238,7 +338,7 @@ export async function runChecks(config: ToolConfig, credentials: Credentials): P
       fix: 'fix the plugin that contributed this check',
     })
   }
-  return checks
+  return { checks, trusted_root: trust.report }
 }
 
 /**

@@ -125,6 +125,17 @@ export const doctorSchema = (z: ZodNamespace) =>
       }),
     ),
     summary: z.object({ pass: z.number().int(), warn: z.number().int(), fail: z.number().int() }),
+    trusted_root: z
+      .object({
+        source: z.enum(['pinned', 'tuf_cache', 'tuf_seed']),
+        path: z.string().nullable(),
+        mirror: z.string().nullable(),
+        fetched_at: z.iso.datetime().nullable(),
+        expires_at: z.iso.datetime().nullable(),
+        offline_until: z.iso.datetime().nullable(),
+        age_days: z.number().int().nullable(),
+      })
+      .nullable(),
   })
 
 const changeList = (z: ZodNamespace) => z.array(z.string())

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { signalGroup } from '../runtime/process-group.js'
+import { OWN_GROUP, signalGroup } from '../runtime/process-group.js'
 
 /** How a bounded child process ended. */
 export type ChildResult = { code: number | null; stdout: string; stderr: string; timed_out: boolean }
@@ -8,7 +8,9 @@ const KEEP = 64 * 1024
 
 /**
  * Run a command with a deadline. The child gets its own process group so that on timeout or cancellation the
- * whole group it started (npm and its scripts) is killed, never anything else; output is capped in memory.
+ * whole group it started (npm and its scripts, the smoke run of a new version and whatever it spawned) is
+ * killed, never anything else; when the child exits, whatever it left running in its group is ended with it.
+ * Output is capped in memory.
  */
 export function runBounded(
   command: string,
@@ -19,7 +21,7 @@ export function runBounded(
     if (options.signal?.aborted) return reject(options.signal.reason)
     const child = spawn(command, args, {
       stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
+      detached: OWN_GROUP,
       env: options.env ?? process.env,
       ...(options.cwd ? { cwd: options.cwd } : {}),
     })
@@ -55,7 +57,11 @@ export function runBounded(
       )
     child.on('error', (error) => done(() => reject(error)))
     child.on('close', finish)
-    // A grandchild outside the group may hold the pipes open after the child exits: do not wait for it long.
-    child.on('exit', (code) => setTimeout(() => finish(code), 500).unref())
+    child.on('exit', (code) => {
+      // What the child left behind in its group (a daemon it forked, a stuck grandchild) does not outlive it.
+      killGroup()
+      // A grandchild outside the group may hold the pipes open after the child exits: do not wait for it long.
+      setTimeout(() => finish(code), 500).unref()
+    })
   })
 }

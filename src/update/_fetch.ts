@@ -1,4 +1,5 @@
 import { AgentError, isAgentError } from '../errors/agent-error.js'
+import { tooLarge } from './limits.js'
 import type { Asset, ReleaseSource } from './source.js'
 
 /**
@@ -27,11 +28,16 @@ export async function fetchBounded<T>(
   }
 }
 
-/** Fetch a small text asset (checksums, bundle) within `timeoutMs`. */
+/**
+ * Fetch a small text asset (checksums, bundle) within `timeoutMs`, reading at most `cap.maxBytes`: a body declared
+ * (Content-Length) or found larger is refused (`E_INTEGRITY` `too_large`, the asset and its URL named) as soon as
+ * that is known, so memory never holds more than the limit.
+ */
 export async function fetchText(
   source: ReleaseSource,
   asset: Asset,
   options: { timeoutMs: number; signal?: AbortSignal | undefined },
+  cap: { limit: 'checksums_bytes' | 'bundle_bytes'; maxBytes: number },
 ): Promise<string> {
   return fetchBounded(source, asset, options, async (response) => {
     if (!response.ok)
@@ -40,6 +46,26 @@ export async function fetchText(
         `cannot download ${asset.name}: HTTP ${response.status}`,
         { details: { stage: 'download', asset: asset.name } },
       )
-    return response.text()
+    const over = (got: number, atLeast: boolean) =>
+      tooLarge(cap.limit, cap.maxBytes, got, { stage: 'download', what: asset.name, where: asset.url, atLeast })
+    const declared = Number(response.headers.get('content-length'))
+    if (Number.isFinite(declared) && declared > cap.maxBytes) {
+      await response.body?.cancel().catch(() => undefined)
+      throw over(declared, false)
+    }
+    const chunks: Uint8Array[] = []
+    let size = 0
+    const reader = response.body?.getReader()
+    for (;;) {
+      const next = await reader?.read()
+      if (!next || next.done) break
+      size += next.value.length
+      if (size > cap.maxBytes) {
+        await reader?.cancel().catch(() => undefined)
+        throw over(size, true)
+      }
+      chunks.push(next.value)
+    }
+    return Buffer.concat(chunks).toString('utf8')
   })
 }

@@ -9,18 +9,12 @@ import { fetchBounded, fetchText } from './_fetch.js'
 import { withInstallLock } from './_install-lock.js'
 import { staged } from './_staged.js'
 import { toolTrustedRoot } from './_tool-root.js'
+import { extractRelease } from './archive.js'
 import { checkUpdate } from './check.js'
 import { expectedDigest, findChecksumAssets, findTarball } from './checksums.js'
 import { integrityError, type UpdateStage } from './errors.js'
-import {
-  assertInstalled,
-  cleanup,
-  clearLeftovers,
-  downloadTo,
-  extractRelease,
-  stagingDir,
-  switchVersion,
-} from './install.js'
+import { assertInstalled, cleanup, clearLeftovers, downloadTo, stagingDir, switchVersion } from './install.js'
+import { updateLimits } from './limits.js'
 import { clearUpdateNotice } from './notice-cache.js'
 import { applyNpmUpdate } from './npm-update.js'
 import type { UpdatePlanState, UpdateResult } from './plan-state.js'
@@ -92,8 +86,16 @@ export async function planUpdate(
       { details: { stage: 'discover', assets: release.assets.map((a) => a.name) } },
     )
   const bounded = { timeoutMs: updateTimeouts(config).download_ms, signal: options.signal }
-  const text = await fetchText(source, assets.checksums, bounded)
-  const bundle = assets.bundle ? parseBundle(await fetchText(source, assets.bundle, bounded)) : null
+  const limits = updateLimits(config)
+  const text = await fetchText(source, assets.checksums, bounded, {
+    limit: 'checksums_bytes',
+    maxBytes: limits.checksums_bytes,
+  })
+  const bundle = assets.bundle
+    ? parseBundle(
+        await fetchText(source, assets.bundle, bounded, { limit: 'bundle_bytes', maxBytes: limits.bundle_bytes }),
+      )
+    : null
   let sha256: string
   try {
     sha256 = expectedDigest(text, tarball.name)
@@ -158,6 +160,7 @@ async function stagedUpdate(
 ): Promise<UpdateResult> {
   const settings = updateSettings(config)
   const timeouts = updateTimeouts(config)
+  const limits = updateLimits(config)
   const tarball = plan.tarball!
   const checksums = plan.checksums!
   const hint = `run "${config.bin} changelog --since ${plan.from}" to see what changed`
@@ -173,7 +176,11 @@ async function stagedUpdate(
     const digest = await fetchBounded(source, tarball, { timeoutMs: timeouts.download_ms, signal }, (response, s) => {
       const size = Number(response.headers.get('content-length')) || undefined
       const bar = progress?.({ label: `downloading ${tarball.name}`, total: size, unit: 'bytes' })
-      return downloadTo(response, tarPath, s, (n) => bar?.tick(n)).finally(() => bar?.done())
+      return downloadTo(response, tarPath, s, (n) => bar?.tick(n), {
+        maxBytes: limits.archive_bytes,
+        name: tarball.name,
+        url: tarball.url,
+      }).finally(() => bar?.done())
     })
     stage = 'verify_signature'
     if (!settings.repository)
@@ -196,7 +203,13 @@ async function stagedUpdate(
       )
     stage = 'extract'
     if (signal.aborted) throw signal.reason
-    extracted = await extractRelease(tarPath, root, plan.to)
+    // Extracted from the verified bytes, every write checked, every file read back and compared with the
+    // archive before anything points at it: a full disk can fail the update, never install a truncated release.
+    extracted = await extractRelease(
+      { path: tarPath, name: tarball.name, sha256: tarball.sha256, limits },
+      root,
+      plan.to,
+    )
     stage = 'smoke_test'
     await smokeTest(extracted, plan.to, { timeoutMs: timeouts.smoke_ms, signal })
     if (signal.aborted) throw signal.reason

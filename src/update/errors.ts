@@ -11,6 +11,7 @@ export type IntegrityReason =
   | 'checksum_mismatch'
   | 'bundle_invalid'
   | 'release_broken'
+  | 'too_large'
 
 /** Where in the update an error happened. */
 export type UpdateStage =

@@ -1,4 +1,5 @@
 /** The update barrel (internal: not an entry point of the package): self-update that an agent can trust (spec 002 §14). */
+export { type ArchiveFiles, extractRelease, type VerifiedArchive, verifyInstalled } from './archive.js'
 export { type CheckResult, checkUpdate } from './check.js'
 export { applyUpdate, planUpdate, type UpdatePlanState, type UpdateResult } from './engine.js'
 export { type IntegrityReason, integrityError, type UpdateStage } from './errors.js'
@@ -7,11 +8,11 @@ export {
   cleanup,
   clearLeftovers,
   detectInstall,
-  extractRelease,
   type InstallMethod,
   stagingDir,
   switchVersion,
 } from './install.js'
+export { DEFAULT_UPDATE_LIMITS, type UpdateLimits, updateLimits } from './limits.js'
 export {
   DEFAULT_NPM_REGISTRY,
   downloadVerifiedTarball,
@@ -42,3 +43,4 @@ export {
   type TrustRootOptions,
   type TrustRootSource,
 } from './trust-root.js'
+export { type TrustRootReport, trustRootReport } from './trust-root-status.js'

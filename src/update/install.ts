@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
-import { lstat, mkdir, readdir, readFile, readlink, realpath, rename, rm, symlink } from 'node:fs/promises'
+import { lstat, readdir, readFile, readlink, realpath, rename, rm, symlink } from 'node:fs/promises'
 import { basename, dirname, join, relative, sep } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
@@ -9,6 +9,7 @@ import { AgentError } from '../errors/agent-error.js'
 import { clearLockDebris } from '../fs/pid-lock.js'
 import { runBounded } from './_child.js'
 import type { UpdateStage } from './errors.js'
+import { tooLarge } from './limits.js'
 
 /** How the running tool was installed (spec 002 §14). */
 export type InstallMethod =
@@ -53,15 +54,21 @@ export async function detectInstall(
   return { method: 'unknown', root: real }
 }
 
+/** The most a download may be, and what to name in the refusal. */
+export type DownloadCap = { maxBytes: number; name: string; url: string }
+
 /**
  * Download a response body to `path`, hashing it on the way (streamed: memory stays flat). `onBytes` hears the
- * size of each chunk (progress for people).
+ * size of each chunk (progress for people). With `cap`, a body declared (Content-Length) or found larger than
+ * `cap.maxBytes` is refused (`E_INTEGRITY` `too_large` naming the asset and its URL) before, or as soon as, it
+ * passes the limit. A write that fails (a full disk) is `E_IO` naming `path`, never a network error.
  */
 export async function downloadTo(
   response: Response,
   path: string,
   signal?: AbortSignal,
   onBytes?: (n: number) => void,
+  cap?: DownloadCap,
 ): Promise<string> {
   if (!response.ok || !response.body)
     throw new AgentError(
@@ -69,13 +76,48 @@ export async function downloadTo(
       `download failed: HTTP ${response.status}`,
       { details: { stage: 'download', status: response.status } },
     )
+  const over = (got: number, atLeast: boolean) =>
+    tooLarge('archive_bytes', cap!.maxBytes, got, { stage: 'download', what: cap!.name, where: cap!.url, atLeast })
+  const declared = Number(response.headers.get('content-length'))
+  if (cap && Number.isFinite(declared) && declared > cap.maxBytes) {
+    await response.body.cancel().catch(() => undefined)
+    throw over(declared, false)
+  }
   const hash = createHash('sha256')
   const source = Readable.fromWeb(response.body as unknown as WebReadableStream<Uint8Array>)
+  let received = 0
+  let refusal: AgentError | undefined
   source.on('data', (chunk: Buffer) => {
+    received += chunk.length
+    if (cap && received > cap.maxBytes) {
+      refusal ??= over(received, true)
+      source.destroy(refusal)
+      return
+    }
     hash.update(chunk)
     onBytes?.(chunk.length)
   })
-  await pipeline(source, createWriteStream(path, { mode: 0o600 }), signal ? { signal } : {})
+  const file = createWriteStream(path, { mode: 0o600 })
+  let writeError: NodeJS.ErrnoException | undefined
+  file.on('error', (error) => {
+    writeError ??= error
+  })
+  try {
+    await pipeline(source, file, signal ? { signal } : {})
+  } catch (error) {
+    if (refusal) throw refusal
+    if (writeError)
+      throw new AgentError('E_IO', `cannot write ${path}: ${writeError.code} (${writeError.message})`, {
+        details: {
+          stage: 'download',
+          path,
+          errno: writeError.code ?? null,
+          fix: `free space on the filesystem that holds ${path} (or make it writable), then run the update again`,
+        },
+        cause: writeError,
+      })
+    throw error
+  }
   return hash.digest('hex')
 }
 
@@ -104,46 +146,6 @@ async function linked(root: string): Promise<Set<string>> {
     } catch {}
   }
   return keep
-}
-
-/**
- * Extract a release tarball into a new version directory next to the installed ones: into a hidden partial
- * directory first, renamed into place only when complete. Links and paths leaving the directory are refused.
- * An existing directory of the same version is replaced only if `current` does not point at it.
- */
-export async function extractRelease(tarball: string, root: string, version: string): Promise<string> {
-  const { extract } = await import('tar')
-  const versions = join(root, 'versions')
-  const suffix = randomBytes(4).toString('hex')
-  const partial = join(versions, `.${version}.partial-${suffix}`)
-  await mkdir(partial, { recursive: true, mode: 0o755 })
-  try {
-    await extract({
-      file: tarball,
-      cwd: partial,
-      strip: 1,
-      preservePaths: false,
-      filter: (_path, entry) => !('type' in entry) || (entry.type !== 'SymbolicLink' && entry.type !== 'Link'),
-    })
-    const target = join(versions, version)
-    const existing = await realpath(target).catch(() => undefined)
-    if (existing) {
-      if (existing === (await realpath(join(root, 'current')).catch(() => undefined)))
-        throw new Error(`${target} is the running version`)
-      // Moved aside, not deleted in place: a rename is instant, so the directory is never seen half-removed.
-      const aside = join(versions, `.${version}.old-${suffix}`)
-      await rename(target, aside)
-      await rm(aside, { recursive: true, force: true })
-    }
-    await rename(partial, target)
-    return target
-  } catch (error) {
-    await rm(partial, { recursive: true, force: true })
-    throw new AgentError('E_IO', `cannot extract the release: ${(error as Error).message}`, {
-      details: { stage: 'extract' },
-      cause: error,
-    })
-  }
 }
 
 /** Point `link` at `target` atomically: a new symlink renamed over the old one. */

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { cp, lstat, mkdir, readdir, readFile, rename, rm, stat, symlink } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
+import { AgentError, isAgentError } from '../errors/agent-error.js'
 import { readJsonFile, writeJsonAtomic } from '../fs/json-file.js'
 
 /** What a skill sync did. */
@@ -45,10 +46,32 @@ async function folderHash(dir: string): Promise<string> {
   return hash.digest('hex')
 }
 
+/**
+ * Replace `target` with a copy of `source`, checked: the copy is hashed against the source before it replaces
+ * anything, so a full disk under the home directory leaves the previous skill in place, never a truncated one.
+ */
 async function replaceDir(source: string, target: string): Promise<void> {
   const temp = `${target}.tmp-${randomBytes(4).toString('hex')}`
   await mkdir(dirname(target), { recursive: true })
-  await cp(source, temp, { recursive: true })
+  try {
+    await cp(source, temp, { recursive: true })
+    if ((await folderHash(temp)) !== (await folderHash(source)))
+      throw new AgentError('E_IO', `the copy of the skill at ${temp} differs from ${source}`, {
+        details: { path: target, fix: `check the filesystem that holds ${target} (free space), then sync again` },
+      })
+  } catch (error) {
+    await rm(temp, { recursive: true, force: true })
+    if (isAgentError(error)) throw error
+    const code = (error as NodeJS.ErrnoException).code ?? 'error'
+    throw new AgentError('E_IO', `cannot copy the skill to ${target}: ${code} (${(error as Error).message})`, {
+      details: {
+        path: target,
+        errno: code,
+        fix: `check the filesystem that holds ${target} (free space), then sync again`,
+      },
+      cause: error,
+    })
+  }
   const old = `${target}.old-${randomBytes(4).toString('hex')}`
   if (
     await lstat(target).then(

@@ -1,5 +1,7 @@
-import { readFile } from 'node:fs/promises'
+import { createReadStream } from 'node:fs'
+import { readFile, stat } from 'node:fs/promises'
 import { isAbsolute, join } from 'node:path'
+import { Readable } from 'node:stream'
 import semver from 'semver'
 import { AgentError, isAgentError } from '../errors/agent-error.js'
 import { httpClient } from '../http/client.js'
@@ -161,11 +163,17 @@ export function directorySource(dir: string): ReleaseSource {
       }
     },
     async fetch(asset) {
+      // Streamed with its size declared, like an HTTP source: a huge file is refused from its size, never read
+      // into memory.
+      let info: Awaited<ReturnType<typeof stat>>
       try {
-        return new Response(await readFile(asset.url))
+        info = await stat(asset.url)
+        if (!info.isFile()) throw new Error('not a file')
       } catch {
         return new Response('missing', { status: 404 })
       }
+      const body = Readable.toWeb(createReadStream(asset.url)) as unknown as ReadableStream<Uint8Array>
+      return new Response(body, { headers: { 'content-length': String(info.size) } })
     },
   }
 }

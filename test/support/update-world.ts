@@ -5,7 +5,7 @@ import type { ToolRun } from 'agentcli/testing'
 import { HttpResponse, http } from 'msw'
 import { afterAll, beforeAll, beforeEach } from 'vitest'
 import { env, ROOT } from './helpers.js'
-import { createAuthority } from './sigstore.js'
+import { createAuthority, type SignKind } from './sigstore.js'
 import { startUpstream, type Upstream } from './upstream.js'
 
 // What every `update` suite stands on: a loopback upstream serving GitHub releases, a throw-away Sigstore
@@ -53,7 +53,7 @@ export function useUpdateWorld(name: string): void {
   })
   beforeEach(() => {
     api.reset()
-    api.use(authority.handler, stranger.handler)
+    api.use(...authority.handlers, ...stranger.handlers)
   })
 }
 
@@ -62,12 +62,21 @@ export function checksumsFor(r: Release): string {
   return `${createHash('sha256').update(r.bytes).digest('hex')}  ${r.name}\n`
 }
 
-/** The release with a checksums file `sums` and a bundle over it signed for `subject` by `by`. */
-export async function signedAssets(r: Release, subject: string, sums = checksumsFor(r), by = authority) {
+/**
+ * The release with a checksums file `sums` and a bundle over it signed for `subject` by `by`, in the format
+ * `kind` (`cosign3`: what cosign 3.1 writes by default).
+ */
+export async function signedAssets(
+  r: Release,
+  subject: string,
+  sums = checksumsFor(r),
+  by = authority,
+  kind: SignKind = 'message',
+) {
   return {
     [r.name]: r.bytes,
     'checksums.txt': sums,
-    'checksums.txt.sigstore.json': JSON.stringify(await by.sign(Buffer.from(sums), subject)),
+    'checksums.txt.sigstore.json': JSON.stringify(await by.sign(Buffer.from(sums), subject, undefined, kind)),
   } satisfies Assets
 }
 

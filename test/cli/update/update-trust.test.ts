@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { runTool, type Sandbox } from 'agentcli/testing'
 import { HttpResponse, http } from 'msw'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { env, ROOT, useSandbox } from '../../support/helpers.js'
+import { env, ROOT, shiftedClock, useSandbox } from '../../support/helpers.js'
 import { makeInstall, makeRelease, snapshot } from '../../support/release.js'
 import { createTufRepo, type TufRepo } from '../../support/tuf-repo.js'
 import {
@@ -103,6 +103,47 @@ describe('the trusted root is refreshed through TUF', () => {
 
   /** An install that trusts only what the loopback TUF repository signs. */
   const tufInstall = () => makeInstall({ tuf_mirror: `${tuf.url}tuf`, tuf_root: file('tuf-root.json', repo.rootJson) })
+
+  it('doctor reports the trusted root in use, its age and expiry, and warns as its TUF root nears expiry', async () => {
+    install = tufInstall()
+    type Check = { check: string; status: string; message: string; fix: string | null }
+    const doctor = async (extra: Record<string, string> = {}) => {
+      const run = await tool(box(), ['doctor'], extra)
+      expect(run.code, run.stdout + run.stderr).toBe(0)
+      const data = env(run).data
+      return { report: data.trusted_root, check: (data.checks as Check[]).find((c) => c.check === 'trusted_root')! }
+    }
+    const rootExpires = new Date(JSON.parse(repo.rootJson).signed.expires).toISOString()
+    const fresh = await doctor()
+    expect(fresh.report).toMatchObject({
+      source: 'tuf_seed',
+      mirror: `${tuf.url}tuf`,
+      fetched_at: null,
+      expires_at: rootExpires,
+      age_days: null,
+    })
+    expect(fresh.check).toMatchObject({ status: 'pass', fix: null })
+    expect(fresh.check.message).toMatch(/not fetched yet/)
+    // An update that refreshes (and caches) the root through TUF, then refuses the release's identity: the tool
+    // stays 0.1.0, whose package.json names this TUF repository.
+    serveRelease('v0.2.0', await assets(identityFor('v9.9.9')))
+    await expectRefused(box(), 'E_INTEGRITY', { reason: 'identity_mismatch' })
+    const cached = await doctor()
+    expect(cached.report).toMatchObject({ source: 'tuf_cache', expires_at: rootExpires, age_days: 0 })
+    expect(Date.parse(cached.report.fetched_at)).toBeGreaterThan(Date.now() - 600_000)
+    expect(Date.parse(cached.report.offline_until)).toBeLessThan(Date.parse(rootExpires))
+    expect(cached.check).toMatchObject({ status: 'pass', fix: null })
+    // The repository's root expires in 365 days: 340 days on, doctor warns; 400 days on, it says it expired.
+    const DAY = 86_400_000
+    const soon = await doctor(shiftedClock(340 * DAY))
+    expect(soon.report.age_days).toBe(340)
+    expect(soon.check).toMatchObject({ status: 'warn' })
+    expect(soon.check.message).toMatch(/expires at/)
+    expect(soon.check.fix).toMatch(/refreshes the TUF metadata/)
+    const expired = await doctor(shiftedClock(400 * DAY))
+    expect(expired.check).toMatchObject({ status: 'warn' })
+    expect(expired.check.message).toMatch(/expired at/)
+  })
 
   it('a fresh root from TUF verifies the release', async () => {
     install = tufInstall()
@@ -309,5 +350,29 @@ describe('a malformed release list is the source fault, never E_INTERNAL', () =>
       code: 'E_IO',
       details: { stage: 'discover', path: join(dir, 'releases.json') },
     })
+  })
+})
+
+describe('doctor and a pinned trusted root', () => {
+  it('reports the pinned file, its age, no TUF expiry; a tool that does not self-update reports none', async () => {
+    const pinned = file('root.json', JSON.stringify(authority.trustedRoot))
+    install = makeInstall({ trusted_root: pinned })
+    const run = await tool(box(), ['doctor'])
+    expect(env(run).data.trusted_root).toMatchObject({
+      source: 'pinned',
+      path: pinned,
+      mirror: null,
+      expires_at: null,
+      offline_until: null,
+      age_days: 0,
+    })
+    expect(env(run).data.checks).toContainEqual(
+      expect.objectContaining({ check: 'trusted_root', status: 'pass', fix: null }),
+    )
+    install.cleanup()
+    install = makeInstall({ repository: null })
+    const none = await tool(box(), ['doctor'])
+    expect(env(none).data.trusted_root).toBeNull()
+    expect(env(none).data.checks.map((c: { check: string }) => c.check)).not.toContain('trusted_root')
   })
 })

@@ -15,7 +15,7 @@ beforeAll(async () => {
   upstream = await startUpstream([])
   authority = await createAuthority(`${upstream.url}rekor`)
   other = await createAuthority(`${upstream.url}other`)
-  upstream.use(authority.handler, other.handler)
+  upstream.use(...authority.handlers, ...other.handlers)
 })
 afterAll(() => upstream.close())
 
@@ -117,5 +117,73 @@ describe('verifyBundle', () => {
 
   it('reads the public-good trusted root offline from @sigstore/tuf', () => {
     expect((publicGoodTrustedRoot() as { mediaType: string }).mediaType).toMatch(/trustedroot/)
+  })
+
+  describe('a release signed the way cosign 3.1 signs by default', () => {
+    type Cosign3 = {
+      mediaType: string
+      verificationMaterial: {
+        certificate?: unknown
+        x509CertificateChain?: unknown
+        tlogEntries: Array<{ kindVersion: { kind: string; version: string }; inclusionPromise?: unknown }>
+        timestampVerificationData: { rfc3161Timestamps: unknown[] }
+      }
+    }
+    type Root = { tlogs: Array<{ baseUrl: string }>; timestampAuthorities: unknown[] }
+
+    it('verifies: bundle v0.3, a Rekor v2 entry, an RFC 3161 timestamp', async () => {
+      const bundle = (await authority.sign(DATA, ID, undefined, 'cosign3')) as Cosign3
+      // The shape cosign 3.1 writes, so the test proves what it claims to.
+      expect(bundle.mediaType).toBe('application/vnd.dev.sigstore.bundle.v0.3+json')
+      expect(bundle.verificationMaterial.certificate).toBeDefined()
+      expect(bundle.verificationMaterial.x509CertificateChain).toBeUndefined()
+      expect(bundle.verificationMaterial.tlogEntries).toHaveLength(1)
+      expect(bundle.verificationMaterial.tlogEntries[0]!.kindVersion).toEqual({
+        kind: 'hashedrekord',
+        version: '0.0.2',
+      })
+      expect(bundle.verificationMaterial.tlogEntries[0]!.inclusionPromise).toBeUndefined()
+      expect(bundle.verificationMaterial.timestampVerificationData.rfc3161Timestamps).toHaveLength(1)
+      expect(await verifyBundle({ bundle, artifact: DATA, identity, trustedRoot: authority.trustedRoot })).toEqual({
+        subject: ID,
+        issuer: identity.issuer,
+      })
+    })
+
+    it('refuses it without its timestamp: a Rekor v2 entry proves no time of its own', async () => {
+      const bundle = (await authority.sign(DATA, ID, undefined, 'cosign3')) as Cosign3
+      bundle.verificationMaterial.timestampVerificationData.rfc3161Timestamps = []
+      expect(await reason(verifyBundle({ bundle, artifact: DATA, identity, trustedRoot: authority.trustedRoot }))).toBe(
+        'signature_invalid',
+      )
+    })
+
+    it('refuses it against a root that lacks its timestamp authority or its Rekor v2 log', async () => {
+      const bundle = await authority.sign(DATA, ID, undefined, 'cosign3')
+      const root = authority.trustedRoot as unknown as Root
+      const noTsa = { ...root, timestampAuthorities: [] }
+      const noV2 = { ...root, tlogs: root.tlogs.filter((t) => !t.baseUrl.endsWith('-v2')) }
+      expect(noV2.tlogs).toHaveLength(1)
+      for (const trustedRoot of [noTsa, noV2])
+        expect(await reason(verifyBundle({ bundle, artifact: DATA, identity, trustedRoot }))).toBe('signature_invalid')
+    })
+
+    it('refuses one from another authority, for another tag or over other bytes', async () => {
+      const foreign = await other.sign(DATA, ID, undefined, 'cosign3')
+      // Its timestamp is the first thing checked, and no trusted TSA signed it.
+      expect(
+        await reason(verifyBundle({ bundle: foreign, artifact: DATA, identity, trustedRoot: authority.trustedRoot })),
+      ).toMatch(/^(root_untrusted|signature_invalid)$/)
+      const later = await authority.sign(DATA, `${ID}0`, undefined, 'cosign3')
+      expect(
+        await reason(verifyBundle({ bundle: later, artifact: DATA, identity, trustedRoot: authority.trustedRoot })),
+      ).toBe('identity_mismatch')
+      const bundle = await authority.sign(DATA, ID, undefined, 'cosign3')
+      expect(
+        await reason(
+          verifyBundle({ bundle, artifact: Buffer.from('other\n'), identity, trustedRoot: authority.trustedRoot }),
+        ),
+      ).toBe('signature_invalid')
+    })
   })
 })
