@@ -10,6 +10,7 @@ import {
   type Deprecation,
   deprecatedFields,
   type OclifDeprecation,
+  publishedSchema,
 } from '../schema/deprecation.js'
 import type { OutputSchema, ZodNamespace } from '../schema/output.js'
 import { UNIVERSAL_FLAG_NAMES } from '../universal-flags/table.js'
@@ -121,9 +122,11 @@ export function describeCommand(cmd: Command.Class | Statics, bin: string, z: Zo
   const errors = [...new Set([...UNIVERSAL_ERRORS, ...(kind === 'write' ? WRITE_ERRORS : []), ...declared])].sort()
   const path = c.id.replaceAll(':', ' ')
   const examples = (c.examples ?? []).map((e) => renderExample(e, bin))
-  const outputSchema = schemaOf(c, z)
+  // Deprecations are read from the framework's own mark; what is published holds only standard keywords.
+  const rawOutput = schemaOf(c, z)
+  const outputSchema = publishedSchema(rawOutput)
   const deprecated = commandDeprecation(c)
-  const deprecatedOut = deprecatedFields(outputSchema)
+  const deprecatedOut = deprecatedFields(rawOutput)
   return {
     path,
     type: kind,
@@ -135,7 +138,7 @@ export function describeCommand(cmd: Command.Class | Statics, bin: string, z: Zo
       UNIVERSAL_FLAG_NAMES,
     ),
     output_schema: outputSchema,
-    result_schema: c.async && c.output ? toJsonSchema(z, c.output(z)) : null,
+    result_schema: c.async && c.output ? publishedSchema(toJsonSchema(z, c.output(z))) : null,
     schema_version: c.schemaVersion ?? '1.0',
     errors,
     examples: examples.length > 0 ? examples : [`${bin} ${path}`],

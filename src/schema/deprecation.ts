@@ -47,11 +47,18 @@ export function flagDeprecation(name: string, def: { deprecated?: OclifDeprecati
   return describe(`flag --${name}`, def.deprecated)
 }
 
+/**
+ * The structured deprecation (`replaced_by`, `removed_in`) on a field's JSON Schema, for the framework's own reading
+ * (`reference`'s `deprecated_fields`, `--fields` notices). Never published: {@link publishedSchema} removes it, so
+ * what validators and agents get holds only standard keywords.
+ */
 const MARK = 'x-deprecation'
 
 /**
  * Mark an output field deprecated: `environment: deprecatedField(z.string(), { replacedBy: 'env', removedIn: '2.0' })`.
- * Its JSON Schema carries `deprecated: true`, and `reference` lists it under the command's `deprecated_fields`.
+ * Its published JSON Schema carries the standard `deprecated: true` and says so in its `description` (what the
+ * field was, then what to use instead and when it goes away); `reference` lists it, structured, under the command's
+ * `deprecated_fields`.
  */
 export function deprecatedField<T extends ZodType>(schema: T, options: FieldDeprecationOptions = {}): T {
   const mark = {
@@ -59,7 +66,38 @@ export function deprecatedField<T extends ZodType>(schema: T, options: FieldDepr
     removed_in: options.removedIn ?? null,
     ...(options.message ? { message: options.message } : {}),
   }
-  return schema.meta({ deprecated: true, [MARK]: mark }) as T
+  const said =
+    options.message ??
+    `Deprecated${options.removedIn ? `: goes away in ${options.removedIn}` : ''}${options.replacedBy ? `; use ${options.replacedBy}` : ''}.`
+  const description = schema.description ? `${schema.description} ${said}` : said
+  return schema.meta({ deprecated: true, description, [MARK]: mark }) as T
+}
+
+/** Keys whose value is one subschema, a list of them, or a map of names to them (the positions a mark can be at). */
+const ONE = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames']
+const LIST = ['anyOf', 'oneOf', 'allOf', 'prefixItems']
+const MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']
+
+/**
+ * A JSON Schema as it is published (`reference`, MCP, schema files): without the framework's own deprecation mark,
+ * so it compiles under a strict validator (Ajv `strict: true` refuses unknown keywords). Only schema positions are
+ * walked: a property that happens to be named like the mark is kept.
+ */
+export function publishedSchema<T>(schema: T): T {
+  const walk = (node: unknown): unknown => {
+    if (typeof node !== 'object' || node === null || Array.isArray(node)) return node
+    const out: Record<string, unknown> = {}
+    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+      if (key === MARK) continue
+      if (ONE.includes(key)) out[key] = walk(value)
+      else if (LIST.includes(key) && Array.isArray(value)) out[key] = value.map(walk)
+      else if (MAP.includes(key) && value && typeof value === 'object')
+        out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v)]))
+      else out[key] = value
+    }
+    return out
+  }
+  return walk(schema) as T
 }
 
 type JsonSchema = { [key: string]: unknown }

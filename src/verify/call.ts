@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { isAbsolute, join, resolve } from 'node:path'
+import { delimiter, isAbsolute, join, resolve } from 'node:path'
 import { OWN_GROUP, signalGroup } from '../runtime/process-group.js'
 
 /** What verify keeps of one stream of one call; past it the call is ended and the stream marked truncated. */
@@ -71,6 +71,24 @@ export function target(command: string[], timeoutMs: number, extraEnv: Record<st
     calls: [],
     dispose: () => rmSync(home, { recursive: true, force: true }),
   }
+}
+
+/** A word that names a script by its form: a path (`./x`, `../x`, `/x`) or a script's extension; never a URL. */
+const SCRIPT = /^\.{0,2}\/|\.(?:[cm]?[jt]s|py|rb|sh)$/
+
+/**
+ * What of the target's command does not exist, or undefined: its program (a path, or a name on no `PATH` dir), or
+ * the script its program is given first (`node bin/run.js`) when that word names a file by its form.
+ */
+export function missingTarget(command: string[], path = process.env.PATH ?? ''): string | undefined {
+  const [program, ...rest] = command
+  if (!program) return undefined
+  if (/[\\/]/.test(program)) {
+    if (!existsSync(resolve(program))) return program
+  } else if (!path.split(delimiter).some((dir) => dir && existsSync(join(dir, program)))) return program
+  const script = rest.find((w) => !w.startsWith('-'))
+  if (script && !script.includes('://') && SCRIPT.test(script) && !existsSync(resolve(script))) return script
+  return undefined
 }
 
 /** A word of the target's command that names a file relative to the caller's directory. */

@@ -2,10 +2,11 @@ import { errorOf, needsInput, plainRead, strip, words } from './_private.js'
 import { type Call, call, json, type Target } from './call.js'
 import { colourTemptation, coreRef, notApplicable, quietStderr } from './generic.js'
 import { boundedLists } from './lists.js'
+import { localChecks } from './local-checks.js'
 import { populate } from './populate.js'
 import { REFERENCE_KEYS, type Ref, type RefCommand } from './reference-types.js'
 import type { Report } from './report.js'
-import { readinessChecks, selfChecks } from './self-checks.js'
+import { baselines, readinessChecks, selfChecks } from './self-checks.js'
 import { wholeRun } from './whole-run.js'
 import { writeGate } from './write-gate.js'
 
@@ -153,10 +154,15 @@ async function referenceChecks(t: Target, ref: Ref, report: Report, options: Che
   )
   quietStderr(quiet, report)
 
+  // What the reads answer on the empty state: a read that fails only once there is data is told from one that
+  // needs a login.
+  const empty = await baselines(t, ref)
   // State first, so the reads below answer real, non-empty output (and the read rule is tested on it).
-  const seen = await populate(t, ref, report, options.setups)
-  await selfChecks(t, ref, report, seen)
+  const { seen, owned } = await populate(t, ref, report, options.setups)
+  await selfChecks(t, ref, report, seen, empty)
   await boundedLists(t, ref, report, seen)
   await readinessChecks(t, ref, report)
   await writeGate(t, ref, report, seen)
+  // Last: a local command that breaks the rule may take the state the checks above read.
+  await localChecks(t, ref, report, seen, owned)
 }

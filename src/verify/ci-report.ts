@@ -66,6 +66,10 @@ const GROUPS: Record<string, { what: string; fix: string }> = {
     what: 'a write never happens without a dry-run and a confirm token bound to it',
     fix: 'make the command a WriteCommand: plan() for the preview, apply() for the change',
   },
+  local: {
+    what: 'a local command changes a session, credentials or a job, never what only a write may change',
+    fix: "make a command that changes the tool's data a WriteCommand (dry-run, then confirm)",
+  },
   interactive: { what: 'nothing waits for input off a terminal', fix: 'give every prompt a flag that answers it' },
   fuzz: {
     what: 'random invocations keep the envelope, exit-code and stdio invariants',

@@ -1,5 +1,5 @@
 import { parse as shellParse } from 'shell-quote'
-import type { RefCommand } from './reference-types.js'
+import type { RefCommand, RefParam } from './reference-types.js'
 
 /** Values seen in real outputs, by key (`id`, `job_id` …), used to fill an example's `<placeholder>`s. */
 export type Seen = Map<string, string>
@@ -18,22 +18,48 @@ export function exampleArgv(example: string, tool: string): string[] {
 
 const PLACEHOLDER = /^<([^<>]+)>$/
 
-/** The argv with every `<name>` replaced from `seen`, or undefined when one has no value yet. */
-export function fill(argv: string[], seen: Seen): string[] | undefined {
+/** An example filled: its argv, how many placeholders it had, and whether one was filled by a guess. */
+export type Filled = { argv: string[]; placeholders: number; guessed: boolean }
+
+/**
+ * The argv with every `<name>` replaced from `seen`, or undefined when one has no value yet. A value seen under
+ * the placeholder's own name is grounded; `<task_id>` filled by an `id` is a guess (the `id` may be another
+ * resource's).
+ */
+export function fillInfo(argv: string[], seen: Seen): Filled | undefined {
   const out: string[] = []
+  let placeholders = 0
+  let guessed = false
   for (const word of argv) {
     const name = PLACEHOLDER.exec(word)?.[1]
     if (!name) {
       out.push(word)
       continue
     }
+    placeholders++
     // `<task_id>` may be filled by an `id` seen in a list: the prefix names the resource, not the key.
-    const value = seen.get(name) ?? (name.endsWith('_id') || name.endsWith('-id') ? seen.get('id') : undefined)
+    let value = seen.get(name)
+    if (value === undefined && (name.endsWith('_id') || name.endsWith('-id'))) {
+      value = seen.get('id')
+      guessed = true
+    }
     if (value === undefined) return undefined
     out.push(value)
   }
-  return out
+  return { argv: out, placeholders, guessed }
 }
+
+/** The argv with every `<name>` replaced from `seen`, or undefined when one has no value yet. */
+export function fill(argv: string[], seen: Seen): string[] | undefined {
+  return fillInfo(argv, seen)?.argv
+}
+
+/** What fills every placeholder on an empty state: a value that names nothing (`E_NOT_FOUND` where ids are looked up). */
+export const NOTHING: Seen = new (class extends Map<string, string> {
+  override get(): string {
+    return 'agentcli-verify-none'
+  }
+})()
 
 /** Record the scalar fields of a read's `data` (and of its first list item) for later placeholders. */
 export function harvest(data: unknown, seen: Seen): void {
@@ -51,7 +77,7 @@ export function harvest(data: unknown, seen: Seen): void {
  * The first example of a command that, once filled, runs it as JSON with no `--fields`/`--format` reshaping and
  * returns at once (no `--wait`, `--follow`).
  */
-export function runnableExample(command: RefCommand, tool: string, seen: Seen): string[] | undefined {
+export function runnableExampleInfo(command: RefCommand, tool: string, seen: Seen): Filled | undefined {
   for (const example of command.examples) {
     const argv = exampleArgv(example, tool)
     if (
@@ -59,10 +85,48 @@ export function runnableExample(command: RefCommand, tool: string, seen: Seen): 
     )
       continue
     if (argv.slice(0, command.path.split(' ').length).join(' ') !== command.path) continue
-    const filled = fill(argv, seen)
+    const filled = fillInfo(argv, seen)
     if (filled) return filled
   }
   return undefined
+}
+
+/** {@link runnableExampleInfo}'s argv. */
+export function runnableExample(command: RefCommand, tool: string, seen: Seen): string[] | undefined {
+  return runnableExampleInfo(command, tool, seen)?.argv
+}
+
+/**
+ * The example with a second value for each literal free-text word (a string flag's value or argument without
+ * options, placeholders and the idempotency key aside), so a second run makes a second item even where the tool
+ * dedupes by value (a title, a name). Undefined when it has no such word.
+ */
+export function varied(argv: string[], command: RefCommand): string[] | undefined {
+  const free = (p: RefParam | undefined) => p !== undefined && p.type === 'string' && !p.options?.length
+  const args = command.params.filter((p) => p.kind === 'arg')
+  let next = 0
+  let changed = false
+  const out = [...argv]
+  for (let i = command.path.split(' ').length; i < out.length; i++) {
+    const word = out[i]!
+    let param: RefParam | undefined
+    let at = i
+    if (word === '--') continue
+    if (word.startsWith('-')) {
+      param = command.params.find((p) => p.kind === 'flag' && `--${p.name}` === word)
+      if (!param || param.type === 'boolean') continue
+      at = ++i
+      if (param.name === 'idempotency-key') continue
+    } else {
+      param = args[next]
+      if (!param?.multiple) next++
+    }
+    const value = out[at]
+    if (value === undefined || !free(param) || PLACEHOLDER.test(value)) continue
+    out[at] = `${value}-2`
+    changed = true
+  }
+  return changed ? out : undefined
 }
 
 /** The number of items of a list's `data`, or undefined when it is not a list. */

@@ -41,7 +41,9 @@ export const NEEDS_REFERENCE = [
   'lists.bounded',
   'write.no_token',
   'write.dry_run',
+  'write.dry_run_no_side_effects',
   'write.tampered',
+  'local.keeps_write_state',
 ] as const
 
 // CSI and OSC sequences, the two an off-terminal colour or hyperlink leaks as.

@@ -1,22 +1,22 @@
 import { errorOf, stateReads, words } from './_private.js'
 import { call, json, type Target } from './call.js'
-import { exampleArgv, fill, harvest, itemCount, type Seen } from './examples.js'
+import { exampleArgv, fill, harvest, itemCount, type Seen, varied } from './examples.js'
 import type { Ref, RefCommand } from './reference-types.js'
 import type { Report } from './report.js'
+import { changes, snapshot } from './side-effects.js'
+
+/** What populating gave the checks: the values seen (for placeholders), and every path a confirmed write made. */
+export type Populated = { seen: Seen; owned: Set<string> }
 
 /** Writes that take state away, or replace the tool itself: never confirmed while populating. */
 const UNPOPULATING = new Set(['delete', 'remove', 'rm', 'destroy', 'purge', 'drop', 'clear', 'reset', 'uninstall'])
 const populating = (c: RefCommand) =>
   c.type === 'write' && c.path !== 'update' && !UNPOPULATING.has(words(c.path).at(-1)!)
 
-/** The argv of a write's `--dry-run` example, without the flag, placeholders filled (undefined if it cannot be). */
-function dryRunOf(command: RefCommand, tool: string, seen: Seen): string[] | undefined {
+/** A write's `--dry-run` example as words, without the flag, placeholders still in (undefined if it has none). */
+function dryRunWords(command: RefCommand, tool: string): string[] | undefined {
   const example = command.examples.find((e) => e.includes('--dry-run'))
-  if (!example) return undefined
-  return fill(
-    exampleArgv(example, tool).filter((w) => w !== '--dry-run'),
-    seen,
-  )
+  return example ? exampleArgv(example, tool).filter((w) => w !== '--dry-run') : undefined
 }
 
 /**
@@ -28,13 +28,24 @@ function freshKey(argv: string[], n: number): string[] {
   return at < 0 || at + 1 >= argv.length ? argv : argv.map((w, i) => (i === at + 1 ? `${w}-verify${n}` : w))
 }
 
-/** Dry-run, then confirm with the token it issued. The outcome, in words, and whether it landed. */
-async function dryRunConfirm(t: Target, label: string, argv: string[]): Promise<{ landed: boolean; why: string }> {
+/**
+ * Dry-run, then confirm with the token it issued. The outcome, in words, and whether it landed. What a landed
+ * write created or changed is recorded in `owned`: the state only a write may change (the `local` check's).
+ */
+async function dryRunConfirm(
+  t: Target,
+  label: string,
+  argv: string[],
+  owned: Set<string>,
+): Promise<{ landed: boolean; why: string }> {
+  const before = snapshot(t.home, t.env.XDG_CACHE_HOME!)
   const dry = await call(t, `populate:${label} --dry-run`, [...argv, '--dry-run'])
   const token = (json(dry)?.data as { confirm_token?: string } | undefined)?.confirm_token
   if (!token)
     return { landed: false, why: `dry-run gave no token (exit ${dry.code}, ${errorOf(dry)?.code ?? 'no code'})` }
   const done = await call(t, `populate:${label} --confirm`, [...argv, '--confirm', token])
+  if (done.code === 0)
+    for (const c of changes(before, snapshot(t.home, t.env.XDG_CACHE_HOME!))) if (c[0] !== '-') owned.add(c.slice(1))
   return done.code === 0
     ? { landed: true, why: 'confirmed' }
     : { landed: false, why: `confirm with its own token → exit ${done.code}, ${errorOf(done)?.code ?? 'no code'}` }
@@ -53,7 +64,12 @@ async function harvestReads(t: Target, ref: Ref, seen: Seen): Promise<number> {
 }
 
 /** One `--setup` line: run as given; `--confirm <confirm_token>` means "dry-run it first and use its token". */
-async function setup(t: Target, ref: Ref, line: string, seen: Seen): Promise<{ ok: boolean; why: string }> {
+async function setup(
+  t: Target,
+  ref: Ref,
+  line: string,
+  { seen, owned }: Populated,
+): Promise<{ ok: boolean; why: string }> {
   const argv = fill(exampleArgv(line, ref.tool), seen.set('confirm_token', '<confirm_token>'))
   seen.delete('confirm_token')
   if (!argv) return { ok: false, why: 'a placeholder no earlier output filled' }
@@ -63,6 +79,7 @@ async function setup(t: Target, ref: Ref, line: string, seen: Seen): Promise<{ o
       t,
       `setup ${line}`,
       argv.filter((_, i) => i !== at && i !== at + 1),
+      owned,
     )
     return { ok: r.landed, why: r.why }
   }
@@ -72,13 +89,16 @@ async function setup(t: Target, ref: Ref, line: string, seen: Seen): Promise<{ o
 
 /**
  * Give the checks state to look at: the author's `--setup` lines, then every write that adds state, twice (a
- * second item proves `--limit`), from its own `--dry-run` example, dry-run → confirm. Placeholders (`<id>`) are
- * filled from what the reads answer. Returns what was seen, for the read checks' own placeholders.
+ * second item proves `--limit`), from its own `--dry-run` example, dry-run → confirm. The second run varies the
+ * example's free-text values (a tool that dedupes by title would otherwise make one item), and falls back to the
+ * example as written when the varied one does not land. Placeholders (`<id>`) are filled from what the reads
+ * answer. Returns what was seen, for the read checks' own placeholders, and what the writes made.
  */
-export async function populate(t: Target, ref: Ref, report: Report, setups: string[]): Promise<Seen> {
-  const seen: Seen = new Map()
+export async function populate(t: Target, ref: Ref, report: Report, setups: string[]): Promise<Populated> {
+  const state: Populated = { seen: new Map(), owned: new Set() }
+  const { seen, owned } = state
   for (const [i, line] of setups.entries()) {
-    const r = await setup(t, ref, line, seen)
+    const r = await setup(t, ref, line, state)
     report.add(`populate.setup:${i + 1}`, 'populate', r.ok, `${line} → ${r.why}`)
     if (r.ok) await harvestReads(t, ref, seen)
   }
@@ -86,22 +106,32 @@ export async function populate(t: Target, ref: Ref, report: Report, setups: stri
   for (let round = 0; round < 2 && pending.length > 0; round++) {
     if (round > 0) await harvestReads(t, ref, seen)
     for (const command of [...pending]) {
-      const argv = dryRunOf(command, ref.tool, seen)
+      const words = dryRunWords(command, ref.tool)
+      const argv = words && fill(words, seen)
       if (!argv && round === 0) continue
       pending.splice(pending.indexOf(command), 1)
       const id = `populate.write:${command.path}`
-      if (!argv) {
+      if (!words || !argv) {
         report.add(id, 'populate', 'skip', 'no --dry-run example, or a placeholder no output filled')
         continue
       }
-      const first = await dryRunConfirm(t, command.path, freshKey(argv, 1))
+      const first = await dryRunConfirm(t, command.path, freshKey(argv, 1), owned)
       if (!first.landed) {
         const needsState = /exit (3|4|7|8|9),/.test(first.why) || first.why.startsWith('dry-run')
         report.add(id, 'populate', needsState ? 'skip' : false, `${argv.join(' ')}: ${first.why}`)
         continue
       }
-      const second = await dryRunConfirm(t, command.path, freshKey(argv, 2))
-      report.add(id, 'populate', true, `${argv.join(' ')}: confirmed${second.landed ? ' twice' : ''}`)
+      const other = varied(words, command)
+      const otherArgv = other && fill(other, seen)
+      let second = otherArgv ? await dryRunConfirm(t, command.path, freshKey(otherArgv, 2), owned) : undefined
+      const variedLanded = second?.landed === true
+      if (!variedLanded) second = await dryRunConfirm(t, command.path, freshKey(argv, 2), owned)
+      report.add(
+        id,
+        'populate',
+        true,
+        `${argv.join(' ')}: confirmed${second?.landed ? ` twice${variedLanded ? ` (then ${otherArgv!.join(' ')})` : ''}` : ''}`,
+      )
     }
   }
   const items = await harvestReads(t, ref, seen)
@@ -113,5 +143,5 @@ export async function populate(t: Target, ref: Ref, report: Report, setups: stri
       ? `the reads now list ${items} item(s)`
       : 'no list has items: read checks ran on empty state (add --setup lines that create some)',
   )
-  return seen
+  return state
 }

@@ -7,6 +7,7 @@ export type Check = {
     | 'flags'
     | 'self'
     | 'write'
+    | 'local'
     | 'interactive'
     | 'fuzz'
     | 'populate'

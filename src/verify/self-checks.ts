@@ -1,7 +1,7 @@
 import { loadOptional } from '../runtime/optional-peers.js'
 import { errorOf, NEEDS_STATE, needsInput, words } from './_private.js'
 import { call, json, type Target } from './call.js'
-import { itemCount, runnableExample, type Seen } from './examples.js'
+import { type Filled, itemCount, NOTHING, runnableExampleInfo, type Seen } from './examples.js'
 import type { Ref, RefCommand } from './reference-types.js'
 import type { Report } from './report.js'
 import { changes, snapshot } from './side-effects.js'
@@ -19,12 +19,52 @@ async function validator() {
 }
 
 /** How a read is run: plainly, or (when it needs input) from its first example the seen state can fill. */
-function readArgv(command: RefCommand, ref: Ref, seen: Seen): string[] | undefined {
-  return needsInput(command) ? runnableExample(command, ref.tool, seen) : words(command.path)
+function readArgv(command: RefCommand, ref: Ref, seen: Seen): Filled | undefined {
+  return needsInput(command)
+    ? runnableExampleInfo(command, ref.tool, seen)
+    : { argv: words(command.path), placeholders: 0, guessed: false }
+}
+
+/** The reads whose output verify validates: every read but an async one. */
+const validated = (ref: Ref) => ref.commands.filter((c) => c.type === 'read' && !c.async)
+
+/** The exit code of each validated read on the empty state (placeholders filled by a value that names nothing). */
+export type Baselines = Map<string, number | null>
+
+/**
+ * Run each validated read once before populating: what it answers on an empty state tells a read that needs what
+ * verify cannot make (a login: the same answer before and after) from one that fails on the data.
+ */
+export async function baselines(t: Target, ref: Ref): Promise<Baselines> {
+  const out: Baselines = new Map()
+  for (const command of validated(ref)) {
+    const argv = readArgv(command, ref, NOTHING)?.argv
+    if (argv) out.set(command.path, (await call(t, `empty:${command.path}`, argv)).code)
+  }
+  return out
+}
+
+/**
+ * A read that answered a "needs state" exit (3, 4, 7, 8, 9) on the populated state: `skip` only when that is not
+ * the data's doing — it answered the same on the empty state, and a not-found is not for ids the tool's own output
+ * gave (every placeholder filled under its own name). Otherwise it is a read that fails on populated data: `fail`.
+ */
+export function needsStateVerdict(code: number, empty: number | null | undefined, filled: Filled): 'skip' | 'fail' {
+  if (!NEEDS_STATE.has(code)) return 'fail'
+  if (code === 3 && filled.placeholders > 0 && !filled.guessed) return 'fail'
+  return empty === code ? 'skip' : 'fail'
 }
 
 /** One read, on the populated state: it changes nothing outside the cache dir, and its output is what it declares. */
-async function checkRead(t: Target, command: RefCommand, argv: string[], validate: Validate, report: Report) {
+async function checkRead(
+  t: Target,
+  command: RefCommand,
+  filled: Filled,
+  empty: number | null | undefined,
+  validate: Validate,
+  report: Report,
+) {
+  const { argv } = filled
   // A read changes nothing outside the cache dir (docs/contract.md, the read rule).
   const before = snapshot(t.home, t.env.XDG_CACHE_HOME!)
   const out = await call(t, command.path, argv)
@@ -59,7 +99,15 @@ async function checkRead(t: Target, command: RefCommand, argv: string[], validat
   }
   const doc = json(out)
   if (NEEDS_STATE.has(out.code ?? -1) && doc) {
-    report.add(id, 'self', 'skip', `needs state verify could not create (exit ${out.code}, ${errorOf(out)?.code})`)
+    const verdict = needsStateVerdict(out.code!, empty, filled)
+    report.add(
+      id,
+      'self',
+      verdict === 'skip' ? 'skip' : false,
+      verdict === 'skip'
+        ? `needs state verify could not create (exit ${out.code}, ${errorOf(out)?.code}; the same on an empty state)`
+        : `${argv.join(' ')} fails on the populated state: exit ${out.code}, ${errorOf(out)?.code} (on an empty state: exit ${empty ?? 'not run'}${filled.placeholders > 0 && !filled.guessed ? '; its ids came from its own output' : ''}); output not validated`,
+    )
     return
   }
   if (!doc) {
@@ -83,7 +131,7 @@ async function checkRead(t: Target, command: RefCommand, argv: string[], validat
  * Self-description: schemas compile, examples exist, and every read that can be run (plainly, or from an example
  * filled with ids seen in populated state) keeps the read rule and answers what its `output_schema` declares.
  */
-export async function selfChecks(t: Target, ref: Ref, report: Report, seen: Seen): Promise<void> {
+export async function selfChecks(t: Target, ref: Ref, report: Report, seen: Seen, empty: Baselines): Promise<void> {
   const ajv = await validator()
   for (const command of ref.commands) {
     let validate: Validate = () => true
@@ -100,8 +148,8 @@ export async function selfChecks(t: Target, ref: Ref, report: Report, seen: Seen
       `${command.examples.length} example(s)`,
     )
     if (command.type !== 'read' || command.async) continue
-    const argv = readArgv(command, ref, seen)
-    if (!argv) {
+    const filled = readArgv(command, ref, seen)
+    if (!filled) {
       report.add(
         `self.output_valid:${command.path}`,
         'self',
@@ -110,7 +158,7 @@ export async function selfChecks(t: Target, ref: Ref, report: Report, seen: Seen
       )
       continue
     }
-    await checkRead(t, command, argv, validate, report)
+    await checkRead(t, command, filled, empty.get(command.path), validate, report)
   }
 }
 

@@ -1,13 +1,17 @@
 import { createHash } from 'node:crypto'
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
-import { join } from 'node:path'
+import { basename, join, sep } from 'node:path'
+
+/** Every entry under a root: `dir <mode>`, `link <target>`, or `<mode> <mtime> <size> <sha256>` of a file. */
+export type Snapshot = Map<string, string>
 
 /**
- * Every entry under `root` but `skip` (the cache dir): a digest and the mtime of each file, the target of each link.
- * The mtime catches a read that rewrites a file with the same bytes: it still wrote (and raced any writer).
+ * Every entry under `root` but `skip` (the cache dir): a digest, the size and the mtime of each file, the target of
+ * each link. The mtime catches a call that rewrites a file with the same bytes: it still wrote (and raced any
+ * writer); the size and digest let an append be told from a rewrite.
  */
-export function snapshot(root: string, skip: string): Map<string, string> {
-  const out = new Map<string, string>()
+export function snapshot(root: string, skip: string): Snapshot {
+  const out: Snapshot = new Map()
   const walk = (dir: string) => {
     let names: string[]
     try {
@@ -26,7 +30,7 @@ export function snapshot(root: string, skip: string): Map<string, string> {
       else
         out.set(
           path,
-          `${stat.mode & 0o7777} ${stat.mtimeMs} ${createHash('sha256').update(readFileSync(path)).digest('hex')}`,
+          `${stat.mode & 0o7777} ${stat.mtimeMs} ${stat.size} ${createHash('sha256').update(readFileSync(path)).digest('hex')}`,
         )
     }
   }
@@ -34,11 +38,76 @@ export function snapshot(root: string, skip: string): Map<string, string> {
   return out
 }
 
-/** What changed between two snapshots: created, changed and removed paths, sorted. */
-export function changes(before: Map<string, string>, after: Map<string, string>): string[] {
+/** What changed between two snapshots: created `+`, changed `~` and removed `-` paths, sorted. */
+export function changes(before: Snapshot, after: Snapshot): string[] {
   const out: string[] = []
   for (const [path, value] of after)
     if (before.get(path) !== value) out.push(before.has(path) ? `~${path}` : `+${path}`)
   for (const path of before.keys()) if (!after.has(path)) out.push(`-${path}`)
   return out.sort()
+}
+
+/** Whether the file at `path` only grew since `was` (its snapshot value): the old bytes are its prefix. */
+function onlyGrew(path: string, was: string | undefined): boolean {
+  const [, , size, digest] = was?.split(' ') ?? []
+  if (size === undefined || digest === undefined || was?.startsWith('dir ') || was?.startsWith('link ')) return false
+  let now: Buffer
+  try {
+    now = readFileSync(path)
+  } catch {
+    return false
+  }
+  const old = Number(size)
+  return now.length >= old && createHash('sha256').update(now.subarray(0, old)).digest('hex') === digest
+}
+
+/** The audit log a non-read call appends one line to (docs/contract.md, the audit rule). */
+const AUDIT_LOG = 'audit.jsonl'
+/** The machine-local token secret, made on first use (seed 002 §7): a dry-run may be that first use. */
+const CONFIRM_SECRET = 'confirm.secret'
+/** What a `local` command may change even where a write made it: a job's record, a human checkpoint. */
+const LOCAL_STATE_DIRS = ['jobs', 'checkpoints']
+
+const appendedAudit = (change: string, before: Snapshot) =>
+  basename(change.slice(1)) === AUDIT_LOG &&
+  (change[0] === '+' || (change[0] === '~' && onlyGrew(change.slice(1), before.get(change.slice(1)))))
+
+/**
+ * The changes `allowed` does not explain. A directory created only to hold an allowed file (the data dir an audit
+ * line is the first thing in) is explained with it.
+ */
+function unexplained(changed: string[], allowed: (change: string) => boolean): string[] {
+  const ok = changed.filter(allowed)
+  return changed.filter(
+    (c) =>
+      !ok.includes(c) &&
+      !(c.startsWith('+') && c.endsWith('/') && ok.some((o) => o.startsWith('+') && o.startsWith(c))),
+  )
+}
+
+/**
+ * What a `--dry-run` changed beyond what the contract lets it (docs/contract.md: "no side effect except a `dry_run`
+ * audit record"): an appended `audit.jsonl` line, and `confirm.secret` created on first use. Anything else under
+ * the sandbox home — the config and data dirs, dotfiles, the working directory — is a side effect.
+ */
+export function dryRunSideEffects(changed: string[], before: Snapshot): string[] {
+  return unexplained(
+    changed,
+    (c) => appendedAudit(c, before) || (c.startsWith('+') && basename(c.slice(1)) === CONFIRM_SECRET),
+  )
+}
+
+/**
+ * What a `local` command changed of the state the tool's writes own (`owned`: every path a confirmed write created
+ * or changed). A local command changes a session, credentials or a job (docs/contract.md, kinds of command) and
+ * appends its audit line; changing, replacing or removing what only a write may change is going around the
+ * dry-run → confirm gate. Paths no write touched (a session file, stored credentials) are the local command's own.
+ */
+export function localOverreach(changed: string[], before: Snapshot, owned: ReadonlySet<string>): string[] {
+  return changed.filter((c) => {
+    const path = c.slice(1)
+    if (!owned.has(path)) return false
+    if (appendedAudit(c, before)) return false
+    return !path.split(sep).some((part) => LOCAL_STATE_DIRS.includes(part))
+  })
 }

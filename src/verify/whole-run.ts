@@ -8,7 +8,7 @@ import type { Ref } from './reference-types.js'
 import type { Report } from './report.js'
 
 /** The labels of verify's own state probes, which repeat the checks' calls. */
-const PROBE = /^(populate:read |state:|lists:)/
+const PROBE = /^(populate:read |state:|lists:|empty:)/
 
 /**
  * What every call of the run must have kept: the envelope, the error table's exits, the time limit, stdio rules,

@@ -3,6 +3,7 @@ import { call, json, type Target } from './call.js'
 import { exampleArgv, fill, type Seen } from './examples.js'
 import type { Ref, RefCommand } from './reference-types.js'
 import type { Report } from './report.js'
+import { changes, dryRunSideEffects, snapshot } from './side-effects.js'
 
 /** The argv of a write command's `--dry-run` example, without the tool name and the flag, placeholders filled. */
 export function dryRunArgv(command: RefCommand, tool: string, seen: Seen = new Map()): string[] | undefined {
@@ -20,7 +21,10 @@ async function readState(t: Target, ref: Ref): Promise<string> {
   return outs.map((o) => (o.code === 0 ? strip(json(o)) : `exit ${o.code}`)).join('\n')
 }
 
-/** No write without a token: exit 5 and nothing visible changed; a dry-run token; a tampered token refused. */
+/**
+ * No write without a token: exit 5 and nothing visible changed; a dry-run token, and no side effect of the dry-run;
+ * a tampered token refused.
+ */
 export async function writeGate(t: Target, ref: Ref, report: Report, seen: Seen): Promise<void> {
   for (const command of ref.commands.filter((c) => c.type === 'write')) {
     const argv = dryRunArgv(command, ref.tool, seen)
@@ -43,7 +47,21 @@ export async function writeGate(t: Target, ref: Ref, report: Report, seen: Seen)
       refused.code === 5 && errorOf(refused)?.code === 'E_CONFIRMATION_REQUIRED' && before === after,
       `exit ${refused.code}; read state ${before === after ? 'unchanged' : 'CHANGED'}`,
     )
+    // A dry-run has no side effect but its audit line (and the token secret, made on first use): not in the config
+    // or data dir, not in a dotfile, not in the working directory.
+    const home = snapshot(t.home, t.env.XDG_CACHE_HOME!)
     const dry = await call(t, `write:${command.path} --dry-run`, [...argv, '--dry-run'])
+    const extra = dryRunSideEffects(changes(home, snapshot(t.home, t.env.XDG_CACHE_HOME!)), home).map((p) =>
+      p.replace(t.home, '~'),
+    )
+    report.add(
+      `write.dry_run_no_side_effects:${command.path}`,
+      'write',
+      extra.length === 0,
+      extra.length
+        ? `${argv.join(' ')} --dry-run changed ${extra.join(', ').slice(0, 300)}`
+        : `${argv.join(' ')} --dry-run: no side effect (its audit line aside)`,
+    )
     if (NEEDS_STATE.has(dry.code ?? -1)) {
       report.add(
         `write.dry_run:${command.path}`,

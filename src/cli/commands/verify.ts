@@ -1,9 +1,10 @@
 import { writeFileSync } from 'node:fs'
+import * as Args from '@oclif/core/args'
 import { AgentCommand } from '../../command.js'
 import { AgentError } from '../../errors/agent-error.js'
 import { Flags } from '../../flags.js'
 import { output } from '../../schema/output.js'
-import { target } from '../../verify/call.js'
+import { missingTarget, target } from '../../verify/call.js'
 import { runChecks } from '../../verify/checks.js'
 import { junit, sarif } from '../../verify/ci-report.js'
 import { fuzz } from '../../verify/fuzz.js'
@@ -30,6 +31,15 @@ export default class Verify extends AgentCommand {
     `<%= config.bin %> verify --setup 'create --title a --confirm <confirm_token>' --junit verify.xml -- tasks`,
   ]
   static override strict = false
+  // Declared, so `reference` says what a bare `verify` lacks (it is E_USAGE): the words after `--`, a program and
+  // its arguments.
+  static override args = {
+    command: Args.string({
+      required: true,
+      multiple: true,
+      description: 'After --: the command that starts the CLI to verify (a program on PATH, or node path/to/bin.js).',
+    }),
+  }
   static override flags = {
     fuzz: Flags.integer({
       min: 0,
@@ -55,7 +65,7 @@ export default class Verify extends AgentCommand {
         'Gate a release: also fail when the tool’s release readiness is unpublishable (a declared `unpublishable`, FCC not verified, mock upstream missing).',
     }),
   }
-  static override errorCodes = ['E_CONFORMANCE', 'E_IO'] as const
+  static override errorCodes = ['E_CONFORMANCE', 'E_IO', 'E_NOT_FOUND'] as const
   static override output = output((z) =>
     z.object({
       target: z.string(),
@@ -94,6 +104,15 @@ export default class Verify extends AgentCommand {
     if (command.length === 0)
       throw new AgentError('E_USAGE', 'name the CLI to verify after --', {
         details: { hint: 'agentcli verify -- node path/to/bin.js' },
+      })
+    // A target that cannot start is named as such, not reported as thirty failed checks.
+    const missing = missingTarget(command)
+    if (missing)
+      throw new AgentError('E_NOT_FOUND', `cannot start the CLI to verify: ${missing} does not exist`, {
+        details: {
+          path: missing,
+          fix: 'name it after --: a program on PATH, or node path/to/bin.js relative to the current directory',
+        },
       })
     const t = target(command, flags['timeout-ms'])
     const report = new Report()

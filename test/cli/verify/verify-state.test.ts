@@ -38,6 +38,12 @@ describe('agentcli verify populates before it checks', () => {
     expect(find(checks, 'self.output_valid:get').evidence).toMatch(/^get 1:/)
     expect(find(checks, 'lists.bounded:list')).toMatchObject({ status: 'pass' })
     expect(find(checks, 'self.read_no_side_effects:list')).toMatchObject({ status: 'pass' })
+    // The second item varies the example's title (a tool deduping by title still gets two).
+    expect(find(checks, 'populate.write:create').evidence).toContain('(then create --title Write the docs-2)')
+    // The blind spots' checks run, and pass a store that keeps the rules.
+    expect(find(checks, 'write.dry_run_no_side_effects:create')).toMatchObject({ status: 'pass' })
+    expect(find(checks, 'local.keeps_write_state:pin')).toMatchObject({ status: 'pass' })
+    expect(find(checks, 'local.keeps_write_state:pin').evidence).toMatch(/^pin 1 \(exit 0\)/)
   }, 60_000)
 
   it('fails a list whose items break its declared schema (invisible while the store is empty)', async () => {
@@ -77,6 +83,42 @@ describe('agentcli verify populates before it checks', () => {
     // Nothing could be created: the report says the reads ran on empty state instead of passing them silently.
     expect(find(checks, 'populate.state')).toMatchObject({ status: 'skip' })
     expect(find(checks, 'lists.bounded:list')).toMatchObject({ status: 'skip' })
+  }, 60_000)
+
+  it('fails an unbounded list even where repeating the example makes one item (a create that dedupes by title)', async () => {
+    const checks = checksOf(await verify(['--', process.execPath, store('unbounded')]))
+    expect(failed(checks)).toEqual(['lists.bounded:list'])
+    expect(find(checks, 'lists.bounded:list').evidence).toBe('--limit 1 of 2 answered 2 (exit 0): --limit is ignored')
+  }, 60_000)
+
+  it('fails a dry-run that writes a file (here into the working directory)', async () => {
+    const checks = checksOf(await verify(['--', process.execPath, store('dry-run-writes')]))
+    expect(failed(checks)).toEqual(['write.dry_run_no_side_effects:create'])
+    expect(find(checks, 'write.dry_run_no_side_effects:create').evidence).toContain('~/work/create-preview.json')
+  }, 60_000)
+
+  it('fails a read that finds none of the ids its own list gave, instead of skipping its output check', async () => {
+    const checks = checksOf(await verify(['--', process.execPath, store('get-fails')]))
+    expect(failed(checks)).toEqual(['self.output_valid:get'])
+    expect(find(checks, 'self.output_valid:get').evidence).toContain(
+      'get 1 fails on the populated state: exit 3, E_NOT_FOUND',
+    )
+  }, 60_000)
+
+  it('fails a read that answered on the empty state and fails once there is data', async () => {
+    const checks = checksOf(await verify(['--', process.execPath, store('list-fails')]))
+    expect(failed(checks)).toEqual(['self.output_valid:list'])
+    expect(find(checks, 'self.output_valid:list').evidence).toBe(
+      'list fails on the populated state: exit 4, E_CONFIG (on an empty state: exit 0); output not validated',
+    )
+  }, 60_000)
+
+  it('fails a local command that changes what the writes own, naming the path', async () => {
+    const checks = checksOf(await verify(['--', process.execPath, store('local-writes')]))
+    expect(failed(checks)).toEqual(['local.keeps_write_state:pin'])
+    expect(find(checks, 'local.keeps_write_state:pin').evidence).toContain(
+      'pin 1 (local, no token) changed what a write owns: ~~/data/store/tasks.json',
+    )
   }, 60_000)
 
   it('runs --setup lines first, dry-run → confirm for `--confirm <confirm_token>`, and fails one that fails', async () => {

@@ -124,6 +124,30 @@ describe('agentcli verify', () => {
     expect(run.code).toBe(2)
     expect(env(run).error.code).toBe('E_USAGE')
   })
+
+  it('names a target that cannot start (E_NOT_FOUND, exit 3) instead of failing thirty checks', async () => {
+    const script = await verify(['--', process.execPath, 'no/such/bin/run.js'])
+    expect([script.code, env(script).error.code, env(script).error.details.path]).toEqual([
+      3,
+      'E_NOT_FOUND',
+      'no/such/bin/run.js',
+    ])
+    const program = await verify(['--', 'agentcli-verify-no-such-program'])
+    expect([program.code, env(program).error.details.path]).toEqual([3, 'agentcli-verify-no-such-program'])
+  })
+
+  it('passes agentcli itself: its changelog is empty since its version, and `verify` declares the target it needs', async () => {
+    const run = await verify(['--', process.execPath, AGENTCLI])
+    expect(run.code, run.stdout.slice(0, 2000)).toBe(0)
+    const checks: Array<{ id: string; status: string; evidence: string }> = env(run).data.checks
+    const find = (id: string) => checks.find((c) => c.id === id)
+    expect(checks.filter((c) => c.status === 'fail')).toEqual([])
+    expect(find('self.changelog_since_current')).toMatchObject({ status: 'pass' })
+    // Run from its first example, whose target is not in the sandbox: a not-found it also gives on an empty state.
+    expect(find('self.output_valid:verify')).toMatchObject({ status: 'skip' })
+    expect(find('self.output_valid:verify')?.evidence).toContain('exit 3, E_NOT_FOUND')
+    expect(find('self.read_no_side_effects:verify')).toMatchObject({ status: 'pass' })
+  }, 120_000)
 })
 
 describe('the fuzzer', () => {
