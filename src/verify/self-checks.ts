@@ -1,5 +1,5 @@
 import { loadOptional } from '../runtime/optional-peers.js'
-import { errorOf, NEEDS_STATE, needsInput, words } from './_private.js'
+import { needsInput, stateError, words } from './_private.js'
 import { call, json, type Target } from './call.js'
 import { itemCount, runnableExample, type Seen } from './examples.js'
 import type { Ref, RefCommand } from './reference-types.js'
@@ -38,6 +38,7 @@ async function checkRead(t: Target, command: RefCommand, argv: string[], validat
       : `${argv.join(' ')}: nothing changed`,
   )
   const id = `self.output_valid:${command.path}`
+  const needs = stateError(out)
   if (command.stream) {
     const lines = out.stdout.trimEnd().split('\n').filter(Boolean)
     const parsed = lines.map((l) => {
@@ -49,6 +50,12 @@ async function checkRead(t: Target, command: RefCommand, argv: string[], validat
     })
     const bad = parsed.findIndex((l) => !l || (l.type === 'item' && !validate(l.data)))
     const items = parsed.filter((l) => l?.type === 'item').length
+    // Stopped for want of state (its last line an E_AUTH, E_CONFIG… error): skipped, as a read would be, once every
+    // item it did stream is valid.
+    if (needs && bad === -1) {
+      report.add(id, 'self', 'skip', `needs state verify could not create (exit ${out.code}, ${needs})`)
+      return
+    }
     report.add(
       id,
       'self',
@@ -58,8 +65,8 @@ async function checkRead(t: Target, command: RefCommand, argv: string[], validat
     return
   }
   const doc = json(out)
-  if (NEEDS_STATE.has(out.code ?? -1) && doc) {
-    report.add(id, 'self', 'skip', `needs state verify could not create (exit ${out.code}, ${errorOf(out)?.code})`)
+  if (needs) {
+    report.add(id, 'self', 'skip', `needs state verify could not create (exit ${out.code}, ${needs})`)
     return
   }
   if (!doc) {

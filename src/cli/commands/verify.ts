@@ -9,6 +9,7 @@ import { junit, sarif } from '../../verify/ci-report.js'
 import { fuzz } from '../../verify/fuzz.js'
 import type { Ref } from '../../verify/reference-types.js'
 import { Report } from '../../verify/report.js'
+import { sandboxEnv, sandboxSettings } from '../../verify/settings.js'
 
 /** A CI report the caller asked for; a path that cannot be written is E_IO, not a crash. */
 function save(path: string, body: string): void {
@@ -28,6 +29,7 @@ export default class Verify extends AgentCommand {
     '<%= config.bin %> verify --fuzz 2000 --seed 7 -- tasks',
     '<%= config.bin %> verify --mcp -- tasks',
     `<%= config.bin %> verify --setup 'create --title a --confirm <confirm_token>' --junit verify.xml -- tasks`,
+    '<%= config.bin %> verify --allow-upstream http://127.0.0.1:4010 --env WEATHER_API_URL=http://127.0.0.1:4010 --env WEATHER_TOKEN=test -- weather',
   ]
   static override strict = false
   static override flags = {
@@ -50,6 +52,16 @@ export default class Verify extends AgentCommand {
     }),
     junit: Flags.string({ description: 'Also write the report as JUnit XML to this file (CI test reports).' }),
     sarif: Flags.string({ description: 'Also write the failures as SARIF 2.1.0 to this file (code scanning).' }),
+    env: Flags.string({
+      multiple: true,
+      description:
+        'A setting of the target, NAME=value (its API URL, a test credential); repeatable. The sandbox’s own variables (HOME, XDG_*, PATH, the proxy) cannot be replaced.',
+    }),
+    'allow-upstream': Flags.string({
+      multiple: true,
+      description:
+        'A loopback upstream the target may reach, http://127.0.0.1:<port> (a mock the author started); repeatable. Every other request still goes nowhere.',
+    }),
     release: Flags.boolean({
       description:
         'Gate a release: also fail when the tool’s release readiness is unpublishable (a declared `unpublishable`, FCC not verified, mock upstream missing).',
@@ -95,7 +107,8 @@ export default class Verify extends AgentCommand {
       throw new AgentError('E_USAGE', 'name the CLI to verify after --', {
         details: { hint: 'agentcli verify -- node path/to/bin.js' },
       })
-    const t = target(command, flags['timeout-ms'])
+    const settings = sandboxSettings(flags.env, flags['allow-upstream'])
+    const t = target(command, flags['timeout-ms'], sandboxEnv(settings))
     const report = new Report()
     try {
       const ref = flags.mcp ? await mcpChecks(t, report) : await runChecks(t, report, { setups: flags.setup ?? [] })
