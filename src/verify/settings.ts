@@ -61,7 +61,7 @@ export function sandboxSettings(env: string[] = [], upstreams: string[] = []): S
       throw invalid(
         '--allow-upstream',
         url,
-        'http(s)://<loopback host>:<port> (127.0.0.1, ::1 or localhost, the port given)',
+        'http(s)://<loopback host>:<port> (127.0.0.1, ::1 or localhost, with a port other than the scheme default)',
         'start the mock upstream on 127.0.0.1 and pass its URL with the port',
       )
     return `${parsed.hostname}:${parsed.port}`
