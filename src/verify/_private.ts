@@ -8,6 +8,22 @@ export const plainRead = (c: RefCommand) => c.type === 'read' && !needsInput(c) 
 /** Exits that mean "this needs a login, an upstream, a target or a person", not "this is broken". */
 export const NEEDS_STATE = new Set([3, 4, 7, 8, 9])
 
+/**
+ * The error code of a call that stopped for want of state (a login, an upstream…), whatever its output shape: the
+ * last line of stdout is its error (the whole document for an envelope, the final line for NDJSON) and the exit
+ * is one of {@link NEEDS_STATE}. A read and a stream stopping for the same reason are judged the same way.
+ */
+export function stateError(c: Call): string | undefined {
+  if (!NEEDS_STATE.has(c.code ?? -1)) return undefined
+  const last = c.stdout.trimEnd().split('\n').at(-1) ?? ''
+  try {
+    const doc = JSON.parse(last) as { ok?: unknown; error?: { code?: unknown } }
+    return doc.ok === false && typeof doc.error?.code === 'string' ? doc.error.code : undefined
+  } catch {
+    return undefined
+  }
+}
+
 export function errorOf(c: Call): { code?: string; retryable?: boolean } | undefined {
   return (json(c)?.error as { code?: string; retryable?: boolean } | undefined) ?? undefined
 }

@@ -41,7 +41,10 @@ export type Target = {
   dispose(): void
 }
 
-/** Prepare a sandboxed target. Network is cut by routing fetch through a dead proxy. */
+/**
+ * Prepare a sandboxed target. Network is cut by routing fetch through a dead proxy, except for the loopback
+ * upstreams `extraEnv.NO_PROXY` names (`sandboxEnv` in settings.ts builds it from the author's flags).
+ */
 export function target(command: string[], timeoutMs: number, extraEnv: Record<string, string> = {}): Target {
   const home = mkdtempSync(join(tmpdir(), 'agentcli-verify-'))
   for (const dir of ['config', 'data', 'cache', 'state', 'work']) mkdirSync(join(home, dir))
@@ -57,6 +60,8 @@ export function target(command: string[], timeoutMs: number, extraEnv: Record<st
     NODE_USE_ENV_PROXY: '1',
     HTTP_PROXY: 'http://127.0.0.1:9',
     HTTPS_PROXY: 'http://127.0.0.1:9',
+    // The author's settings (`sandboxEnv`: named variables, the loopback upstreams in NO_PROXY, and the option that
+    // keeps Node 22's warning about the proxy agent off the target's stderr).
     ...extraEnv,
   }
   // The target is named from the caller's directory (`node examples/tasks/bin/run.js`) but runs in the sandbox's.

@@ -1,5 +1,5 @@
 import { loadOptional } from '../runtime/optional-peers.js'
-import { errorOf, NEEDS_STATE, needsInput, words } from './_private.js'
+import { NEEDS_STATE, needsInput, stateError, words } from './_private.js'
 import { call, json, type Target } from './call.js'
 import { type Filled, itemCount, NOTHING, runnableExampleInfo, type Seen } from './examples.js'
 import type { Ref, RefCommand } from './reference-types.js'
@@ -78,6 +78,7 @@ async function checkRead(
       : `${argv.join(' ')}: nothing changed`,
   )
   const id = `self.output_valid:${command.path}`
+  const needs = stateError(out)
   if (command.stream) {
     const lines = out.stdout.trimEnd().split('\n').filter(Boolean)
     const parsed = lines.map((l) => {
@@ -89,6 +90,12 @@ async function checkRead(
     })
     const bad = parsed.findIndex((l) => !l || (l.type === 'item' && !validate(l.data)))
     const items = parsed.filter((l) => l?.type === 'item').length
+    // Stopped for want of state (its last line an E_AUTH, E_CONFIG… error): skipped, as a read would be, once every
+    // item it did stream is valid.
+    if (needs && bad === -1) {
+      report.add(id, 'self', 'skip', `needs state verify could not create (exit ${out.code}, ${needs})`)
+      return
+    }
     report.add(
       id,
       'self',
@@ -98,15 +105,15 @@ async function checkRead(
     return
   }
   const doc = json(out)
-  if (NEEDS_STATE.has(out.code ?? -1) && doc) {
+  if (needs) {
     const verdict = needsStateVerdict(out.code!, empty, filled)
     report.add(
       id,
       'self',
       verdict === 'skip' ? 'skip' : false,
       verdict === 'skip'
-        ? `needs state verify could not create (exit ${out.code}, ${errorOf(out)?.code}; the same on an empty state)`
-        : `${argv.join(' ')} fails on the populated state: exit ${out.code}, ${errorOf(out)?.code} (on an empty state: exit ${empty ?? 'not run'}${filled.placeholders > 0 && !filled.guessed ? '; its ids came from its own output' : ''}); output not validated`,
+        ? `needs state verify could not create (exit ${out.code}, ${needs}; the same on an empty state)`
+        : `${argv.join(' ')} fails on the populated state: exit ${out.code}, ${needs} (on an empty state: exit ${empty ?? 'not run'}${filled.placeholders > 0 && !filled.guessed ? '; its ids came from its own output' : ''}); output not validated`,
     )
     return
   }

@@ -1,10 +1,11 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
 import * as Args from '@oclif/core/args'
 import { AgentCommand } from '../../command.js'
 import { AgentError } from '../../errors/agent-error.js'
 import { Flags } from '../../flags.js'
 import { output } from '../../schema/output.js'
+import { checkEngine, frameworkSpec } from '../init/framework-spec.js'
 import { type FrameworkPackage, TOOL_NAME_RULE, toolNames, toolPackageJson } from '../init/package-json.js'
 import { renderSkillFile } from '../init/skill.js'
 import { writeStaged } from '../init/stage.js'
@@ -19,7 +20,8 @@ export default class Init extends AgentCommand {
   static override examples = [
     '<%= config.bin %> init mytool',
     '<%= config.bin %> init ./tools/weather --name @acme/weather',
-    '<%= config.bin %> init mytool --agentcli file:../agentcli-0.1.0.tgz',
+    '<%= config.bin %> init mytool --agentcli ../agentcli/agentcli-0.1.0.tgz',
+    '<%= config.bin %> init mytool --agentcli ../agentcli',
   ]
   static override args = {
     dir: Args.string({ required: true, description: 'Directory of the new tool (created if missing; must be empty).' }),
@@ -29,9 +31,12 @@ export default class Init extends AgentCommand {
       description:
         'npm package name (default: the directory name): lowercase letters, digits and single hyphens, optionally under @scope/; its bin is the unscoped part.',
     }),
-    agentcli: Flags.string({ description: 'npm spec of the agentcli dependency (default: ^ this agentcli version).' }),
+    agentcli: Flags.string({
+      description:
+        'The agentcli dependency (default: ^ this agentcli version): an npm spec, or before it is on the registry the path of a packed tarball (npm pack) or of a built checkout.',
+    }),
   }
-  static override errorCodes = ['E_CONFLICT', 'E_IO'] as const
+  static override errorCodes = ['E_CONFIG', 'E_CONFLICT', 'E_IO'] as const
   static override output = output((z) =>
     z.object({
       dir: z.string(),
@@ -45,6 +50,9 @@ export default class Init extends AgentCommand {
 
   async execute() {
     const { args, flags } = await this.parse(Init)
+    const root = this.config.root
+    const framework = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as FrameworkPackage
+    checkEngine(framework.engines?.node)
     const dir = resolve(args.dir)
     const got = flags.name ?? basename(dir)
     const names = toolNames(got)
@@ -65,15 +73,15 @@ export default class Init extends AgentCommand {
         },
       )
     refuseNonEmpty(dir)
-    const root = this.config.root
-    const framework = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as FrameworkPackage
-    const agentcli = flags.agentcli === undefined ? `^${framework.version}` : dependencySpec(flags.agentcli, dir)
+    const local = flags.agentcli === undefined ? { spec: `^${framework.version}` } : frameworkSpec(flags.agentcli, dir)
+    const agentcli = local.spec
     const pjson = toolPackageJson(names.name, names.bin, agentcli, framework)
     const files = renderTemplates(join(root, 'templates', 'init'), {
       ...names,
       date: new Date().toISOString().slice(0, 10),
     })
     files.set('package.json', `${JSON.stringify(pjson, null, 2)}\n`)
+    if (local.npmrc !== undefined) files.set('.npmrc', local.npmrc)
     try {
       await writeStaged(dir, async (stage) => {
         for (const [path, text] of files) {
@@ -101,16 +109,6 @@ export default class Init extends AgentCommand {
       next: [...(dir === process.cwd() ? [] : [`cd ${args.dir}`]), 'npm install', 'npm test'],
     }
   }
-}
-
-/**
- * npm reads a relative `file:` spec from the tool's package.json, but the author typed it relative to where they
- * stand: rewrite it relative to the tool. Any other spec (a range, a tag, a URL, an absolute path) is kept.
- */
-function dependencySpec(spec: string, dir: string): string {
-  const path = /^file:(.+)$/.exec(spec)?.[1]
-  if (path === undefined || isAbsolute(path)) return spec
-  return `file:${relative(dir, resolve(path)).split(sep).join('/')}`
 }
 
 function refuseNonEmpty(dir: string): void {

@@ -10,6 +10,7 @@ import { junit, sarif } from '../../verify/ci-report.js'
 import { fuzz } from '../../verify/fuzz.js'
 import type { Ref } from '../../verify/reference-types.js'
 import { Report } from '../../verify/report.js'
+import { sandboxEnv, sandboxSettings } from '../../verify/settings.js'
 
 /** A CI report the caller asked for; a path that cannot be written is E_IO, not a crash. */
 function save(path: string, body: string): void {
@@ -29,6 +30,7 @@ export default class Verify extends AgentCommand {
     '<%= config.bin %> verify --fuzz 2000 --seed 7 -- tasks',
     '<%= config.bin %> verify --mcp -- tasks',
     `<%= config.bin %> verify --setup 'create --title a --confirm <confirm_token>' --junit verify.xml -- tasks`,
+    '<%= config.bin %> verify --allow-upstream http://127.0.0.1:4010 --env WEATHER_API_URL=http://127.0.0.1:4010 --env WEATHER_TOKEN=test -- weather',
   ]
   static override strict = false
   // Declared, so `reference` says what a bare `verify` lacks (it is E_USAGE): the words after `--`, a program and
@@ -60,6 +62,16 @@ export default class Verify extends AgentCommand {
     }),
     junit: Flags.string({ description: 'Also write the report as JUnit XML to this file (CI test reports).' }),
     sarif: Flags.string({ description: 'Also write the failures as SARIF 2.1.0 to this file (code scanning).' }),
+    env: Flags.string({
+      multiple: true,
+      description:
+        'A setting of the target, NAME=value (its API URL, a test credential); repeatable. The sandbox’s own variables (HOME, XDG_*, PATH, the proxy) cannot be replaced.',
+    }),
+    'allow-upstream': Flags.string({
+      multiple: true,
+      description:
+        'A loopback upstream the target may reach, http://127.0.0.1:<port> (a mock the author started); repeatable. Every other request still goes nowhere.',
+    }),
     release: Flags.boolean({
       description:
         'Gate a release: also fail when the tool’s release readiness is unpublishable (a declared `unpublishable`, FCC not verified, mock upstream missing).',
@@ -114,7 +126,8 @@ export default class Verify extends AgentCommand {
           fix: 'name it after --: a program on PATH, or node path/to/bin.js relative to the current directory',
         },
       })
-    const t = target(command, flags['timeout-ms'])
+    const settings = sandboxSettings(flags.env, flags['allow-upstream'])
+    const t = target(command, flags['timeout-ms'], sandboxEnv(settings))
     const report = new Report()
     try {
       const ref = flags.mcp ? await mcpChecks(t, report) : await runChecks(t, report, { setups: flags.setup ?? [] })

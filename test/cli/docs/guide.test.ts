@@ -1,8 +1,9 @@
 /**
- * The author's guide cannot drift: every file sample in docs/guide/ (a fence with `file=<path>`) is written into a
- * fresh tool that imports agentcli from this repository's build, type-checked with tsc and built with
- * agentcli-build; every `sh check` fence is run through that tool's real bin, in order; the tool's own tests
- * (from the testing chapter) run with vitest, and `agentcli verify` passes on it.
+ * The author's guide cannot drift: the guide's tool starts as `agentcli init mytool` writes it, and every fence
+ * marked `init=<path>` must be that file exactly; every file sample (a fence with `file=<path>`) is then written
+ * over it, the tool (importing agentcli from this repository's build) is type-checked with tsc and built with
+ * agentcli-build; every `sh check` fence is run through that tool's real bin, in order; the tool's own tests (from
+ * the testing chapter) run with `node --test` as its `npm test` runs them, and `agentcli verify` passes on it.
  */
 
 import { spawnSync } from 'node:child_process'
@@ -38,6 +39,7 @@ function fences(): Fence[] {
 }
 
 const fileOf = (f: Fence) => /(?:^|\s)file=(\S+)/.exec(f.info)?.[1]
+const initOf = (f: Fence) => /(?:^|\s)init=(\S+)/.exec(f.info)?.[1]
 const isCheck = (f: Fence) => /^(sh|console) check\b/.test(f.info)
 
 /** One command line of a `sh check` fence: `$ [VAR=value …] mytool args… [# exit N [E_CODE [reason]]]`. */
@@ -130,14 +132,34 @@ let tool = ''
 let box: Sandbox
 let server: Server
 let apiUrl = ''
+/** What `init` wrote at each path an `init=` fence shows, read before the guide's files go over the tool. */
+const written = new Map<string, string>()
 
 beforeAll(async () => {
-  tool = mkdtempSync(join(tmpdir(), 'agentcli-guide-'))
+  tool = join(mkdtempSync(join(tmpdir(), 'agentcli-guide-')), 'mytool')
   box = sandbox('agentcli-guide-home-')
   server = await upstream()
   apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  // The project as `init` writes it; the guide's files go over it.
+  const init = spawnSync(process.execPath, [join(ROOT, 'bin/agentcli.js'), 'init', tool], {
+    encoding: 'utf8',
+    env: { ...process.env, ...box.env },
+  })
+  expect(init.status, init.stdout + init.stderr).toBe(0)
+  for (const f of all) {
+    const path = initOf(f)
+    if (path) written.set(path, readFileSync(join(tool, path), 'utf8'))
+  }
+  // What the guide tells the author to run on init's project before the chapters (`sh setup` fences).
+  for (const f of all.filter((f) => /^sh setup\b/.test(f.info))) {
+    const setup = spawnSync('sh', ['-ec', f.body], { cwd: tool, encoding: 'utf8' })
+    expect(setup.status, `${f.chapter}:${f.line}\n${setup.stderr}`).toBe(0)
+  }
   link(tool, 'agentcli', ROOT)
-  for (const dep of ['@oclif/core', '@types/node', 'typescript', 'vitest', 'zod'])
+  // What npm install would put into the tool's node_modules: agentcli's own dependencies (the bundle leaves them
+  // outside and loads them from there) and the tool's devDependencies the test uses.
+  const framework = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: object }
+  for (const dep of [...Object.keys(framework.dependencies), '@types/node', 'typescript'])
     link(tool, dep, join(ROOT, 'node_modules', dep))
   for (const f of all) {
     const path = fileOf(f)
@@ -150,18 +172,35 @@ beforeAll(async () => {
 afterAll(() => {
   server?.close()
   box?.cleanup()
-  if (tool) rmSync(tool, { recursive: true, force: true })
+  if (tool) rmSync(dirname(tool), { recursive: true, force: true })
 })
 
 describe('docs/guide', () => {
   it('every TypeScript sample is a file of the guide tool (none is left unchecked)', () => {
-    const loose = all.filter((f) => /^(ts|typescript|js|javascript|mjs)\b/.test(f.info) && !fileOf(f))
+    const loose = all.filter((f) => /^(ts|typescript|js|javascript|mjs)\b/.test(f.info) && !fileOf(f) && !initOf(f))
     expect(loose.map((f) => `${f.chapter}:${f.line}`)).toEqual([])
     expect(all.filter(fileOf).length).toBeGreaterThan(10)
     expect(all.filter(isCheck).length).toBeGreaterThan(5)
     const index = readFileSync(join(GUIDE, 'README.md'), 'utf8')
     const chapters = readdirSync(GUIDE).filter((f) => /^\d\d-.*\.md$/.test(f))
     expect([...index.matchAll(/\]\((\d\d-[\w-]+\.md)\)/g)].map((m) => m[1])).toEqual(chapters.sort())
+  })
+
+  it("shows init's files exactly as init writes them (the guide's tool starts from them)", () => {
+    const shown = all.filter(initOf)
+    expect(shown.map(initOf)).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'tsconfig.json',
+        'bin/run.js',
+        'src/index.ts',
+        '.github/workflows/ci.yml',
+      ]),
+    )
+    for (const f of shown) expect(f.body, `${f.chapter}:${f.line} ${initOf(f)}`).toBe(written.get(initOf(f)!))
+    // The guide's own version of a file init wrote replaces it whole; these are not among them.
+    for (const f of all.filter(fileOf))
+      expect(['package.json', 'tsconfig.json', 'bin/run.js'], `${f.chapter}:${f.line}`).not.toContain(fileOf(f))
   })
 
   it('the tool type-checks under strict settings and builds', () => {
@@ -204,14 +243,16 @@ describe('docs/guide', () => {
     }
   }, 240_000)
 
-  it("the tool's own tests pass (runTool, sandbox, fccGuard)", () => {
-    const vitest = spawnSync(
-      process.execPath,
-      [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--root', tool, '--maxWorkers=1'],
-      { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 180_000 },
-    )
-    expect(vitest.status, vitest.stdout + vitest.stderr).toBe(0)
-    expect(vitest.stdout).toMatch(/Tests\s+\d+ passed/)
+  it("the tool's own tests pass with node --test, as its npm test runs them (runTool, sandbox, fccGuard)", () => {
+    const test = spawnSync(process.execPath, ['--test'], {
+      cwd: tool,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1', NODE_OPTIONS: '' },
+      timeout: 180_000,
+    })
+    expect(test.status, test.stdout + test.stderr).toBe(0)
+    expect(test.stdout).toMatch(/# pass [1-9]\d*\b|ℹ pass [1-9]\d*\b/)
+    expect(test.stdout).toMatch(/fail 0\b/)
   }, 200_000)
 
   it('agentcli verify passes on the tool', () => {

@@ -38,8 +38,13 @@ describe('README', () => {
   })
 
   it('the test command is npm ci && npm test, and a third shows how a new author starts', () => {
-    const [, test, start] = shellBlocks('The two commands')
+    const [, test, start, checkout, tarball] = shellBlocks('The two commands')
     expect(test).toBe('npm ci && npm test')
     expect(start).toMatch(/^npx agentcli init mytool\b/)
+    // Before the registry: the two paths test/cli/scaffold/pack-install.test.ts runs.
+    expect(checkout).toBe('node bin/agentcli.js init ../mytool --agentcli . && cd ../mytool && npm install && npm test')
+    expect(tarball).toMatch(
+      /^npm pack && node bin\/agentcli\.js init \.\.\/mytool --agentcli \.\/agentcli-[\d.]+\.tgz && cd/,
+    )
   })
 })

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { envelopeViolations, runTool } from 'agentcli/testing'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ROOT } from '../../support/helpers.js'
@@ -92,12 +92,16 @@ describe('agentcli init', () => {
 
   it('takes the package name from --name (a scoped name gives the unscoped bin) and the dependency from --agentcli', async () => {
     const dir = join(temp(), 'somewhere')
-    const run = await init([dir, '--name', '@acme/weather', '--agentcli', 'file:/tmp/agentcli-0.1.0.tgz'])
+    const tgz = join(temp(), 'agentcli-0.1.0.tgz')
+    writeFileSync(tgz, '')
+    const run = await init([dir, '--name', '@acme/weather', '--agentcli', `file:${tgz}`])
     expect(run.code, run.stdout).toBe(0)
     expect((run.json as Ok).data).toMatchObject({ name: '@acme/weather', bin: 'weather' })
     const pjson = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as ToolPjson
     expect(pjson.bin).toEqual({ weather: 'bin/run.js' })
-    expect(pjson.dependencies.agentcli).toBe('file:/tmp/agentcli-0.1.0.tgz')
+    expect(pjson.dependencies.agentcli).toBe(`file:${tgz}`)
+    // A tarball is installed as a package: no npm setting needed.
+    expect(existsSync(join(dir, '.npmrc'))).toBe(false)
     expect(existsSync(join(dir, 'skills/weather/SKILL.md'))).toBe(true)
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('# @acme/weather')
     // A scope's slash never lands in a file name the tool makes (its test sandbox prefix).
@@ -105,16 +109,75 @@ describe('agentcli init', () => {
   })
 
   it('rewrites a relative file: spec so that it names, from the tool, what the author named from where they stand', async () => {
-    const here = temp()
-    const run = await runTool(
-      AGENTCLI_BIN,
-      ['init', join('tools', 'mytool'), '--agentcli', 'file:../pkgs/agentcli-0.1.0.tgz'],
-      { cwd: here, env: { HOME: here } },
-    )
+    const here = join(temp(), 'here')
+    mkdirSync(here)
+    mkdirSync(join(here, '../pkgs'))
+    writeFileSync(join(here, '../pkgs/agentcli-0.1.0.tgz'), '')
+    for (const spec of ['file:../pkgs/agentcli-0.1.0.tgz', '../pkgs/agentcli-0.1.0.tgz']) {
+      const run = await runTool(AGENTCLI_BIN, ['init', join('tools', `t${spec.length}`), '--agentcli', spec], {
+        cwd: here,
+        env: { HOME: here },
+      })
+      expect(run.code, run.stdout).toBe(0)
+      const pjson = JSON.parse(
+        readFileSync(join(here, 'tools', `t${spec.length}`, 'package.json'), 'utf8'),
+      ) as ToolPjson
+      expect(pjson.dependencies.agentcli).toBe('file:../../../pkgs/agentcli-0.1.0.tgz')
+      expect((run.json as Ok).data.agentcli).toBe('file:../../../pkgs/agentcli-0.1.0.tgz')
+    }
+  })
+
+  it('takes a built checkout as --agentcli: a copy with its dependencies (install-links), not a bare symlink', async () => {
+    const dir = join(temp(), 'mytool')
+    const run = await init([dir, '--agentcli', ROOT])
     expect(run.code, run.stdout).toBe(0)
-    const pjson = JSON.parse(readFileSync(join(here, 'tools/mytool/package.json'), 'utf8')) as ToolPjson
-    expect(pjson.dependencies.agentcli).toBe('file:../../../pkgs/agentcli-0.1.0.tgz')
-    expect((run.json as Ok).data.agentcli).toBe('file:../../../pkgs/agentcli-0.1.0.tgz')
+    expect((JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as ToolPjson).dependencies.agentcli).toBe(
+      `file:${ROOT}`,
+    )
+    expect(readFileSync(join(dir, '.npmrc'), 'utf8')).toMatch(/^install-links=true$/m)
+    expect((run.json as Ok).data.files).toContain('.npmrc')
+  })
+
+  it('refuses a local --agentcli that cannot work, naming the fix, and writes nothing', async () => {
+    const base = temp()
+    const notBuilt = join(base, 'checkout')
+    mkdirSync(notBuilt)
+    writeFileSync(join(notBuilt, 'package.json'), JSON.stringify({ name: 'agentcli', version: '0.1.0' }))
+    const other = join(base, 'other')
+    mkdirSync(other)
+    writeFileSync(join(other, 'package.json'), JSON.stringify({ name: 'left-pad' }))
+    for (const [spec, fix] of [
+      [join(base, 'missing.tgz'), /npm pack/],
+      [notBuilt, /npm ci && npm run build/],
+      [`file:${other}`, /root of an agentcli checkout/],
+    ] as const) {
+      const dir = join(base, 'tool')
+      const run = await init([dir, '--agentcli', spec])
+      expect(run.code, run.stdout).toBe(2)
+      const { error } = run.json as Failed
+      expect(error.code).toBe('E_VALIDATION')
+      expect(error.details).toMatchObject({ param: '--agentcli', got: spec })
+      expect(String(error.details.fix)).toMatch(fix)
+      expect(existsSync(dir)).toBe(false)
+    }
+  })
+
+  it('refuses a Node.js older than engines before writing anything; the same call then works on a supported one', async () => {
+    const dir = join(temp(), 'deep', 'mytool')
+    const old = await runTool(AGENTCLI_BIN, ['init', dir], {
+      env: {
+        HOME: temp(),
+        NODE_OPTIONS: `--import=${join(ROOT, 'test/fixtures/old-node.mjs')}`,
+        TEST_NODE_VERSION: '20.20.2',
+      },
+    })
+    expect(old.code, old.stdout).toBe(4)
+    const { error } = old.json as Failed
+    expect(error.code).toBe('E_CONFIG')
+    expect(error.details).toMatchObject({ reason: 'unsupported_node', got: 'v20.20.2' })
+    expect(existsSync(dirname(dir)), 'not even the parent directory').toBe(false)
+    const retry = await init([dir])
+    expect(retry.code, retry.stdout).toBe(0)
   })
 
   it('writes CI that tests and verifies, and a release workflow that publishes with provenance', async () => {

@@ -22,6 +22,7 @@ const WORK = mkdtempSync(join(tmpdir(), 'agentcli-pack-'))
 const HOME = join(WORK, 'home')
 const HOST = join(WORK, 'host')
 const TOOL = join(WORK, 'mytool')
+const FROM_CHECKOUT = join(WORK, 'fromcheckout')
 /** A minimal environment: nothing from the developer's npm configuration or the test runner's npm_* leaks in. */
 const ENV = {
   PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
@@ -143,7 +144,7 @@ describe('from an empty directory to a verified tool', () => {
     ])
     expect(ok(imported, 'import agentcli/builtins')).toContain('reference')
 
-    const init = sh(HOST, join(HOST, 'node_modules/.bin/agentcli'), ['init', TOOL, '--agentcli', `file:${agentcliTgz}`])
+    const init = sh(HOST, join(HOST, 'node_modules/.bin/agentcli'), ['init', TOOL, '--agentcli', agentcliTgz])
     expect((JSON.parse(ok(init, 'agentcli init')) as { ok: boolean }).ok).toBe(true)
     mark('init')
     ok(sh(TOOL, 'npm', ['install']), 'the tool: npm install')
@@ -203,4 +204,30 @@ describe('from an empty directory to a verified tool', () => {
     }
     expect(after.data.entries).toEqual([])
   })
+})
+
+describe('from a checkout, nothing on the registry', () => {
+  it("agentcli init --agentcli <checkout>: the tool's npm install copies agentcli with its dependencies, its commands run, npm test passes", () => {
+    // As the README says it, from the checkout: `node bin/agentcli.js init ../mytool --agentcli .`.
+    const init = sh(ROOT, 'node', ['bin/agentcli.js', 'init', FROM_CHECKOUT, '--agentcli', '.'])
+    expect((JSON.parse(ok(init, 'agentcli init --agentcli <checkout>')) as { ok: boolean }).ok).toBe(true)
+    ok(sh(FROM_CHECKOUT, 'npm', ['install']), 'the tool: npm install')
+    // A copy, not a symlink into the checkout: what the tool runs is what a tarball would give it.
+    expect(lstatSync(join(FROM_CHECKOUT, 'node_modules/agentcli')).isSymbolicLink()).toBe(false)
+    expect(linksIntoCheckout(join(FROM_CHECKOUT, 'node_modules'))).toEqual([])
+    ok(sh(FROM_CHECKOUT, 'npm', ['run', 'build'], 120_000), 'the tool: npm run build')
+    // Run unbundled too: the tool's modules load agentcli and its dependencies from the tool's node_modules.
+    for (const env of [{}, { AGENTCLI_NO_BUNDLE: '1' }]) {
+      const list = spawnSync('node', ['bin/run.js', 'list'], {
+        cwd: FROM_CHECKOUT,
+        env: { ...ENV, ...env },
+        encoding: 'utf8',
+        timeout: 60_000,
+      })
+      expect(list.status, `${JSON.stringify(env)} ${list.stdout}${list.stderr}`).toBe(0)
+      expect(JSON.parse(list.stdout)).toMatchObject({ ok: true, data: { items: [] } })
+    }
+    const test = ok(sh(FROM_CHECKOUT, 'npm', ['test']), 'the tool: npm test')
+    expect(test).toMatch(/fail 0\b/)
+  }, 300_000)
 })

@@ -2,8 +2,10 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { checkEngine } from '../../../src/cli/init/framework-spec.js'
 import { toolNames } from '../../../src/cli/init/package-json.js'
 import { writeStaged } from '../../../src/cli/init/stage.js'
+import type { AgentError } from '../../../src/errors/agent-error.js'
 
 const dirs: string[] = []
 function temp(): string {
@@ -100,5 +102,24 @@ describe('writeStaged', () => {
     expect(readdirSync(dir)).toEqual([])
     await writeStaged(dir, fill)
     expect(existsSync(join(dir, 'package.json'))).toBe(true)
+  })
+})
+
+describe('checkEngine', () => {
+  it('passes a supported Node.js and refuses an older one with E_CONFIG naming both', () => {
+    const range = '^22.22.2 || ^24.15.0 || >=26'
+    expect(() => checkEngine(range, '24.21.0')).not.toThrow()
+    expect(() => checkEngine(range, '22.22.2')).not.toThrow()
+    expect(() => checkEngine(undefined, '18.0.0')).not.toThrow()
+    for (const old of ['20.20.2', '22.12.0', '24.1.0', '25.0.0']) {
+      let error: AgentError | undefined
+      try {
+        checkEngine(range, old)
+      } catch (e) {
+        error = e as AgentError
+      }
+      expect(error?.code, old).toBe('E_CONFIG')
+      expect(error?.details).toMatchObject({ reason: 'unsupported_node', got: `v${old}`, allowed: range })
+    }
   })
 })

@@ -5,6 +5,7 @@ import { decorationCheck } from '../../../src/verify/decoration.js'
 import { exampleArgv, fill, harvest, runnableExample, type Seen } from '../../../src/verify/examples.js'
 import type { RefCommand } from '../../../src/verify/reference-types.js'
 import { Report } from '../../../src/verify/report.js'
+import { SANDBOX_NODE_OPTIONS, sandboxEnv, sandboxSettings } from '../../../src/verify/settings.js'
 
 describe('verify: examples become argv', () => {
   it('keeps <placeholders> as words (not shell redirections) and stops at a real redirection', () => {
@@ -115,5 +116,35 @@ describe('verify: envelope.no_decoration', () => {
     expect(bad.evidence).toBe(
       'pretty: details.fix "🔧 run x"; stream: error.message "\\u001b[31mbroke\\u001b[0m"; notice: notice.message "⚠️ old"',
     )
+  })
+})
+
+describe('verify: the author’s sandbox settings', () => {
+  it('passes named settings and loopback upstreams; keeps the sandbox option after a NODE_OPTIONS given', () => {
+    const settings = sandboxSettings(
+      ['API_URL=http://127.0.0.1:4010', 'TOKEN=a=b', 'NODE_OPTIONS=--no-deprecation'],
+      ['http://127.0.0.1:4010', 'http://localhost:5000/v1', 'http://[::1]:6000', 'https://127.0.0.2:8443'],
+    )
+    expect(settings.env).toEqual({ API_URL: 'http://127.0.0.1:4010', TOKEN: 'a=b', NODE_OPTIONS: '--no-deprecation' })
+    const env = sandboxEnv(settings)
+    expect(env.NO_PROXY).toBe('127.0.0.1:4010,localhost:5000,[::1]:6000,127.0.0.2:8443')
+    expect(env.NODE_OPTIONS).toBe(`--no-deprecation ${SANDBOX_NODE_OPTIONS}`)
+    // Nothing given: no upstream is reached directly, and Node 22's proxy warning is still switched off.
+    expect(sandboxEnv(sandboxSettings())).toEqual({ NODE_OPTIONS: SANDBOX_NODE_OPTIONS })
+  })
+
+  it.each([
+    [['HOME=/x'], []],
+    [['xdg_config_home=/x'], []],
+    [['Http_Proxy=http://a:1'], []],
+    [['1BAD=x'], []],
+    [['NOVALUE'], []],
+    [[], ['http://192.168.1.1:80']],
+    [[], ['http://127.0.0.1']],
+    [[], ['http://127.0.0.1.evil.com:80']],
+    [[], ['ftp://127.0.0.1:21']],
+    [[], ['not a url']],
+  ])('refuses %j %j with E_VALIDATION', (env, upstreams) => {
+    expect(() => sandboxSettings(env, upstreams)).toThrow(expect.objectContaining({ code: 'E_VALIDATION' }))
   })
 })
