@@ -1,6 +1,7 @@
 import { checkAuditLog, startAudit } from './audit/open.js'
 import { noteAudit } from './audit/pending.js'
 import { AgentCommand, type CommandResult } from './command.js'
+import { type Risk, UNDECLARED_RISK } from './command-risk.js'
 import type { BatchData } from './confirm/batch.js'
 import type { IdempotencyLedger } from './confirm/idempotency.js'
 import type { TokenLedger } from './confirm/ledger.js'
@@ -50,6 +51,12 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
    * `details.allowed: {max_items}` and `details.got`, before anything is read or written.
    */
   static maxBatchItems = DEFAULT_MAX_BATCH_ITEMS
+  /**
+   * What a call does to the world (`{action, blast_radius, reversible, undo, cost}`, see `RISK_ACTIONS`): shown in
+   * `reference`, `--help`, SKILL.md, MCP annotations and the dry-run preview, and judged by the policy gate.
+   * Undeclared, a write is taken at its strictest (`update` of a `set`, not reversible).
+   */
+  static risk: Risk | undefined
 
   private readonly writeState = newWriteState()
 
@@ -184,6 +191,7 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
   private steps(): WriteSteps<S> {
     return {
       id: this.id!,
+      risk: (this.constructor as typeof WriteCommand).risk ?? UNDECLARED_RISK,
       state: this.writeState,
       signal: this.signal,
       keyRing: () => this.keyRing(),

@@ -1,4 +1,5 @@
 import type { AuditFacts } from '../audit/record.js'
+import type { Risk } from '../command-risk.js'
 import type { LandedItem } from '../confirm/batch.js'
 import type { IdempotencyLedger, IdempotencyLookup } from '../confirm/idempotency.js'
 import type { TokenLedger } from '../confirm/ledger.js'
@@ -25,6 +26,8 @@ export function newWriteState(): WriteState {
 /** What the flow asks of the command: its hooks, each overridable by the tool. */
 export type WriteSteps<S> = {
   id: string
+  /** The command's declared risk (the strictest reading when it declares none). */
+  risk: Risk
   state: WriteState
   /** The run's signal: the flow stops at its commit points once it aborted. */
   signal: AbortSignal

@@ -2,6 +2,7 @@ import type { Binding } from '../confirm/token.js'
 import { AgentError } from '../errors/agent-error.js'
 import { invocation, shellQuote } from '../runtime/invocation.js'
 import type { WriteCall, WriteSteps } from './call.js'
+import { impactOf } from './impact.js'
 import { clock, type Plan } from './plan.js'
 
 /**
@@ -29,6 +30,7 @@ export async function previewWrite<S>(
       changes: plan.changes,
       ...(rejected.length > 0 ? { rejected } : {}),
       ...(landed.length > 0 ? { already_applied: landed } : {}),
+      impact: impactOf(steps.risk, plan),
     },
     confirm_token: token,
     expires_at: new Date(claims.expiresAt).toISOString(),
