@@ -1,3 +1,4 @@
+import type { ApprovalStore } from './approvals/store.js'
 import { checkAuditLog, startAudit } from './audit/open.js'
 import { noteAudit } from './audit/pending.js'
 import { AgentCommand, type CommandResult } from './command.js'
@@ -13,14 +14,17 @@ import type { SharedPrimitives } from './fleet/ledgers.js'
 import type { JobContext } from './jobs/runtime.js'
 import type { JobRecord } from './jobs/types.js'
 import { addWaitFlags } from './jobs/wait-flags.js'
+import type { EffectivePolicy } from './policy/policy.js'
+import { invocation, shellQuote } from './runtime/invocation.js'
 import type { OutputSchema } from './schema/output.js'
 import { toolEnv } from './settings/tool-env.js'
 import { GLOBAL_FLAGS } from './universal-flags/globals.js'
 import { batchData } from './write/batch.js'
 import { checkBatchSize, DEFAULT_MAX_BATCH_ITEMS } from './write/batch-limit.js'
-import { newWriteState, type WriteSteps } from './write/call.js'
+import { newWriteState, type WriteCall, type WriteSteps } from './write/call.js'
 import { WRITE_FLAGS, writeRequest } from './write/flags.js'
 import { writeFlow } from './write/flow.js'
+import type { GateCall } from './write/gate.js'
 import { confirmedPlan } from './write/job-check.js'
 import { mapPaced } from './write/pace.js'
 import { type Plan, rejectedItems, type WriteJobContext } from './write/plan.js'
@@ -174,17 +178,52 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
     const ctor = this.constructor as typeof WriteCommand
     const { flags, args } = await this.parse(ctor as never)
     const request = writeRequest(flags as Record<string, unknown>, args as Record<string, unknown>)
-    checkBatchSize(this.id!, ctor.args ?? {}, args as Record<string, unknown>, ctor.maxBatchItems)
+    const items = checkBatchSize(this.id!, ctor.args ?? {}, args as Record<string, unknown>, ctor.maxBatchItems)
     const { dryRun, token, key, bound } = request
     this.writeState.idempotencyKey = key
     const principal = await this.principal()
     const mode = dryRun ? 'dry_run' : token ? 'confirm' : 'refused'
     checkAuditLog(await startAudit(this.config, { id: this.id!, argv: this.argv, principal, mode }))
-    const binding: Binding = { tool: this.toolIdentity(), command: this.id!, args: bound, principal }
+    const policy = (await import('./policy/load.js')).loadPolicy(this.config.configDir, this.config.pjson as never)
+    const binding: Binding = {
+      tool: this.toolIdentity(),
+      command: this.id!,
+      args: bound,
+      principal,
+      ...(policy ? { policy: policy.digest } : {}),
+    }
     const scope = key ? (await import('./confirm/idempotency.js')).idempotencyScope(binding.tool, principal) : ''
-    const call = { binding, audit: noteAudit, idem: key ? { key, scope } : undefined }
+    const call: WriteCall = { binding, audit: noteAudit, idem: key ? { key, scope } : undefined }
+    if (policy) call.gate = this.gateCall(policy, principal, items)
     const origin = { bin: this.config.bin, argv: this.argv, ttlSeconds: ctor.confirmTtlSeconds }
     return writeFlow(this.steps(), request, call, origin)
+  }
+
+  /** The policy gate of this call: the facts it is judged on, where approvals are filed, what to run again. */
+  private gateCall(policy: EffectivePolicy, principal: Record<string, unknown>, items: number): GateCall {
+    const text = (v: unknown) => (typeof v === 'string' ? v : null)
+    const ctor = this.constructor as typeof WriteCommand
+    const words = [...this.id!.split(':'), ...this.argv].map(shellQuote)
+    return {
+      policy,
+      facts: {
+        command: this.id!.replaceAll(':', ' '),
+        kind: 'write',
+        risk: ctor.risk ?? UNDECLARED_RISK,
+        targets: items,
+        profile: text(principal.profile),
+        account: text(principal.account),
+      },
+      bin: this.config.bin,
+      approvals: () => this.approvalStore(),
+      requester: { account: text(principal.account), os_user: text(principal.os_user) },
+      resume: [invocation(this.config.bin), ...words].join(' '),
+    }
+  }
+
+  /** Where approvals are filed: this machine's data dir. */
+  protected async approvalStore(): Promise<ApprovalStore> {
+    return (await import('./approvals/store.js')).fileApprovalStore(this.config.dataDir)
   }
 
   /** This command's hooks as the flow calls them (each may be overridden by the tool). */

@@ -6,6 +6,7 @@ import type { TokenLedger } from '../confirm/ledger.js'
 import type { KeyRing } from '../confirm/secret.js'
 import type { Binding } from '../confirm/token.js'
 import type { JobPlan } from '../jobs/runtime.js'
+import type { GateCall } from './gate.js'
 import type { Plan } from './plan.js'
 
 /** The state of one write call: held by the command instance, handed to each step of the flow explicitly. */
@@ -50,6 +51,8 @@ export type WriteCall = {
   binding: Binding
   audit: (facts: AuditFacts) => void
   idem: { key: string; scope: string } | undefined
+  /** The policy gate, when the tool or its operator has a policy. */
+  gate?: GateCall
 }
 
 /**

@@ -63,6 +63,8 @@ export default class Import extends WriteCommand<Source> {
         },
       ],
       targets: [{ id: `file:${path}`, version: digest }],
+      // The number of tasks the file holds: the tool's policy asks a person to approve a large import.
+      size: lines,
       state: { path, digest, lines, bytes },
     }
   }

@@ -1,0 +1,30 @@
+// Real SSH ed25519 keys made by ssh-keygen at test time, and signatures made by it, for the approval tests.
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+/** A key pair on disk: the private key's path and the public key line. */
+export type SshKey = { path: string; pub: string }
+
+/** A temp dir of keys, removed by `dispose()`. */
+export function sshKeys(): { make(name: string): SshKey; dir: string; dispose(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'agentcli-ssh-'))
+  return {
+    dir,
+    make(name) {
+      const path = join(dir, name)
+      execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', name, '-f', path])
+      return { path, pub: readFileSync(`${path}.pub`, 'utf8').trim() }
+    },
+    dispose: () => rmSync(dir, { recursive: true, force: true }),
+  }
+}
+
+/** `ssh-keygen -Y sign` over `bytes` in `namespace`: the armored signature. */
+export function sshSign(key: SshKey, bytes: Buffer, namespace = 'agentcli-approval'): string {
+  return execFileSync('ssh-keygen', ['-Y', 'sign', '-f', key.path, '-n', namespace], {
+    input: bytes,
+    stdio: ['pipe', 'pipe', 'ignore'],
+  }).toString('utf8')
+}
