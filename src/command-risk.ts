@@ -55,8 +55,8 @@ export function riskSchema(z: ZodNamespace) {
       action: z.enum(Object.keys(RISK_ACTIONS) as [RiskAction, ...RiskAction[]]),
       blast_radius: z.enum(Object.keys(BLAST_RADII) as [BlastRadius, ...BlastRadius[]]),
       reversible: z.boolean(),
-      undo: z.string().min(1).nullable(),
-      cost: z.string().min(1).nullable(),
+      undo: z.string().nullable(),
+      cost: z.string().nullable(),
     })
     .strict()
 }

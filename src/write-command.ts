@@ -169,7 +169,9 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
    * were confirmed (a file swapped after the confirm is `E_CONFLICT`, nothing applied); `work` gets that plan.
    */
   override async runWork(ctx: JobContext, record: JobRecord): Promise<unknown> {
-    const plan = await confirmedPlan(record, () => this.plan(), { bin: this.config.bin, id: this.id! })
+    const policy = (await import('./policy/load.js')).loadPolicy(this.config.configDir, this.config.pjson as never)
+    const origin = { bin: this.config.bin, id: this.id!, policy: policy?.digest }
+    const plan = await confirmedPlan(record, () => this.plan(), origin)
     return this.work({ ...ctx, plan } as WriteJobContext<S>)
   }
 
@@ -221,8 +223,10 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
     }
   }
 
-  /** Where approvals are filed: this machine's data dir. */
+  /** Where approvals are filed: the fleet's store when a state URL is set, else this machine's data dir. */
   protected async approvalStore(): Promise<ApprovalStore> {
+    const fleet = await this.fleetPrimitives()
+    if (fleet) return (await import('./fleet/ledgers.js')).sharedApprovalStore(fleet)
     return (await import('./approvals/store.js')).fileApprovalStore(this.config.dataDir)
   }
 

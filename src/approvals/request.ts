@@ -5,6 +5,8 @@ import type { Binding } from '../confirm/token.js'
 
 /** How many targets a request names in clear; all of them are bound by their digest. */
 export const REQUEST_TARGETS = 100
+/** Arguments longer than this (as canonical JSON) travel by digest only, so a request stays one short word. */
+export const REQUEST_ARGS_CHARS = 2048
 
 /** The namespace of every approval signature (`ssh-keygen -Y sign -n agentcli-approval`). */
 export const APPROVAL_NAMESPACE = 'agentcli-approval'
@@ -20,7 +22,10 @@ export type ApprovalRequest = {
   v: 1
   tool: string
   command: string
-  args: Record<string, unknown>
+  /** The arguments in clear, or null when they are longer than {@link REQUEST_ARGS_CHARS}. */
+  args: Record<string, unknown> | null
+  /** The SHA-256 of the canonical arguments: what binds them, in clear or not. */
+  args_digest: string
   principal: Record<string, unknown>
   /** The SHA-256 of every target and version, sorted. */
   targets_digest: string
@@ -51,11 +56,13 @@ export function approvalRequest(
   expiresAt: number,
 ): PreparedRequest {
   const pairs = sortTargets(targets).map((t): [string, string | number | null] => [t.id, t.version])
+  const args = canonicalJson(binding.args)
   return prepare({
     v: 1,
     tool: binding.tool,
     command: binding.command,
-    args: binding.args,
+    args: args.length <= REQUEST_ARGS_CHARS ? binding.args : null,
+    args_digest: createHash('sha256').update(args).digest('hex'),
     principal: binding.principal,
     targets_digest: createHash('sha256').update(canonicalJson(pairs)).digest('hex'),
     target_count: pairs.length,

@@ -36,9 +36,7 @@ export const dryRunSchema = (z: ZodNamespace) =>
           undo: z.string().nullable(),
           cost: z.string().nullable(),
         })
-        .describe(
-          'What the change reaches: how many targets, which ones by id (never "all"), and whether it can be undone.',
-        ),
+        .describe('How many targets, which ones, whether it can be undone.'),
     }),
     approval: z
       .object({
@@ -49,7 +47,7 @@ export const dryRunSchema = (z: ZodNamespace) =>
         approve_command: z.string(),
       })
       .optional()
-      .describe('The policy asks a person to approve this change before --confirm applies it.'),
+      .describe('A person must approve before --confirm applies it.'),
     confirm_token: z.string().regex(/^ct_/),
     expires_at: z.iso.datetime(),
   })

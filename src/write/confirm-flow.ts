@@ -60,7 +60,11 @@ export async function confirmWrite<S>(steps: WriteSteps<S>, token: string, call:
   stopIfInterrupted(steps.signal)
   // Consumed before apply: of N processes confirming one token, exactly one gets past this line.
   if (!(await used.consume(claims.id, claims.expiresAt, now))) throw refuse(audit, 'already_used', claims.id)
-  steps.state.confirmed = { token_id: claims.id, targets: plan.targets ?? [] }
+  steps.state.confirmed = {
+    token_id: claims.id,
+    targets: plan.targets ?? [],
+    ...(binding.policy !== undefined ? { policy: binding.policy } : {}),
+  }
   try {
     stopIfInterrupted(steps.signal)
     if (!idem || !ledger) return await guardedApply(steps, plan)

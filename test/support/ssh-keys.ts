@@ -1,6 +1,6 @@
 // Real SSH ed25519 keys made by ssh-keygen at test time, and signatures made by it, for the approval tests.
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -27,4 +27,28 @@ export function sshSign(key: SshKey, bytes: Buffer, namespace = 'agentcli-approv
     input: bytes,
     stdio: ['pipe', 'pipe', 'ignore'],
   }).toString('utf8')
+}
+
+/**
+ * Make `box`'s example tool trust one approver (an operator policy naming a fresh key), before any dry-run; the
+ * returned `approve(request)` files that approver's signature over a dry-run's `data.approval.request`, as
+ * `tasks approve --signature` would (in-process: a request for a large batch is a long word).
+ */
+export function approverFor(configDir: string, dataDir: string): { approve(request: string): Promise<void> } {
+  const keys = sshKeys()
+  const alice = keys.make('alice')
+  mkdirSync(configDir, { recursive: true, mode: 0o700 })
+  writeFileSync(join(configDir, 'policy.json'), JSON.stringify({ approvers: [{ id: 'alice', key: alice.pub }] }), {
+    mode: 0o600,
+  })
+  return {
+    async approve(request) {
+      const { decodeRequest } = await import('../../src/approvals/request.js')
+      const { fileApprovalStore } = await import('../../src/approvals/store.js')
+      const prepared = decodeRequest(request)
+      if (!prepared) throw new Error('not an approval request')
+      await fileApprovalStore(dataDir).add(prepared.id, sshSign(alice, prepared.bytes))
+      keys.dispose()
+    },
+  }
 }

@@ -12,8 +12,8 @@ const approvalSchema = output((z) =>
     target_count: z.number().int(),
     targets: z.array(z.string()),
     expires_at: z.string(),
-    signer: z.string().describe('The SHA256 fingerprint of the key that signed.'),
-    signature: z.string().describe('The SSH signature: hand it to the requester if this is not their machine.'),
+    signer: z.string(),
+    signature: z.string(),
     filed: z.boolean(),
   }),
 )
@@ -22,15 +22,12 @@ export default class Approve extends AgentCommand<typeof approvalSchema> {
   static override kind = 'local' as const
   static override summary = 'Approve a change the policy holds, with your SSH key'
   static override description =
-    'For a person, never an agent: signs the approval request a write answered with E_HUMAN_REQUIRED (or its dry-run showed under data.approval) with your own ssh ed25519 key (--key, through ssh-keygen -Y sign), or files a signature made elsewhere (--signature). The signature is filed where the requester confirms; it counts only if your key is an approver of the policy, you are not the requester, and the change, targets, versions, policy and token are exactly those you signed.'
-  static override examples = [
-    '<%= config.bin %> approve ar1.eyJ… --key ~/.ssh/id_ed25519',
-    '<%= config.bin %> approve ar1.eyJ… --signature approval.sig',
-  ]
+    'For a person, not an agent: signs an approval request (data.approval.request) with your ssh ed25519 key, or files a signature made with ssh-keygen -Y sign. It counts only from an approver the policy lists, for exactly the change signed.'
+  static override examples = ['<%= config.bin %> approve <request> --key ~/.ssh/id_ed25519']
   static override args = { request: Args.string({ required: true, description: 'The approval request (ar1.…).' }) }
   static override flags = {
-    key: Flags.string({ description: 'Your SSH ed25519 private key: sign with it (ssh-keygen -Y sign).' }),
-    signature: Flags.string({ description: 'A file holding a signature made with ssh-keygen -Y sign.' }),
+    key: Flags.string({ description: 'Your ssh ed25519 private key.' }),
+    signature: Flags.string({ description: 'A file with an ssh-keygen -Y sign signature.' }),
   }
   static override errorCodes = ['E_IO'] as const
   static override output = approvalSchema
@@ -45,7 +42,12 @@ export default class Approve extends AgentCommand<typeof approvalSchema> {
     const sig = parseSignature(armored)
     if (!sig || sig.namespace !== APPROVAL_NAMESPACE)
       throw validationError(`not an ssh ed25519 signature in the ${APPROVAL_NAMESPACE} namespace`, 'SSHSIG', null)
-    await fileApprovalStore(this.config.dataDir).add(prepared.id, armored)
+    // Filed where the requester confirms: the fleet's shared store when a state URL is set, else this machine.
+    const fleet = (await this.fleetBackend())?.primitives
+    const store = fleet
+      ? (await import('../../fleet/ledgers.js')).sharedApprovalStore(fleet)
+      : fileApprovalStore(this.config.dataDir)
+    await store.add(prepared.id, armored)
     const r = prepared.request
     return {
       request_id: prepared.id,

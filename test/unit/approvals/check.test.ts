@@ -55,6 +55,11 @@ describe('approval requests', () => {
     expect(r.request.targets).toHaveLength(REQUEST_TARGETS)
     expect(r.request.target_count).toBe(REQUEST_TARGETS + 5)
     expect(r.request.policy).toBe('')
+    const long = { ids: Array.from({ length: 1000 }, (_, i) => String(i)) }
+    const big = approvalRequest({ ...binding, args: long }, targets, 'tok1', EXP).request
+    expect(big.args).toBeNull()
+    const other = approvalRequest({ ...binding, args: { ids: [...long.ids, 'x'] } }, targets, 'tok1', EXP).request
+    expect(other.args_digest).not.toBe(big.args_digest)
     const moved = approvalRequest(binding, [...many.slice(0, -1), { id: 't104', version: 2 }], 'tok1', EXP)
     expect(moved.request.targets_digest).not.toBe(approvalRequest(binding, many, 'tok1', EXP).request.targets_digest)
   })

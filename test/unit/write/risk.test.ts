@@ -20,7 +20,7 @@ describe('risk', () => {
     const z = await loadZod()
     expect(() => riskOf({ id: 'wipe', risk: { ...del, action: 'obliterate' } }, 'write', z)).toThrow(/wipe declares/)
     expect(() => riskOf({ id: 'wipe', risk: { ...del, extra: 1 } }, 'write', z)).toThrow(/invalid risk/)
-    expect(() => riskOf({ risk: { ...del, undo: '' } }, 'write', z)).toThrow(/a command declares/)
+    expect(() => riskOf({ risk: { ...del, undo: 5 } }, 'write', z)).toThrow(/a command declares/)
   })
 
   it('is described in reference, and a create-only risk is not destructive', async () => {
