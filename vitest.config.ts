@@ -20,7 +20,7 @@ export default defineConfig({
     // Security code carries a 100% gate (unit tests in-process; command-level tests spawn the bin and do not count):
     // confirm tokens and the `--confirm` check order with its refusals; the audit record; the HTTP client's
     // credential handling (origin binding, redirects, bodies); update verification (signature and identity, the
-    // TUF-refreshed trusted root, npm provenance).
+    // TUF-refreshed trusted root, npm provenance); the policy gate and approvals (SSH signatures, requests, store).
     coverage: {
       provider: 'v8',
       include: [
@@ -29,6 +29,10 @@ export default defineConfig({
         'src/write/confirm-flow.ts',
         'src/write/refusals.ts',
         'src/write/call.ts',
+        'src/write/gate.ts',
+        'src/policy/**',
+        'src/approvals/**',
+        'src/command-risk.ts',
         'src/output/redact*.ts',
         'src/http/client.ts',
         'src/http/origin.ts',

@@ -13,6 +13,7 @@ export {
   humanError,
 } from './checkpoints/checkpoint.js'
 export { AgentCommand, type CommandKind, type CommandResult } from './command.js'
+export { BLAST_RADII, type BlastRadius, RISK_ACTIONS, type Risk, type RiskAction } from './command-risk.js'
 export type { IdempotencyLedger } from './confirm/idempotency.js'
 export type { TokenLedger } from './confirm/ledger.js'
 export { type BatchItem, batchSchema, type Change } from './confirm/preview.js'

@@ -1,6 +1,8 @@
+import type { ApprovalStore } from './approvals/store.js'
 import { checkAuditLog, startAudit } from './audit/open.js'
 import { noteAudit } from './audit/pending.js'
 import { AgentCommand, type CommandResult } from './command.js'
+import { type Risk, UNDECLARED_RISK } from './command-risk.js'
 import type { BatchData } from './confirm/batch.js'
 import type { IdempotencyLedger } from './confirm/idempotency.js'
 import type { TokenLedger } from './confirm/ledger.js'
@@ -12,14 +14,17 @@ import type { SharedPrimitives } from './fleet/ledgers.js'
 import type { JobContext } from './jobs/runtime.js'
 import type { JobRecord } from './jobs/types.js'
 import { addWaitFlags } from './jobs/wait-flags.js'
+import type { EffectivePolicy } from './policy/policy.js'
+import { invocation, shellQuote } from './runtime/invocation.js'
 import type { OutputSchema } from './schema/output.js'
 import { toolEnv } from './settings/tool-env.js'
 import { GLOBAL_FLAGS } from './universal-flags/globals.js'
 import { batchData } from './write/batch.js'
 import { checkBatchSize, DEFAULT_MAX_BATCH_ITEMS } from './write/batch-limit.js'
-import { newWriteState, type WriteSteps } from './write/call.js'
+import { newWriteState, type WriteCall, type WriteSteps } from './write/call.js'
 import { WRITE_FLAGS, writeRequest } from './write/flags.js'
 import { writeFlow } from './write/flow.js'
+import type { GateCall } from './write/gate.js'
 import { confirmedPlan } from './write/job-check.js'
 import { mapPaced } from './write/pace.js'
 import { type Plan, rejectedItems, type WriteJobContext } from './write/plan.js'
@@ -50,6 +55,12 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
    * `details.allowed: {max_items}` and `details.got`, before anything is read or written.
    */
   static maxBatchItems = DEFAULT_MAX_BATCH_ITEMS
+  /**
+   * What a call does to the world (`{action, blast_radius, reversible, undo, cost}`, see `RISK_ACTIONS`): shown in
+   * `reference`, `--help`, SKILL.md, MCP annotations and the dry-run preview, and judged by the policy gate.
+   * Undeclared, a write is taken at its strictest (`update` of a `set`, not reversible).
+   */
+  static risk: Risk | undefined
 
   private readonly writeState = newWriteState()
 
@@ -158,7 +169,9 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
    * were confirmed (a file swapped after the confirm is `E_CONFLICT`, nothing applied); `work` gets that plan.
    */
   override async runWork(ctx: JobContext, record: JobRecord): Promise<unknown> {
-    const plan = await confirmedPlan(record, () => this.plan(), { bin: this.config.bin, id: this.id! })
+    const policy = (await import('./policy/load.js')).loadPolicy(this.config.configDir, this.config.pjson as never)
+    const origin = { bin: this.config.bin, id: this.id!, policy: policy?.digest }
+    const plan = await confirmedPlan(record, () => this.plan(), origin)
     return this.work({ ...ctx, plan } as WriteJobContext<S>)
   }
 
@@ -167,23 +180,61 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
     const ctor = this.constructor as typeof WriteCommand
     const { flags, args } = await this.parse(ctor as never)
     const request = writeRequest(flags as Record<string, unknown>, args as Record<string, unknown>)
-    checkBatchSize(this.id!, ctor.args ?? {}, args as Record<string, unknown>, ctor.maxBatchItems)
+    const items = checkBatchSize(this.id!, ctor.args ?? {}, args as Record<string, unknown>, ctor.maxBatchItems)
     const { dryRun, token, key, bound } = request
     this.writeState.idempotencyKey = key
     const principal = await this.principal()
     const mode = dryRun ? 'dry_run' : token ? 'confirm' : 'refused'
     checkAuditLog(await startAudit(this.config, { id: this.id!, argv: this.argv, principal, mode }))
-    const binding: Binding = { tool: this.toolIdentity(), command: this.id!, args: bound, principal }
+    const policy = (await import('./policy/load.js')).loadPolicy(this.config.configDir, this.config.pjson as never)
+    const binding: Binding = {
+      tool: this.toolIdentity(),
+      command: this.id!,
+      args: bound,
+      principal,
+      ...(policy ? { policy: policy.digest } : {}),
+    }
     const scope = key ? (await import('./confirm/idempotency.js')).idempotencyScope(binding.tool, principal) : ''
-    const call = { binding, audit: noteAudit, idem: key ? { key, scope } : undefined }
+    const call: WriteCall = { binding, audit: noteAudit, idem: key ? { key, scope } : undefined }
+    if (policy) call.gate = this.gateCall(policy, principal, items)
     const origin = { bin: this.config.bin, argv: this.argv, ttlSeconds: ctor.confirmTtlSeconds }
     return writeFlow(this.steps(), request, call, origin)
+  }
+
+  /** The policy gate of this call: the facts it is judged on, where approvals are filed, what to run again. */
+  private gateCall(policy: EffectivePolicy, principal: Record<string, unknown>, items: number): GateCall {
+    const text = (v: unknown) => (typeof v === 'string' ? v : null)
+    const ctor = this.constructor as typeof WriteCommand
+    const words = [...this.id!.split(':'), ...this.argv].map(shellQuote)
+    return {
+      policy,
+      facts: {
+        command: this.id!.replaceAll(':', ' '),
+        kind: 'write',
+        risk: ctor.risk ?? UNDECLARED_RISK,
+        targets: items,
+        profile: text(principal.profile),
+        account: text(principal.account),
+      },
+      bin: this.config.bin,
+      approvals: () => this.approvalStore(),
+      requester: { account: text(principal.account), os_user: text(principal.os_user) },
+      resume: [invocation(this.config.bin), ...words].join(' '),
+    }
+  }
+
+  /** Where approvals are filed: the fleet's store when a state URL is set, else this machine's data dir. */
+  protected async approvalStore(): Promise<ApprovalStore> {
+    const fleet = await this.fleetPrimitives()
+    if (fleet) return (await import('./fleet/ledgers.js')).sharedApprovalStore(fleet)
+    return (await import('./approvals/store.js')).fileApprovalStore(this.config.dataDir)
   }
 
   /** This command's hooks as the flow calls them (each may be overridden by the tool). */
   private steps(): WriteSteps<S> {
     return {
       id: this.id!,
+      risk: (this.constructor as typeof WriteCommand).risk ?? UNDECLARED_RISK,
       state: this.writeState,
       signal: this.signal,
       keyRing: () => this.keyRing(),

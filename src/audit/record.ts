@@ -23,12 +23,31 @@ export type AuditDraft = {
    */
   readonly mode: AuditMode
   readonly token_id: string | null
+  /** A write the policy judged: the decision, the deciding rule, the policy's digest, whether only in shadow. */
+  readonly policy?: PolicyNote
+  /** The approvers whose signatures released the change, and the request they signed. */
+  readonly approved_by?: readonly string[]
+  readonly approval_request?: string
   /** A fleet's shared audit log (a table / a stream); the local file too when `alsoFile`, or when it fails. */
   readonly shared?: AuditSink
 }
 
 /** What a step of a call learns for its record: the mode it ended in, the token it minted or was shown. */
-export type AuditFacts = { readonly mode?: AuditMode; readonly token_id?: string | null }
+export type AuditFacts = {
+  readonly mode?: AuditMode
+  readonly token_id?: string | null
+  readonly policy?: PolicyNote
+  readonly approved_by?: readonly string[]
+  readonly approval_request?: string
+}
+
+/** What the policy gate decided of a call, for its audit record. */
+export type PolicyNote = {
+  readonly decision: string
+  readonly rule: string | null
+  readonly digest: string
+  readonly shadow: boolean
+}
 
 /** A fleet's shared audit log: `append` sends one record; `alsoFile` keeps `audit.jsonl` too. */
 export type AuditSink = { append(record: AuditRecord): Promise<void>; alsoFile: boolean }

@@ -4,6 +4,7 @@
  * the tool's single copy of agentcli, and its build bundles them with it (see docs/performance.md).
  */
 import type { CommandClass } from '../runtime/base-command.js'
+import Approve from './commands/approve.js'
 import Changelog from './commands/changelog.js'
 import Context from './commands/context.js'
 import Doctor from './commands/doctor.js'
@@ -21,6 +22,7 @@ export type { BuiltinsChoice } from './select.js'
 
 /** The built-in commands by id, in the shape of oclif's explicit command strategy. */
 export const COMMANDS: Readonly<Record<string, CommandClass>> = {
+  approve: Approve,
   changelog: Changelog,
   context: Context,
   doctor: Doctor,

@@ -1,3 +1,4 @@
+import { riskSchema } from '../command-risk.js'
 import { deprecatedField, type ZodNamespace } from '../index.js'
 
 const evidence = (z: ZodNamespace) => z.enum(['verified', 'missing', 'not_applicable', 'unknown'])
@@ -80,6 +81,7 @@ const fullReferenceSchema = (z: ZodNamespace) =>
           .object({ cursor_param: z.literal('--cursor'), repeat_filters: z.literal(true), order: z.literal('keyset') })
           .nullable(),
         hints: z.object({ destructive: z.boolean(), idempotent: z.boolean(), open_world: z.boolean() }).optional(),
+        risk: riskSchema(z).optional(),
         deprecated: deprecation(z).optional(),
         deprecated_fields: z.array(deprecation(z).extend({ path: z.string() })).optional(),
       }),

@@ -3,7 +3,8 @@ import type { CommandClass } from '../runtime/base-command.js'
 /**
  * The optional built-ins a tool chooses. `reference`, `context`, `doctor` and `changelog` are always shipped: they
  * are how an agent discovers and diagnoses any tool. `update` (self-update from signed releases), the `job`
- * commands (async jobs) and `mcp` (the MCP server) are on unless turned off.
+ * commands (async jobs) and `mcp` (the MCP server) are on unless turned off. `approve` is always shipped too: any
+ * write may be held for a person's approval by a policy.
  */
 export type BuiltinsChoice = {
   /** Ship `update`. Turn off for a tool that is not released with checksums and signatures. */

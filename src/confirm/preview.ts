@@ -25,7 +25,29 @@ export const dryRunSchema = (z: ZodNamespace) =>
         .describe(
           'Items of this batch that landed in an earlier run with the same idempotency key: not applied again.',
         ),
+      impact: z
+        .object({
+          action: z.string(),
+          blast_radius: z.string(),
+          target_count: z.number().int(),
+          targets: z.array(z.string()),
+          targets_more: z.number().int().optional(),
+          reversible: z.boolean(),
+          undo: z.string().nullable(),
+          cost: z.string().nullable(),
+        })
+        .describe('How many targets, which ones, whether it can be undone.'),
     }),
+    approval: z
+      .object({
+        request_id: z.string(),
+        rule: z.string(),
+        required: z.number().int(),
+        request: z.string(),
+        approve_command: z.string(),
+      })
+      .optional()
+      .describe('A person must approve before --confirm applies it.'),
     confirm_token: z.string().regex(/^ct_/),
     expires_at: z.iso.datetime(),
   })

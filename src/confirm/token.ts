@@ -12,6 +12,8 @@ export type Binding = {
   args: Record<string, unknown>
   /** The acting account, profile and permission context (see `WriteCommand.principal`). */
   principal: Record<string, unknown>
+  /** The digest of the effective policy the call was judged by (`src/policy/`); absent when there is none. */
+  policy?: string
 }
 
 /** Why a token was refused. */
@@ -27,6 +29,7 @@ export type RejectReason =
   | 'already_used'
   | 'target_changed'
   | 'state_drift'
+  | 'policy_changed'
 
 /** The verified, decoded content of a token. */
 export type TokenClaims = {
@@ -49,7 +52,7 @@ type Payload = {
   iat: number
   exp: number
   /** Keyed digests: the token reveals nothing about the tool, account or arguments it binds. */
-  d: { tool: string; acct: string; args: string; tv: string }
+  d: { tool: string; acct: string; args: string; tv: string; pol?: string }
   /** The previewed targets in clear, up to {@link CLEAR_TARGETS} of them. */
   t?: Array<[string, string | number | null]>
 }
@@ -109,6 +112,7 @@ export function mintToken(
       acct: digest(secret, 'acct', binding.principal),
       args: digest(secret, 'args', binding.args),
       tv: digest(secret, 'tv', pairs),
+      ...(binding.policy !== undefined ? { pol: digest(secret, 'pol', binding.policy) } : {}),
     },
     ...(pairs.length <= CLEAR_TARGETS ? { t: pairs } : {}),
   }
@@ -148,6 +152,7 @@ function isPayload(p: Payload): boolean {
     typeof d === 'object' &&
     d !== null &&
     [d.tool, d.acct, d.args, d.tv].every((x) => typeof x === 'string') &&
+    (d.pol === undefined || typeof d.pol === 'string') &&
     (p.t === undefined ||
       (Array.isArray(p.t) &&
         p.t.every(
@@ -216,6 +221,9 @@ export function verifyToken(secret: Buffer, token: string, binding: Binding, now
   if (now >= p.exp) return refuse('expired')
   if (p.d.acct !== digest(secret, 'acct', binding.principal)) return refuse('other_account')
   if (p.d.args !== digest(secret, 'args', binding.args)) return refuse('args_changed')
+  // A policy that appeared, went or changed since the dry-run: what was judged is not what would be applied.
+  const pol = binding.policy !== undefined ? digest(secret, 'pol', binding.policy) : undefined
+  if (p.d.pol !== pol) return refuse('policy_changed')
   return { ok: true, claims }
 }
 

@@ -195,6 +195,18 @@ export const REFERENCE_OUTPUT_SCHEMA: Record<string, unknown> = {
                 required: ['destructive', 'idempotent', 'open_world'],
                 additionalProperties: false,
               },
+              risk: {
+                type: 'object',
+                properties: {
+                  action: { type: 'string', enum: ['create', 'update', 'delete', 'execute'] },
+                  blast_radius: { type: 'string', enum: ['one', 'set', 'all'] },
+                  reversible: { type: 'boolean' },
+                  undo: { type: ['string', 'null'] },
+                  cost: { type: ['string', 'null'] },
+                },
+                required: ['action', 'blast_radius', 'reversible', 'undo', 'cost'],
+                additionalProperties: false,
+              },
               deprecated: {
                 type: 'object',
                 properties: {

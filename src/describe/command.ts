@@ -1,6 +1,7 @@
 import type { Command } from '@oclif/core'
 import type { ZodType } from 'zod'
 import { type CommandKind, kindOf } from '../command-kind.js'
+import { type Risk, riskOf } from '../command-risk.js'
 import type { ErrorCode } from '../errors/catalogue.js'
 import { acceptedFields } from '../output/fields.js'
 import { effectiveOutput } from '../schema/declared-output.js'
@@ -49,6 +50,8 @@ export type CommandDescription = {
    * upstream (`open_world`).
    */
   hints?: { destructive: boolean; idempotent: boolean; open_world: boolean }
+  /** On a write: what it does to the world (`static risk`, else the strictest reading; see `RISK_ACTIONS`). */
+  risk?: Risk
   /** Present only on a deprecated command (`static state = 'deprecated'` with `deprecationOptions`). */
   deprecated?: Deprecation
   /** Present only when the output schema marks fields deprecated (`deprecatedField()`). */
@@ -90,6 +93,7 @@ type Statics = {
   destructive?: boolean
   idempotent?: boolean
   openWorld?: boolean
+  risk?: unknown
   state?: string
   deprecationOptions?: OclifDeprecation
 }
@@ -127,6 +131,7 @@ export function describeCommand(cmd: Command.Class | Statics, bin: string, z: Zo
   const outputSchema = publishedSchema(rawOutput)
   const deprecated = commandDeprecation(c)
   const deprecatedOut = deprecatedFields(rawOutput)
+  const risk = riskOf(c, kind, z)
   return {
     path,
     type: kind,
@@ -149,10 +154,12 @@ export function describeCommand(cmd: Command.Class | Statics, bin: string, z: Zo
     pagination:
       c.flags && 'cursor' in c.flags ? { cursor_param: '--cursor', repeat_filters: true, order: 'keyset' } : null,
     hints: {
-      destructive: kind === 'write' && c.destructive !== false,
+      // A declared risk is the one source: only a write that merely creates is not destructive.
+      destructive: kind === 'write' && (c.risk !== undefined ? risk?.action !== 'create' : c.destructive !== false),
       idempotent: Boolean(c.idempotent),
       open_world: Boolean(c.openWorld),
     },
+    ...(risk ? { risk } : {}),
     ...(deprecated ? { deprecated } : {}),
     ...(deprecatedOut.length > 0 ? { deprecated_fields: deprecatedOut } : {}),
   }

@@ -1,3 +1,4 @@
+import { riskText } from '../command-risk.js'
 import type { Reference } from './reference.js'
 
 /** The directory name, and so the skill name, of a tool's skill. */
@@ -91,6 +92,7 @@ export function renderSkill(ref: Reference): string {
     lines.push(`### \`${ref.tool} ${c.path}\` (${c.type}${c.stream ? ', stream' : ''}${c.async ? ', async' : ''})`, '')
     if (c.deprecated) lines.push(`**Deprecated:** ${c.deprecated.message}. Do not use it in new calls.`, '')
     lines.push(c.description || c.summary, '')
+    if (c.risk) lines.push(`Risk: ${riskText(c.risk)}.`, '')
     for (const f of c.deprecated_fields ?? []) lines.push(`- Output field \`${f.path}\` is deprecated: ${f.message}.`)
     if (c.deprecated_fields?.length) lines.push('')
     if (c.params.length > 0) lines.push(...c.params.map(flagLine), '')

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import type { ApprovalStore } from '../approvals/store.js'
 import type { IdempotencyLedger, IdempotencyLookup, IdempotencyRecord } from '../confirm/idempotency.js'
 import { argsDigest, isIdempotencyRecord, keyInDoubt, keyReused } from '../confirm/idempotency.js'
 import { type TokenLedger, tokenFingerprint } from '../confirm/ledger.js'
@@ -137,4 +138,52 @@ export function sharedIdempotencyLedger(p: SharedPrimitives): IdempotencyLedger 
     },
   }
   return ledger
+}
+
+/** The most signatures one approval request holds in the shared store. */
+export const MAX_APPROVALS = 16
+
+/**
+ * Approvals on the shared store: a request's signatures in numbered slots, each claimed by an insert-if-absent,
+ * so approvers filing at once on different machines never overwrite each other. As on a machine, the store is
+ * trusted with nothing: every signature is verified at `--confirm`.
+ */
+export function sharedApprovalStore(p: SharedPrimitives): ApprovalStore {
+  const slot = (requestId: string, n: number) => `approval:${requestId}:${n}`
+  const signatureIn = (record: unknown) => (record as { data?: unknown } | undefined)?.data
+  return {
+    async add(requestId, signature) {
+      const filed = await guarded(p.store, 'filing the approval', async () => {
+        const now = new Date().toISOString()
+        const record = {
+          command: 'approve',
+          scope: requestId,
+          args_digest: '',
+          status: 'done' as const,
+          data: signature,
+          created_at: now,
+          completed_at: now,
+        }
+        for (let n = 0; n < MAX_APPROVALS; n++) {
+          if (await p.claimRecord(slot(requestId, n), record)) return true
+          if (signatureIn(await p.readRecord(slot(requestId, n))) === signature) return true
+        }
+        return false
+      })
+      if (!filed)
+        throw new AgentError('E_CONFLICT', `approval request ${requestId} holds ${MAX_APPROVALS} signatures already`, {
+          details: { reason: 'approvals_full', fix: 'run the command again with --dry-run for a new request' },
+        })
+    },
+    list: (requestId) =>
+      guarded(p.store, 'reading the approvals', async () => {
+        const out: string[] = []
+        for (let n = 0; n < MAX_APPROVALS; n++) {
+          const signature = signatureIn(await p.readRecord(slot(requestId, n)))
+          if (typeof signature !== 'string') break
+          out.push(signature)
+        }
+        return out
+      }),
+  }
 }

@@ -27,7 +27,12 @@ export type JobContext = {
 }
 
 /** What a confirmed async write hands its worker: the token it consumed and the targets and versions it verified. */
-export type JobPlan = { token_id: string; targets: Array<{ id: string; version: string | number | null }> }
+export type JobPlan = {
+  token_id: string
+  targets: Array<{ id: string; version: string | number | null }>
+  /** The digest of the policy the confirm was judged by, when there was one: the worker re-checks it. */
+  policy?: string
+}
 
 /** What submitting returns (spec 002 §15.2). */
 export type SubmittedJob = { job_id: string; status: 'pending'; poll: string; result: string }

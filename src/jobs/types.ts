@@ -29,7 +29,7 @@ export type JobRecord = {
   /** On a fleet's store: the claim lasts until then unless its worker renews it; past it the worker is dead. */
   lease_until?: string | null
   /** A write job's confirmed plan (token id, targets and versions); the worker applies nothing else. */
-  plan?: { token_id: string; targets: Array<{ id: string; version: string | number | null }> }
+  plan?: { token_id: string; targets: Array<{ id: string; version: string | number | null }>; policy?: string }
 }
 
 /** Where jobs live. The embedded file store is the default; a fleet can put jobs on a queue or workflow engine. */

@@ -1,5 +1,6 @@
 import { CommandHelp, Help } from '@oclif/core/help'
 import { COMMAND_KINDS, kindOf } from '../command-kind.js'
+import { type Risk, riskText, UNDECLARED_RISK } from '../command-risk.js'
 import { flagDeprecation, type OclifDeprecation } from '../schema/deprecation.js'
 
 type Described = {
@@ -22,6 +23,10 @@ class AgentCommandHelp extends CommandHelp {
     const kind = kindOf(this.command as { kind?: unknown })
     const section = { header: 'KIND', generate: () => `${kind}: ${COMMAND_KINDS[kind]}` }
     const out = usage ? [usage, section, ...rest] : [section, ...rest]
+    // The risk as the build validated it (the manifest's description), else as the class declares it.
+    const c = this.command as { agent?: { risk?: Risk }; risk?: Risk }
+    const risk = c.agent?.risk ?? (kind === 'write' ? (c.risk ?? UNDECLARED_RISK) : undefined)
+    if (risk) out.splice(out.indexOf(section) + 1, 0, { header: 'RISK', generate: () => riskText(risk) })
     // oclif states a deprecated command at the top of its help; its deprecated flags are listed here.
     const lines = deprecationLines(this.command as never)
     if (lines.length > 0) out.push({ header: 'DEPRECATED', generate: () => lines.join('\n') })

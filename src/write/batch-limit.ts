@@ -6,14 +6,15 @@ export const DEFAULT_MAX_BATCH_ITEMS = 10_000
 /**
  * A batch larger than its command's bound is `E_VALIDATION` (`allowed: {max_items}`, `got`: the count, `param`:
  * the argument), checked after the parse and before anything is read or written: such a call can never succeed
- * as written. The items of a call are the values of its variadic (`multiple`) arguments, as parsed.
+ * as written. The items of a call are the values of its variadic (`multiple`) arguments, as parsed; their count
+ * is returned (the policy gate counts targets from it, never from a number the tool reports).
  */
 export function checkBatchSize(
   id: string,
   declared: Record<string, unknown>,
   parsed: Record<string, unknown>,
   max: number,
-): void {
+): number {
   let count = 0
   const names: string[] = []
   for (const [name, def] of Object.entries(declared)) {
@@ -22,7 +23,7 @@ export function checkBatchSize(
     count += value.length
     names.push(name)
   }
-  if (count <= max) return
+  if (count <= max) return count
   throw validationError(
     `${id.replaceAll(':', ' ')} takes at most ${max} items in one call (got ${count}); split the batch`,
     { max_items: max },

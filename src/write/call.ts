@@ -1,10 +1,12 @@
 import type { AuditFacts } from '../audit/record.js'
+import type { Risk } from '../command-risk.js'
 import type { LandedItem } from '../confirm/batch.js'
 import type { IdempotencyLedger, IdempotencyLookup } from '../confirm/idempotency.js'
 import type { TokenLedger } from '../confirm/ledger.js'
 import type { KeyRing } from '../confirm/secret.js'
 import type { Binding } from '../confirm/token.js'
 import type { JobPlan } from '../jobs/runtime.js'
+import type { GateCall } from './gate.js'
 import type { Plan } from './plan.js'
 
 /** The state of one write call: held by the command instance, handed to each step of the flow explicitly. */
@@ -25,6 +27,8 @@ export function newWriteState(): WriteState {
 /** What the flow asks of the command: its hooks, each overridable by the tool. */
 export type WriteSteps<S> = {
   id: string
+  /** The command's declared risk (the strictest reading when it declares none). */
+  risk: Risk
   state: WriteState
   /** The run's signal: the flow stops at its commit points once it aborted. */
   signal: AbortSignal
@@ -47,6 +51,8 @@ export type WriteCall = {
   binding: Binding
   audit: (facts: AuditFacts) => void
   idem: { key: string; scope: string } | undefined
+  /** The policy gate, when the tool or its operator has a policy. */
+  gate?: GateCall
 }
 
 /**

@@ -43,6 +43,15 @@ export async function confirmWrite<S>(steps: WriteSteps<S>, token: string, call:
     audit({ mode: 'refused' })
     throw driftError(targets.reason, targets.drift, claims.id)
   }
+  // The gate again, on the plan recomputed here: a held change goes no further without its approvals.
+  if (call.gate) {
+    const gate = await import('./gate.js')
+    const verdict = gate.judge(call.gate, plan, audit)
+    if (gate.needsApproval(verdict)) {
+      const named = gate.checkExplicit(plan.targets, audit)
+      await gate.requireApprovals(call.gate, verdict, { binding, targets: named, claims }, audit)
+    }
+  }
   // The plan may have taken a while: expiry is judged again, on the same clock, right before the commit point.
   const now = clock()
   if (now >= claims.expiresAt) throw refuse(audit, 'expired', claims.id)
@@ -51,7 +60,11 @@ export async function confirmWrite<S>(steps: WriteSteps<S>, token: string, call:
   stopIfInterrupted(steps.signal)
   // Consumed before apply: of N processes confirming one token, exactly one gets past this line.
   if (!(await used.consume(claims.id, claims.expiresAt, now))) throw refuse(audit, 'already_used', claims.id)
-  steps.state.confirmed = { token_id: claims.id, targets: plan.targets ?? [] }
+  steps.state.confirmed = {
+    token_id: claims.id,
+    targets: plan.targets ?? [],
+    ...(binding.policy !== undefined ? { policy: binding.policy } : {}),
+  }
   try {
     stopIfInterrupted(steps.signal)
     if (!idem || !ledger) return await guardedApply(steps, plan)

@@ -2,6 +2,7 @@ import type { Binding } from '../confirm/token.js'
 import { AgentError } from '../errors/agent-error.js'
 import { invocation, shellQuote } from '../runtime/invocation.js'
 import type { WriteCall, WriteSteps } from './call.js'
+import { impactOf } from './impact.js'
 import { clock, type Plan } from './plan.js'
 
 /**
@@ -14,11 +15,21 @@ export async function previewWrite<S>(
   call: WriteCall,
   ttlSeconds: number,
 ): Promise<unknown> {
+  const gate = call.gate ? await import('./gate.js') : undefined
+  const verdict = gate && call.gate ? gate.judge(call.gate, plan, call.audit) : undefined
+  const held = verdict !== undefined && gate!.needsApproval(verdict)
+  if (held) gate!.checkExplicit(plan.targets, call.audit)
   const { current } = await steps.keyRing()
   const { mintToken } = await import('../confirm/token.js')
   const binding: Binding = call.binding
   const { token, claims } = mintToken(current.key, binding, plan.targets ?? [], clock(), ttlSeconds * 1000, current.id)
   call.audit({ token_id: claims.id })
+  let approval: ReturnType<NonNullable<typeof gate>['approvalBlock']> | undefined
+  if (held) {
+    const { approvalRequest } = await import('../approvals/request.js')
+    const request = approvalRequest(binding, plan.targets ?? [], claims.id, claims.expiresAt)
+    approval = gate!.approvalBlock(call.gate!, verdict, request)
+  }
   const rejected = (plan.rejected ?? []).map((r) => ({
     id: r.id,
     error: { code: r.error.code, message: r.error.message },
@@ -29,9 +40,11 @@ export async function previewWrite<S>(
       changes: plan.changes,
       ...(rejected.length > 0 ? { rejected } : {}),
       ...(landed.length > 0 ? { already_applied: landed } : {}),
+      impact: impactOf(steps.risk, plan),
     },
     confirm_token: token,
     expires_at: new Date(claims.expiresAt).toISOString(),
+    ...(approval ? { approval } : {}),
   }
 }
 

@@ -21,6 +21,8 @@ export async function writeFlow<S>(
   call: WriteCall,
   origin: WriteOrigin,
 ): Promise<unknown> {
+  // The gate judges the call before any of the command's own code runs: a deny stops it here, with no plan read.
+  if (call.gate) (await import('./gate.js')).judge(call.gate, undefined, call.audit)
   if (request.token !== undefined) return confirmWrite(steps, request.token, call)
   if (call.idem) {
     const seen = await lookupKey(steps, await steps.idempotencyLedger(), call.idem, request.bound)

@@ -14,6 +14,8 @@ export type Plan<S = unknown> = {
   targets?: Target[]
   /** Batch items that cannot be done; reported per item, never hiding the others. */
   rejected?: Array<{ id: string; error: AgentError }>
+  /** The size of the change in the command's own unit (tasks imported, bytes sent): a policy can gate on it. */
+  size?: number
 } & (undefined extends S
   ? {
       /** Private state handed to `apply()`; never printed. */

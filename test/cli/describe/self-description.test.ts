@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { editJson, useToolCopy } from '../../support/copy.js'
 import { env, fixture, ROOT, seed, tasks, useSandbox } from '../../support/helpers.js'
 import { schemaValidator } from '../../support/schema.js'
+import { sshKeys } from '../../support/ssh-keys.js'
 
 const box = useSandbox()
 const copy = useToolCopy()
@@ -91,6 +92,17 @@ describe('reference', () => {
       // upstream.test.ts (sync) and update.test.ts (update).
       sync: async () => [],
       update: async () => [],
+      // A delete under the prod profile is held for approval; a key made here approves it.
+      approve: async () => {
+        const held = await tasks(box(), ['delete', '1', '--dry-run'], { env: { TASKS_PROFILE: 'prod' } })
+        const keys = sshKeys()
+        try {
+          const request = env(held).data.approval.request
+          return [await data(['approve', request, '--key', keys.make('alice').path])]
+        } finally {
+          keys.dispose()
+        }
+      },
     }
     expect(schemaOf('import', 'result_schema')(await data(['job', 'result', '--id', job.job_id]))).toBe(true)
     const first = ['login resume', 'login', 'whoami']
@@ -107,7 +119,8 @@ describe('reference', () => {
       if (path !== 'sync' && path !== 'update') expect(outputs.length, path).toBeGreaterThan(0)
       for (const out of outputs) expect(validate(out), `${path}: ${JSON.stringify(validate.errors)}`).toBe(true)
     }
-  })
+    // Some thirty runs of the bin, and an ssh-keygen key for `approve`: more than the default on a loaded machine.
+  }, 90_000)
 
   it('supports --fields and --compact', async () => {
     const run = await tasks(box(), ['reference', '--fields', 'tool,commands.path', '--compact'])

@@ -4,6 +4,7 @@ import type { Sandbox } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
 import { CORE_ERRORS } from '../../../src/errors/catalogue.js'
 import { env, ROOT, seed, storeBytes, storePath, tasks, useSandbox } from '../../support/helpers.js'
+import { approverFor } from '../../support/ssh-keys.js'
 
 const box = useSandbox()
 const ids = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1))
@@ -51,9 +52,12 @@ describe('a signal stops a batch in progress', () => {
     async (signal) => {
       seedMany(box(), 10_000)
       const all = ids(10_000)
+      // Deleting more than three tasks needs an approval (the example's policy): a listed approver gives it.
+      const approver = approverFor(join(box().env.XDG_CONFIG_HOME!, 'tasks'), join(box().env.XDG_DATA_HOME!, 'tasks'))
       const dry = await tasks(box(), ['delete', ...all, '--dry-run'], { timeoutMs: 60_000 })
       expect(dry.code).toBe(0)
       const token = env(dry).data.confirm_token as string
+      await approver.approve(env(dry).data.approval.request)
       const before = storeBytes(box())
       // Another process holds the store's lock: the confirm consumes its token (a marker in the ledger), then
       // waits for the lock in apply(). The signal is sent once the marker exists: the batch is past its plan.

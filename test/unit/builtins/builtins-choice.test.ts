@@ -7,7 +7,7 @@ describe('builtins(): a tool chooses its built-ins', () => {
   })
 
   it('leaves out update, the job commands, mcp, or any mix; the discovery built-ins always stay', () => {
-    const always = ['changelog', 'context', 'doctor', 'reference']
+    const always = ['approve', 'changelog', 'context', 'doctor', 'reference']
     const jobs = Object.keys(COMMANDS).filter((id) => id.startsWith('job:'))
     expect(jobs.length).toBeGreaterThanOrEqual(4)
     expect(Object.keys(builtins({ update: false })).sort()).toEqual([...always, ...jobs, 'mcp'].sort())

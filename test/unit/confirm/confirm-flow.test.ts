@@ -3,8 +3,10 @@
 // forged, tampered, replayed, expired, foreign tool/command/account/arguments, drift, ledger faults — each must
 // fail closed (nothing applied, the token not consumed) and be audited `refused`. The command-level cases are in
 // test/cli/write/write-trust.test.ts and test/cli/write/write-safety.test.ts.
+
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { AuditFacts } from '../../../src/audit/record.js'
+import { UNDECLARED_RISK } from '../../../src/command-risk.js'
 import type { IdempotencyLedger, IdempotencyLookup } from '../../../src/confirm/idempotency.js'
 import type { TokenLedger } from '../../../src/confirm/ledger.js'
 import type { Target } from '../../../src/confirm/targets.js'
@@ -90,6 +92,7 @@ function fakes(
     },
     steps: {
       id: binding.command,
+      risk: UNDECLARED_RISK,
       state: newWriteState(),
       signal: new AbortController().signal,
       keyRing: async () => ({

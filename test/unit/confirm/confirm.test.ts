@@ -22,7 +22,14 @@ import { fileTokenLedger, prune } from '../../../src/confirm/ledger.js'
 import { batchSchema, dryRunSchema } from '../../../src/confirm/preview.js'
 import { envSecretSource, fileSecretSource } from '../../../src/confirm/secret.js'
 import { goneDrift, sameTargets, type Target, targetDrift } from '../../../src/confirm/targets.js'
-import { type Binding, CLEAR_TARGETS, mintToken, verifyTargets, verifyToken } from '../../../src/confirm/token.js'
+import {
+  type Binding,
+  CLEAR_TARGETS,
+  mintToken,
+  tokenKeyId,
+  verifyTargets,
+  verifyToken,
+} from '../../../src/confirm/token.js'
 import { beforeChange, isBeforeChange } from '../../../src/errors/before-change.js'
 import { loadZod } from '../../../src/schema/output.js'
 
@@ -623,7 +630,18 @@ describe('preview schemas', () => {
     const z = await loadZod()
     expect(
       dryRunSchema(z).safeParse({
-        preview: { changes: [] },
+        preview: {
+          changes: [],
+          impact: {
+            action: 'delete',
+            blast_radius: 'set',
+            target_count: 0,
+            targets: [],
+            reversible: false,
+            undo: null,
+            cost: null,
+          },
+        },
         confirm_token: 'ct_1.a.b',
         expires_at: '2026-01-01T00:00:00.000Z',
       }).success,
@@ -634,5 +652,22 @@ describe('preview schemas', () => {
         summary: { ok_count: 0, error_count: 1 },
       }).success,
     ).toBe(true)
+  })
+})
+
+describe('a token bound to a policy', () => {
+  const key = Buffer.alloc(32, 5)
+  const b: Binding = { tool: 't', command: 'c', args: {}, principal: {}, policy: 'pol_a' }
+  it('verifies under the same policy digest only (policy_changed otherwise, or when one appeared or went)', () => {
+    const { token } = mintToken(key, b, [], 1_000, 60_000)
+    expect(verifyToken(key, token, b, 2_000).ok).toBe(true)
+    const { policy: _, ...none } = b
+    for (const other of [{ ...b, policy: 'pol_b' }, none])
+      expect(verifyToken(key, token, other, 2_000)).toMatchObject({ ok: false, reason: 'policy_changed' })
+    const bare = mintToken(key, none, [], 1_000, 60_000).token
+    expect(verifyToken(key, bare, b, 2_000)).toMatchObject({ ok: false, reason: 'policy_changed' })
+  })
+  it('names no key id for a payload that is not JSON', () => {
+    expect(tokenKeyId(`ct_2.${Buffer.from('not json').toString('base64url')}.x`)).toBeUndefined()
   })
 })

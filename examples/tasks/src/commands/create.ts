@@ -19,7 +19,13 @@ export default class Create extends WriteCommand<{ title: string }, typeof taskO
   }
   static override errorCodes = ['E_IO'] as const
   /** Create only adds a task: nothing existing is deleted or overwritten. */
-  static override destructive = false
+  static override risk = {
+    action: 'create',
+    blast_radius: 'one',
+    reversible: true,
+    undo: 'tasks delete <id>',
+    cost: null,
+  } as const
   static override output = taskOutput
 
   async plan(): Promise<Plan<{ title: string }>> {

@@ -26,6 +26,8 @@ export default class Delete extends WriteCommand<Target[]> {
   static override strict = false
   static override errorCodes = ['E_NOT_FOUND', 'E_IO'] as const
   static override output = output(batchSchema)
+  /** A deleted task is gone: the store keeps no history. */
+  static override risk = { action: 'delete', blast_radius: 'set', reversible: false, undo: null, cost: null } as const
 
   async plan(): Promise<Plan<Target[]>> {
     const { argv } = await this.parse(Delete)

@@ -21,6 +21,13 @@ export default class EditTask extends WriteCommand<Edit, typeof taskOutput> {
   }
   static override errorCodes = ['E_NOT_FOUND', 'E_IO'] as const
   static override output = taskOutput
+  static override risk = {
+    action: 'update',
+    blast_radius: 'one',
+    reversible: true,
+    undo: 'tasks edit <id> with the previous title and status (shown in the preview)',
+    cost: null,
+  } as const
 
   async plan(): Promise<Plan<Edit>> {
     const { args, flags } = await this.parse(EditTask)

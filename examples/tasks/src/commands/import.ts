@@ -19,8 +19,14 @@ export default class Import extends WriteCommand<Source> {
   static override flags = { file: Flags.string({ required: true, description: 'Path of the JSON Lines file.' }) }
   static override async = true
   static override errorCodes = ['E_NOT_FOUND', 'E_IO'] as const
-  /** Import only adds tasks. */
-  static override destructive = false
+  /** Import only adds tasks: each can be deleted again by its id. */
+  static override risk = {
+    action: 'create',
+    blast_radius: 'set',
+    reversible: true,
+    undo: 'tasks delete <ids…> (the ids the job reports)',
+    cost: null,
+  } as const
   static override output = output((z) => z.object({ imported: z.number().int(), ids: z.array(z.string()) }))
 
   async plan(): Promise<Plan<Source>> {
@@ -57,6 +63,8 @@ export default class Import extends WriteCommand<Source> {
         },
       ],
       targets: [{ id: `file:${path}`, version: digest }],
+      // The number of tasks the file holds: the tool's policy asks a person to approve a large import.
+      size: lines,
       state: { path, digest, lines, bytes },
     }
   }

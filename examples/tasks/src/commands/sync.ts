@@ -28,6 +28,14 @@ export default class Sync extends WriteCommand<Work> {
   static override examples = ['<%= config.bin %> sync --dry-run', '<%= config.bin %> sync --confirm <confirm_token>']
   static override errorCodes = [...UPSTREAM_ERRORS, 'E_CONFIG', 'E_IO'] as const
   static override openWorld = true
+  /** Sync overwrites local tasks with the remote's; the remote stays the source to sync from again. */
+  static override risk = {
+    action: 'update',
+    blast_radius: 'all',
+    reversible: false,
+    undo: null,
+    cost: 'one upstream request per page of the remote API',
+  } as const
   static override output = output((z) =>
     z.object({ created: z.number().int(), updated: z.number().int(), unchanged: z.number().int() }),
   )
