@@ -270,6 +270,7 @@ describe('doctor', () => {
       'config_dir',
       'credentials',
       'update',
+      'trusted_root',
       'state_store',
     ])
     for (const c of checks) expect(c.fix === null).toBe(c.status === 'pass')
