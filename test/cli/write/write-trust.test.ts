@@ -166,7 +166,7 @@ describe('the check order leaks nothing', () => {
     writeFileSync(storePath(box()), '{ corrupt')
     const cases: Array<[string[], string]> = [
       [['edit', '9', '--status', 'done', '--confirm', 'ct_garbage'], 'tampered'],
-      [['delete', '9', '--confirm', 'ct_2.e30.AAAA'], 'tampered'],
+      [['delete', '9', '--confirm', 'ct_3.e30.AAAA'], 'tampered'],
       [['edit', '9', '--status', 'done', '--confirm', token], 'other_command'],
       [['create', '--title', 'y', '--confirm', token], 'args_changed'],
       [['create', '--title', 'x', '--confirm', stale], 'expired'],
