@@ -40,13 +40,17 @@ export async function previewWrite<S>(
  * its token, with `--dry-run`. The one builder of every `dry_run_command` and batch `resume`.
  */
 export function dryRunCommand(bin: string, id: string, argv: readonly string[]): string {
+  const end = argv.indexOf('--')
+  const flags = end === -1 ? argv : argv.slice(0, end)
   const kept: string[] = []
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!
+  for (let i = 0; i < flags.length; i++) {
+    const a = flags[i]!
     if (a === '--confirm') i++
     else if (!a.startsWith('--confirm=') && a !== '--dry-run') kept.push(a)
   }
-  return `${[invocation(bin), ...[...id.split(':'), ...kept].map(shellQuote)].join(' ')} --dry-run`
+  // After `--` every word is an argument (even one spelled `--dry-run`): kept as is, the flag goes before it.
+  const rest = end === -1 ? [] : argv.slice(end)
+  return [invocation(bin), ...[...id.split(':'), ...kept, '--dry-run', ...rest].map(shellQuote)].join(' ')
 }
 
 /**

@@ -236,3 +236,16 @@ describe('previewItems', () => {
     expect(previewItems(new Set(['a']))).toEqual({ items: ['a'], count: 1, truncated: false })
   })
 })
+
+describe('dryRunCommand', () => {
+  it('drops the token and any --dry-run before `--`, keeps every word after it, and puts --dry-run before it', async () => {
+    const { dryRunCommand } = await import('../../../src/write/dry-run.js')
+    const start = invocation('tasks')
+    expect(dryRunCommand('tasks', 'delete', ['1', '--confirm', 'ct_3.a.b', '--confirm=x', '--dry-run'])).toBe(
+      `${start} delete 1 --dry-run`,
+    )
+    expect(dryRunCommand('tasks', 'delete', ['a', '--', '--dry-run', '--confirm'])).toBe(
+      `${start} delete a --dry-run -- --dry-run --confirm`,
+    )
+  })
+})
