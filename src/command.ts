@@ -171,6 +171,8 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
   }
 
   private awaitJob(submitted: SubmittedJob, timeoutSeconds: number) {
+    // The job behind a `--wait` answer: its status, result and audit stay reachable by id (`meta.job_id`).
+    this.metaExtras.job_id = submitted.job_id
     return awaitCall({ config: this.config, catalogue: this.catalogue, submitted, timeoutSeconds, signal: this.signal })
   }
 

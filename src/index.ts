@@ -9,6 +9,7 @@ export {
   type Checkpoint,
   completeCheckpoint,
   type HumanAction,
+  type HumanApproval,
   type HumanRequest,
   humanError,
 } from './checkpoints/checkpoint.js'

@@ -136,7 +136,13 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
    * "Batches").
    */
   protected batchResult(items: BatchItem[]): BatchData {
-    return batchData(items, this.writeState, this.catalogue, { bin: this.config.bin, id: this.id!, argv: this.argv })
+    const flags = (this.constructor as typeof WriteCommand).flags ?? {}
+    return batchData(items, this.writeState, this.catalogue, {
+      bin: this.config.bin,
+      id: this.id!,
+      argv: this.argv,
+      keyFlag: Object.hasOwn(flags, 'idempotency-key'),
+    })
   }
 
   /**

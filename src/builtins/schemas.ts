@@ -113,6 +113,10 @@ export const contextSchema = (z: ZodNamespace) =>
     }),
     node_version: z.string(),
     platform: z.string(),
+    update_check: z
+      .object({ latest: z.string(), checked_at: z.string() })
+      .nullable()
+      .describe('The latest release the last `update --check` saw, and when; null when no check is cached.'),
   })
 
 /** Output of `doctor`. */

@@ -10,11 +10,32 @@ export const HUMAN_ACTIONS = ['open_url', 'enter_code', 'scan_qr', 'approve', 'c
 /** One of {@link HUMAN_ACTIONS}. */
 export type HumanAction = (typeof HUMAN_ACTIONS)[number]
 
+/**
+ * How a person approves a step, published in the checkpoint so an agent can relay it word for word: what to
+ * open, what to enter there, or what to run. Nothing here is a secret (a user code is meant to be shown); it is
+ * stored with the checkpoint and repeated in every `E_HUMAN_REQUIRED` for it (`details.approval`, with the
+ * checkpoint's `expires_at`).
+ */
+export type HumanApproval = {
+  /** What the person does, in one or two sentences, for the agent to relay. */
+  instructions: string
+  /** Where the person goes (a device flow's `verification_uri`). */
+  verification_uri?: string
+  /** The same page with the code already filled in, when the service offers one. */
+  verification_uri_complete?: string
+  /** What the person enters there. */
+  user_code?: string
+  /** A command the person runs instead of opening a page (a local stand-in, an admin's CLI). */
+  command?: string
+}
+
 /** A persisted checkpoint: where a command stopped for a person, and the state it needs to continue. */
 export type Checkpoint<S = unknown> = {
   id: string
   command: string
   action: HumanAction
+  /** How the person approves it (see {@link HumanApproval}). */
+  approval?: HumanApproval
   state: S
   created_at: string
   expires_at: string
@@ -31,6 +52,8 @@ export type HumanRequest<S> = {
   resume: (id: string) => string
   /** State the resume step needs; stored locally, never printed. */
   state: S
+  /** How the person approves it: kept with the checkpoint and given in every `E_HUMAN_REQUIRED` for it. */
+  approval?: HumanApproval
   /** Shown to the agent: a URL, a code to enter, a QR image path… */
   details?: Record<string, unknown>
   ttlSeconds?: number
@@ -57,6 +80,7 @@ export function newCheckpoint<S>(command: string, request: HumanRequest<S>, now:
     id: `cp_${randomBytes(16).toString('hex').slice(0, 20)}`,
     command,
     action: request.action,
+    ...(request.approval ? { approval: request.approval } : {}),
     state: request.state,
     created_at: new Date(now).toISOString(),
     expires_at: new Date(now + (request.ttlSeconds ?? 900) * 1000).toISOString(),
@@ -72,7 +96,10 @@ export async function requireHuman<S>(dataDir: string, command: string, request:
   return humanError(checkpoint, request.message, request.resume(checkpoint.id), request.details)
 }
 
-/** The `E_HUMAN_REQUIRED` error for a checkpoint (also when a resume finds the person has not acted yet). */
+/**
+ * The `E_HUMAN_REQUIRED` error for a checkpoint (also when a resume finds the person has not acted yet): its
+ * action, the resume command, its id and expiry, and how the person approves it (`approval`, when published).
+ */
 export function humanError(
   checkpoint: Checkpoint,
   message: string,
@@ -85,6 +112,7 @@ export function humanError(
       resume,
       checkpoint_id: checkpoint.id,
       expires_at: checkpoint.expires_at,
+      ...(checkpoint.approval ? { approval: { ...checkpoint.approval, expires_at: checkpoint.expires_at } } : {}),
       ...details,
     },
   })

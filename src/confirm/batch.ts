@@ -60,12 +60,14 @@ export function partialResults(error: unknown): BatchItem[] | undefined {
  * the data; any failure fails the envelope. Its code is the first failed item's that re-running the batch cannot
  * fix (neither retryable nor `E_CONFLICT`, which a fresh dry-run re-reads), else the first failed item's: so
  * exit 7/8 (retryable) and 6 mean "re-run the resume command", anything else "fix the failed items first".
+ * `keyFlag`: whether the command takes `--idempotency-key` (a fix names only a flag the command has).
  */
 export function batchOutcome(
   items: readonly BatchItem[],
   landed: ReadonlyMap<string, LandedItem>,
   catalogue: Catalogue,
   resume: string | undefined,
+  keyFlag = false,
 ): BatchData {
   const fresh = new Set(items.map((i) => i.id))
   const before: BatchItem[] = [...landed.values()]
@@ -95,7 +97,11 @@ export function batchOutcome(
         ...(resume
           ? { resume }
           : summary.ok_count > 0
-            ? { fix: 'pass --idempotency-key to make this batch resumable, or re-run it with only failed_ids' }
+            ? {
+                fix: keyFlag
+                  ? 'pass --idempotency-key to make this batch resumable, or re-run it with only failed_ids'
+                  : 're-run it with only failed_ids (dry-run, then confirm)',
+              }
             : {}),
       },
       ...(resume && rerunFixes(first.error.code)

@@ -2,7 +2,10 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { canonicalJson } from './canonical.js'
 import { type Drift, sortTargets, type Target, targetDrift } from './targets.js'
 
-/** What a confirm token is bound to before any state is read (spec 002 §7, §9). */
+/**
+ * What a confirm token is bound to before any state is read (spec 002 §7, §9). The token carries one keyed
+ * digest of this whole object (canonical JSON), so a field added here is bound with no change of token format.
+ */
 export type Binding = {
   /** The tool's identity (bin name and package name): one tool's token never verifies for another. */
   tool: string
@@ -26,68 +29,114 @@ export type RejectReason =
   | 'expired'
   | 'other_account'
   | 'args_changed'
+  | 'policy_changed'
   | 'already_used'
   | 'target_changed'
   | 'state_drift'
-  | 'policy_changed'
 
 /** The verified, decoded content of a token. */
 export type TokenClaims = {
   id: string
-  command: string
   issuedAt: number
   expiresAt: number
-  /** The targets and versions previewed, in clear when there were few of them (to name a drift); else undefined. */
+  /** The targets and versions previewed, in clear when they fit in the token (to name a drift); else undefined. */
   targets: Target[] | undefined
   /** The keyed digest of the previewed targets and versions. */
   targetsDigest: string
 }
 
-type Payload = {
-  v: 2
-  /** The id of the key that signed it, when the secret is a rotating key ring. */
-  kid?: string
-  jti: string
-  cmd: string
-  iat: number
-  exp: number
-  /** Keyed digests: the token reveals nothing about the tool, account or arguments it binds. */
-  d: { tool: string; acct: string; args: string; tv: string; pol?: string }
-  /** The previewed targets in clear, up to {@link CLEAR_TARGETS} of them. */
-  t?: Array<[string, string | number | null]>
-}
-
-const PREFIX = 'ct_2.'
-const MAC_CONTEXT = 'agentcli-confirm-v2.'
-/** More targets than this are bound by digest only, so a token stays short enough for a command line. */
-export const CLEAR_TARGETS = 32
+/**
+ * A token is `ct_3.<body>.<mac>`, both base64url. The body is binary, so a token stays short enough for an agent
+ * to carry cheaply (at most {@link MAX_TOKEN_CHARS}) while binding as much as a longer one:
+ *
+ * | bytes | what |
+ * | --- | --- |
+ * | 1 + n | the length of the key id, then the id (n = 0: none) |
+ * | 16 | the single-use nonce (`jti`) |
+ * | 6 + 6 | issue time and expiry, ms since the epoch, unsigned big-endian |
+ * | 4 × 3 | short keyed digests of the tool, the command, the principal and the policy: they only name why a token is refused |
+ * | 18 | the keyed digest of the whole canonical {@link Binding} (what decides) |
+ * | 18 | the keyed digest of the previewed targets and versions |
+ * | rest | the previewed targets as JSON `[[id, version], …]` when they fit, else nothing |
+ *
+ * The binding digest covers every field of the binding object, so a field added to {@link Binding} is bound
+ * without a change of format. The MAC (HMAC-SHA-256, full length) covers the whole body, key id included.
+ */
+const PREFIX = 'ct_3.'
+const MAC_CONTEXT = 'agentcli-confirm-v3.'
+/** The longest token minted: previewed targets in clear are left out (bound by digest only) when they would not fit. */
+export const MAX_TOKEN_CHARS = 200
 /** A token may claim an issue time this far ahead of the verifier's clock (two machines sharing a secret). */
 export const FUTURE_SKEW_MS = 30_000
+
+const NONCE = 16
+const HINT = 3
+const DIGEST = 18
+/** Bytes after the key id: nonce, two times, four hints, two digests. */
+const FIXED = NONCE + 6 + 6 + 4 * HINT + 2 * DIGEST
+/** What a key id may hold (the key ring's own rule is narrower): printable ASCII, no space. */
+const KEY_ID = /^[\x21-\x7e]*$/
+
+type Pairs = Array<[string, string | number | null]>
+
+type Body = {
+  kid: string | null
+  jti: Buffer
+  iat: number
+  exp: number
+  hints: { tool: Buffer; cmd: Buffer; acct: Buffer; pol: Buffer }
+  bind: Buffer
+  tv: Buffer
+  targets: Pairs | undefined
+}
 
 function b64(buf: Buffer): string {
   return buf.toString('base64url')
 }
 
-/** A keyed digest of one part of the binding. */
-function digest(secret: Buffer, part: string, value: unknown): string {
-  return b64(
-    createHmac('sha256', secret)
-      .update(`${part}\0${canonicalJson(value)}`)
-      .digest()
-      .subarray(0, 18),
-  )
+/** A keyed digest of one part of the binding, `length` bytes of it. */
+function digest(secret: Buffer, part: string, value: unknown, length = DIGEST): Buffer {
+  return createHmac('sha256', secret)
+    .update(`${part}\0${canonicalJson(value)}`)
+    .digest()
+    .subarray(0, length)
 }
 
-function sortedTargets(targets: readonly Target[]): Array<[string, string | number | null]> {
+/** The digest of everything the binding holds, whatever fields it has: the one value that decides. */
+function bindingDigest(secret: Buffer, binding: Binding): Buffer {
+  return digest(secret, 'bind', binding)
+}
+
+function sortedTargets(targets: readonly Target[]): Pairs {
   return sortTargets(targets).map((t) => [t.id, t.version])
 }
 
-function mac(secret: Buffer, payload: string): string {
+function mac(secret: Buffer, encoded: string): string {
   return b64(
     createHmac('sha256', secret)
-      .update(MAC_CONTEXT + payload)
+      .update(MAC_CONTEXT + encoded)
       .digest(),
   )
+}
+
+function encode(body: Body): string {
+  const kid = Buffer.from(body.kid ?? '', 'latin1')
+  const times = Buffer.alloc(12)
+  times.writeUIntBE(body.iat, 0, 6)
+  times.writeUIntBE(body.exp, 6, 6)
+  const parts = [
+    Buffer.from([kid.length]),
+    kid,
+    body.jti,
+    times,
+    body.hints.tool,
+    body.hints.cmd,
+    body.hints.acct,
+    body.hints.pol,
+  ]
+  parts.push(body.bind, body.tv)
+  if (body.targets) parts.push(Buffer.from(JSON.stringify(body.targets), 'utf8'))
+  return b64(Buffer.concat(parts))
 }
 
 /** Mint a token for a binding and the previewed targets, valid for `ttlMs` from `now`. */
@@ -100,34 +149,45 @@ export function mintToken(
   kid?: string | null,
 ): { token: string; claims: TokenClaims } {
   const pairs = sortedTargets(targets)
-  const payload: Payload = {
-    v: 2,
-    ...(kid ? { kid } : {}),
-    jti: b64(randomBytes(16)),
-    cmd: binding.command,
+  const body: Body = {
+    kid: kid || null,
+    jti: randomBytes(NONCE),
     iat: now,
     exp: now + ttlMs,
-    d: {
-      tool: digest(secret, 'tool', binding.tool),
-      acct: digest(secret, 'acct', binding.principal),
-      args: digest(secret, 'args', binding.args),
-      tv: digest(secret, 'tv', pairs),
-      ...(binding.policy !== undefined ? { pol: digest(secret, 'pol', binding.policy) } : {}),
-    },
-    ...(pairs.length <= CLEAR_TARGETS ? { t: pairs } : {}),
+    hints: hintsOf(secret, binding),
+    bind: bindingDigest(secret, binding),
+    tv: digest(secret, 'tv', pairs),
+    targets: pairs,
   }
-  const encoded = b64(Buffer.from(JSON.stringify(payload)))
-  return { token: `${PREFIX}${encoded}.${mac(secret, encoded)}`, claims: claimsOf(payload) }
+  const sign = (b: Body) => {
+    const encoded = encode(b)
+    return `${PREFIX}${encoded}.${mac(secret, encoded)}`
+  }
+  let token = sign(body)
+  // Many targets, or long ids: bound by digest only, so the token stays short (a drift is then not named).
+  if (token.length > MAX_TOKEN_CHARS) {
+    body.targets = undefined
+    token = sign(body)
+  }
+  return { token, claims: claimsOf(body) }
 }
 
-function claimsOf(p: Payload): TokenClaims {
+function hintsOf(secret: Buffer, binding: Binding): Body['hints'] {
   return {
-    id: p.jti,
-    command: p.cmd,
-    issuedAt: p.iat,
-    expiresAt: p.exp,
-    targets: p.t?.map(([id, version]) => ({ id, version })),
-    targetsDigest: p.d.tv,
+    tool: digest(secret, 'tool', binding.tool, HINT),
+    cmd: digest(secret, 'cmd', binding.command, HINT),
+    acct: digest(secret, 'acct', binding.principal, HINT),
+    pol: digest(secret, 'pol', binding.policy ?? null, HINT),
+  }
+}
+
+function claimsOf(b: Body): TokenClaims {
+  return {
+    id: b64(b.jti),
+    issuedAt: b.iat,
+    expiresAt: b.exp,
+    targets: b.targets?.map(([id, version]) => ({ id, version })),
+    targetsDigest: b64(b.tv),
   }
 }
 
@@ -140,33 +200,60 @@ function canonical64(text: string): Buffer | undefined {
   return b64(bytes) === text ? bytes : undefined
 }
 
-function isPayload(p: Payload): boolean {
-  const d = p.d
+/** The key id a body names: null for none, undefined when the body is too short to say. */
+function keyIdOf(bytes: Buffer): string | null | undefined {
+  const n = bytes[0]
+  if (n === undefined || bytes.length < 1 + n) return undefined
+  const kid = bytes.subarray(1, 1 + n).toString('latin1')
+  if (!KEY_ID.test(kid)) return undefined
+  return n === 0 ? null : kid
+}
+
+function isPairs(t: unknown): t is Pairs {
   return (
-    p.v === 2 &&
-    (p.kid === undefined || typeof p.kid === 'string') &&
-    typeof p.jti === 'string' &&
-    typeof p.cmd === 'string' &&
-    Number.isSafeInteger(p.iat) &&
-    Number.isSafeInteger(p.exp) &&
-    typeof d === 'object' &&
-    d !== null &&
-    [d.tool, d.acct, d.args, d.tv].every((x) => typeof x === 'string') &&
-    (d.pol === undefined || typeof d.pol === 'string') &&
-    (p.t === undefined ||
-      (Array.isArray(p.t) &&
-        p.t.every(
-          (x) =>
-            Array.isArray(x) &&
-            x.length === 2 &&
-            typeof x[0] === 'string' &&
-            (x[1] === null || typeof x[1] === 'string' || typeof x[1] === 'number'),
-        )))
+    Array.isArray(t) &&
+    t.every(
+      (x) =>
+        Array.isArray(x) &&
+        x.length === 2 &&
+        typeof x[0] === 'string' &&
+        (x[1] === null || typeof x[1] === 'string' || typeof x[1] === 'number'),
+    )
   )
 }
 
-/** The payload of a token this secret signed, or undefined: the MAC is checked before anything is trusted. */
-function authentic(secret: Buffer, token: string): Payload | undefined {
+/** Decode a body whose MAC has been checked; undefined when its shape is not one this version writes. */
+function decode(bytes: Buffer): Body | undefined {
+  const kid = keyIdOf(bytes)
+  if (kid === undefined) return undefined
+  let at = 1 + (kid?.length ?? 0)
+  if (bytes.length < at + FIXED) return undefined
+  const take = (n: number) => {
+    const part = bytes.subarray(at, at + n)
+    at += n
+    return part
+  }
+  const jti = take(NONCE)
+  const iat = take(6).readUIntBE(0, 6)
+  const exp = take(6).readUIntBE(0, 6)
+  const hints = { tool: take(HINT), cmd: take(HINT), acct: take(HINT), pol: take(HINT) }
+  const bind = take(DIGEST)
+  const tv = take(DIGEST)
+  let targets: Pairs | undefined
+  if (at < bytes.length) {
+    try {
+      const parsed: unknown = JSON.parse(bytes.subarray(at).toString('utf8'))
+      if (!isPairs(parsed)) return undefined
+      targets = parsed
+    } catch {
+      return undefined
+    }
+  }
+  return { kid, jti, iat, exp, hints, bind, tv, targets }
+}
+
+/** The body of a token this secret signed, or undefined: the MAC is checked before anything is trusted. */
+function authentic(secret: Buffer, token: string): Body | undefined {
   if (!token.startsWith(PREFIX)) return undefined
   const [encoded, sig, ...rest] = token.slice(PREFIX.length).split('.')
   if (encoded === undefined || sig === undefined || rest.length > 0) return undefined
@@ -176,12 +263,7 @@ function authentic(secret: Buffer, token: string): Payload | undefined {
   const given = Buffer.from(sig)
   const expected = Buffer.from(mac(secret, encoded))
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined
-  try {
-    const payload = JSON.parse(bytes.toString('utf8')) as Payload
-    return typeof payload === 'object' && payload !== null && isPayload(payload) ? payload : undefined
-  } catch {
-    return undefined
-  }
+  return decode(bytes)
 }
 
 /**
@@ -190,15 +272,13 @@ function authentic(secret: Buffer, token: string): Payload | undefined {
  */
 export function tokenKeyId(token: string): string | null | undefined {
   if (!token.startsWith(PREFIX)) return undefined
-  // split() always yields a first part, empty for "ct_2.".
+  // split() always yields a first part, empty for "ct_3.".
   const bytes = canonical64(token.slice(PREFIX.length).split('.')[0]!)
-  if (!bytes) return undefined
-  try {
-    const kid = (JSON.parse(bytes.toString('utf8')) as { kid?: unknown } | null)?.kid
-    return typeof kid === 'string' ? kid : null
-  } catch {
-    return undefined
-  }
+  return bytes ? keyIdOf(bytes) : undefined
+}
+
+function same(a: Buffer, b: Buffer): boolean {
+  return a.length === b.length && timingSafeEqual(a, b)
 }
 
 /** Result of {@link verifyToken}. */
@@ -211,19 +291,25 @@ export type Verification = { ok: true; claims: TokenClaims } | { ok: false; reas
  * plan, with {@link verifyTargets}.
  */
 export function verifyToken(secret: Buffer, token: string, binding: Binding, now: number): Verification {
-  const p = authentic(secret, token)
-  if (!p) return { ok: false, reason: 'tampered' }
-  const claims = claimsOf(p)
+  const b = authentic(secret, token)
+  if (!b) return { ok: false, reason: 'tampered' }
+  const claims = claimsOf(b)
   const refuse = (reason: RejectReason): Verification => ({ ok: false, reason, claims })
-  if (p.d.tool !== digest(secret, 'tool', binding.tool)) return refuse('other_tool')
-  if (p.cmd !== binding.command) return refuse('other_command')
-  if (p.iat > now + FUTURE_SKEW_MS || p.exp < p.iat) return refuse('not_yet_valid')
-  if (now >= p.exp) return refuse('expired')
-  if (p.d.acct !== digest(secret, 'acct', binding.principal)) return refuse('other_account')
-  if (p.d.args !== digest(secret, 'args', binding.args)) return refuse('args_changed')
-  // A policy that appeared, went or changed since the dry-run: what was judged is not what would be applied.
-  const pol = binding.policy !== undefined ? digest(secret, 'pol', binding.policy) : undefined
-  if (p.d.pol !== pol) return refuse('policy_changed')
+  const hints = hintsOf(secret, binding)
+  if (!same(b.hints.tool, hints.tool)) return refuse('other_tool')
+  if (!same(b.hints.cmd, hints.cmd)) return refuse('other_command')
+  if (b.iat > now + FUTURE_SKEW_MS || b.exp < b.iat) return refuse('not_yet_valid')
+  if (now >= b.exp) return refuse('expired')
+  // The binding digest decides; the hints only name what moved (a hint that matches by chance still refuses).
+  if (!same(b.bind, bindingDigest(secret, binding)))
+    return refuse(
+      !same(b.hints.acct, hints.acct)
+        ? 'other_account'
+        : // A policy that appeared, went or changed since the dry-run: what was judged is not what would be applied.
+          !same(b.hints.pol, hints.pol)
+          ? 'policy_changed'
+          : 'args_changed',
+    )
   return { ok: true, claims }
 }
 
@@ -236,6 +322,6 @@ export type TargetCheck = { ok: true } | { ok: false; reason: 'target_changed' |
  * targets in clear the drift names each one with its versions then and now.
  */
 export function verifyTargets(secret: Buffer, claims: TokenClaims, now: readonly Target[]): TargetCheck {
-  if (claims.targetsDigest === digest(secret, 'tv', sortedTargets(now))) return { ok: true }
+  if (claims.targetsDigest === b64(digest(secret, 'tv', sortedTargets(now)))) return { ok: true }
   return claims.targets ? targetDrift(claims.targets, now) : { ok: false, reason: 'state_drift', drift: [] }
 }

@@ -35,6 +35,9 @@ export type CredentialsOptions = {
 }
 
 type Session = { account: string | null }
+
+/** The credential files already warned about in this process: the fallback is said once, not per request. */
+const warnedFallback = new Set<string>()
 const isSession = (v: unknown): v is Session => typeof v === 'object' && v !== null && 'account' in v
 
 /**
@@ -190,8 +193,13 @@ export class Credentials {
         },
       })
     }
+    const path = join(this.options.configDir, 'credentials.json')
+    if (warnedFallback.has(path)) return
+    warnedFallback.add(path)
+    // Whole, on one line: a cut message hides the cause, and the fix is what the reader needs.
+    const cause = error.message.replace(/\s+/g, ' ').trim()
     this.options.warn(
-      `no OS keychain is available (${error.message.slice(0, 120)}); using ${join(this.options.configDir, 'credentials.json')} (mode 0600)`,
+      `no OS keychain is available (${cause}); credentials are kept in ${path} (mode 0600). Fix: start a Secret Service (e.g. gnome-keyring) in this session to use the keychain, or set ${this.env.name('CREDENTIAL_STORE')}=file to use the file without this warning.`,
     )
   }
 

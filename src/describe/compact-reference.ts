@@ -35,3 +35,24 @@ export type CompactReference = Omit<Reference, 'global_flags' | 'commands' | 'er
   dry_run_schema?: Record<string, unknown>
   $defs: Record<string, unknown>
 }
+
+/** The tool-wide sections of a `reference` document: SKILL.md carries them, `reference --full` prints them. */
+export const TOOL_WIDE_KEYS = [
+  'description',
+  'risk_tier',
+  'release_readiness',
+  'global_flags',
+  'command_kinds',
+  'exit_codes',
+  'error_codes',
+] as const
+
+/**
+ * `reference <command path…>`: only the named commands, in the compact form's language (lossless:
+ * `expandReference` gives each command back in full), without the tool-wide sections ({@link TOOL_WIDE_KEYS});
+ * `full_reference` is the command that prints them with the commands in full.
+ */
+export type CommandReference = Omit<CompactReference, (typeof TOOL_WIDE_KEYS)[number]> & {
+  /** The call that returns the same commands in full, with the tool-wide sections. */
+  full_reference: string
+}

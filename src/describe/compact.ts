@@ -5,11 +5,11 @@ import { isFrameworkRef } from './_reference-schema.js'
 import { closeObjects } from './_schema-closed.js'
 import { shareSchemas } from './_schema-defs.js'
 import { untypeLiterals } from './_schema-literals.js'
-import type { CompactReference } from './compact-reference.js'
+import { type CommandReference, type CompactReference, TOOL_WIDE_KEYS } from './compact-reference.js'
 import { DIALECT, expandReference, retryableByDefault } from './expand.js'
 import type { Reference } from './reference.js'
 
-export type { CompactReference } from './compact-reference.js'
+export type { CommandReference, CompactReference } from './compact-reference.js'
 
 type Schema = Record<string, unknown>
 
@@ -143,4 +143,14 @@ export function compactReference(ref: Reference): CompactReference {
     if (lossless(compact, ref)) return compact
   }
   return build(ref, SHORTHANDS.at(-1)!)
+}
+
+/**
+ * `reference <command path…>`: the compact form of a reference built for those paths, without its tool-wide
+ * sections (an agent that read SKILL.md holds them); `full` is the call that prints everything.
+ */
+export function commandReference(ref: Reference, full: string): CommandReference {
+  const compact: Record<string, unknown> = { ...compactReference(ref) }
+  for (const key of TOOL_WIDE_KEYS) delete compact[key]
+  return { ...(compact as Omit<CompactReference, (typeof TOOL_WIDE_KEYS)[number]>), full_reference: full }
 }

@@ -4,7 +4,7 @@ import { isFrameworkRef } from './_reference-schema.js'
 import { openObjects } from './_schema-closed.js'
 import { resolveSchema } from './_schema-defs.js'
 import { retypeLiterals } from './_schema-literals.js'
-import type { CompactReference } from './compact-reference.js'
+import type { CommandReference, CompactReference, TOOL_WIDE_KEYS } from './compact-reference.js'
 import type { Reference } from './reference.js'
 
 /** The JSON Schema dialect every output schema names; written once in the compact document. */
@@ -18,7 +18,7 @@ export function retryableByDefault(exit: number): boolean {
   return exit === 7 || exit === 8 || exit === 130
 }
 
-/** Whether a `reference` document is the compact form (`reference --compact`). */
+/** Whether a `reference` document is the compact form (`reference --compact`, or `reference <command>`). */
 export function isCompactReference(doc: unknown): doc is CompactReference {
   return typeof doc === 'object' && doc !== null && (doc as { compact?: unknown }).compact === true
 }
@@ -26,10 +26,13 @@ export function isCompactReference(doc: unknown): doc is CompactReference {
 /**
  * The full `reference` document from its compact form, exactly as `reference` prints it: every `$ref` to the
  * document's `$defs` resolved, every default and derived key put back. A full document is returned as it is, so
- * a consumer can pass whichever form it was given.
+ * a consumer can pass whichever form it was given. The commands-only form (`reference <command>`) expands to its
+ * commands in full, with none of the tool-wide sections it left out (and no `full_reference`).
  */
-export function expandReference(doc: CompactReference | Reference): Reference {
-  if (!isCompactReference(doc)) return doc
+export function expandReference(doc: CompactReference | Reference): Reference
+export function expandReference(doc: CommandReference): Omit<Reference, TOOL_WIDE[number]>
+export function expandReference(doc: CompactReference | CommandReference | Reference): Partial<Reference> {
+  if (!isCompactReference(doc)) return doc as Reference
   const {
     compact: _,
     schema_dialect,
@@ -42,8 +45,9 @@ export function expandReference(doc: CompactReference | Reference): Reference {
     commands,
     error_codes,
     dry_run_schema,
+    full_reference: __,
     ...rest
-  } = doc
+  } = doc as CompactReference & Partial<CommandReference>
   const schema = (s: unknown) => {
     const resolved = resolveSchema(s, $defs)
     const typed = implied_literal_types ? retypeLiterals(resolved) : resolved
@@ -64,21 +68,23 @@ export function expandReference(doc: CompactReference | Reference): Reference {
     }
     return expandCommand(resolved, doc.tool)
   })
-  const errors: Reference['error_codes'] = {}
-  for (const [code, e] of Object.entries(error_codes))
-    errors[code] = { exit: e.exit, retryable: e.retryable ?? retryableByDefault(e.exit), description: e.description }
-  const out = {
-    ...rest,
-    release_readiness: expandReadiness(release_readiness),
-    global_flags: global_flags.map(expandParam),
-    commands: expanded,
-    error_codes: errors,
-  } as Reference
+  const out: Record<string, unknown> = { ...rest, commands: expanded }
+  // The commands-only form has no tool-wide sections: nothing to put back.
+  if (release_readiness) out.release_readiness = expandReadiness(release_readiness)
+  if (global_flags) out.global_flags = global_flags.map(expandParam)
+  if (error_codes) {
+    const errors: Reference['error_codes'] = {}
+    for (const [code, e] of Object.entries(error_codes))
+      errors[code] = { exit: e.exit, retryable: e.retryable ?? retryableByDefault(e.exit), description: e.description }
+    out.error_codes = errors
+  }
   // The full document's keys in their usual order.
   const ordered: Record<string, unknown> = {}
   for (const key of REFERENCE_KEYS) if (key in out) ordered[key] = out[key]
-  return Object.assign(ordered, out) as Reference
+  return Object.assign(ordered, out) as Partial<Reference>
 }
+
+type TOOL_WIDE = typeof TOOL_WIDE_KEYS
 
 const REFERENCE_KEYS: ReadonlyArray<keyof Reference> = [
   'tool',

@@ -9,8 +9,8 @@ export {
   type ToolMeta,
 } from './changelog.js'
 export { type CommandDescription, describeCommand, toJsonSchema, UNIVERSAL_ERRORS, WRITE_ERRORS } from './command.js'
-export { compactReference } from './compact.js'
-export type { CompactReference } from './compact-reference.js'
+export { commandReference, compactReference } from './compact.js'
+export type { CommandReference, CompactReference } from './compact-reference.js'
 export { CONTRACT_VERSION } from './contract-version.js'
 export { expandReference, isCompactReference } from './expand.js'
 export { buildOverview, type Overview } from './overview.js'

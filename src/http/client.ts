@@ -37,7 +37,14 @@ export type HttpResponse<T> = { status: number; data: T; headers: Headers }
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'])
 const RETRYABLE = new Set(['E_NETWORK', 'E_RATE_LIMITED', 'E_SERVER', 'E_TIMEOUT'])
 /** Failures a retry a moment later cannot fix: a name that does not resolve, a redirect loop, a garbled body. */
-const NOT_RETRIED = new Set(['name_resolution', 'too_many_redirects', 'bad_redirect', 'malformed_body'])
+const NOT_RETRIED = new Set([
+  'name_resolution',
+  'tls',
+  'bad_port',
+  'too_many_redirects',
+  'bad_redirect',
+  'malformed_body',
+])
 
 type Exchange = { response: Response; text: string; url: URL; credentialed: boolean }
 

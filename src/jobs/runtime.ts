@@ -20,7 +20,10 @@ export type JobContext = {
   job_id: string
   /** Aborted when the job is cancelled or the worker is told to stop. */
   signal: AbortSignal
-  /** Report progress in [0, 1], with an optional estimate and a short note. */
+  /**
+   * Report progress in [0, 1], with an optional estimate and a short note. A finished job's status says it is
+   * done: its `message` is the note given with progress 1, else `done` (never a note from mid-way).
+   */
   progress(fraction: number, options?: { eta_seconds?: number; message?: string }): Promise<void>
   /** Add items to a large result, served as NDJSON by `job result`. */
   emit(...items: unknown[]): Promise<void>
@@ -273,10 +276,13 @@ export async function runJob(options: {
   if (!leaseMs) watch.unref()
   let lastWrite = 0
   let emitted = false
+  /** The note the work gave with progress 1: what the finished job's status says. */
+  let finalNote: string | undefined
   const ctx: JobContext = {
     job_id: id,
     signal: stop.signal,
     async progress(fraction, opts = {}) {
+      if (fraction >= 1 && opts.message) finalNote = opts.message
       const now = Date.now()
       if (now - lastWrite < 200 && fraction < 1) return
       lastWrite = now
@@ -303,6 +309,7 @@ export async function runJob(options: {
             status: 'succeeded',
             progress: 1,
             eta_seconds: 0,
+            message: finalNote ?? 'done',
             finished_at: new Date().toISOString(),
             result_kind: emitted ? 'items' : 'data',
           }

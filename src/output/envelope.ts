@@ -12,6 +12,8 @@ export type Meta = {
   truncated?: boolean
   truncation_hint?: string
   replayed?: boolean
+  /** The async job a `--wait` call submitted and waited for. */
+  job_id?: string
   [key: string]: unknown
 }
 

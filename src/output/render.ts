@@ -1,6 +1,6 @@
 import type { AgentError } from '../errors/agent-error.js'
 import { toAgentError } from '../errors/normalize.js'
-import { runnable } from '../runtime/invocation.js'
+import { runnable, runnableText } from '../runtime/invocation.js'
 import { now } from './clock.js'
 import { buildMeta, type Envelope, errorBody, errorEnvelope, successEnvelope } from './envelope.js'
 import { isTerminal } from './is-terminal.js'
@@ -129,9 +129,13 @@ export async function renderError(
   return exit
 }
 
-/** Next-step commands written for a tool on PATH, rewritten to start the way this process was started. */
+/**
+ * Next-step commands written for a tool on PATH, rewritten to start the way this process was started: the
+ * command fields, and the commands a `hint` or `fix` names in backticks.
+ */
 function runnableHints(details: Record<string, unknown>): Record<string, unknown> {
   const out = { ...details }
   for (const key of NEXT_COMMANDS) if (typeof out[key] === 'string') out[key] = runnable(out[key] as string)
+  for (const key of ['hint', 'fix']) if (typeof out[key] === 'string') out[key] = runnableText(out[key] as string)
   return out
 }

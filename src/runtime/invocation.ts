@@ -56,3 +56,15 @@ export function runnable(command: string, bin: string = getRunState()?.bin ?? ''
   if (!bin || (command !== bin && !command.startsWith(`${bin} `))) return command
   return `${invocation(bin)}${command.slice(bin.length)}`
 }
+
+/**
+ * Prose that names commands in backticks (a hint, a fix: "run `tasks list` to see task ids"), each command that
+ * starts with the bin rewritten by {@link runnable}, so the agent can run it as printed.
+ */
+export function runnableText(text: string, bin: string = getRunState()?.bin ?? ''): string {
+  if (!bin) return text
+  return text.replace(/`([^`]+)`/g, (whole, command: string) => {
+    const runnableCommand = runnable(command, bin)
+    return runnableCommand === command ? whole : `\`${runnableCommand}\``
+  })
+}

@@ -2,6 +2,7 @@ import type { Config } from '@oclif/core'
 import { builtin } from '../boot/builtin.js'
 import { type ScopedEnv, scopedEnv } from '../settings/scoped-env.js'
 import { type ToolDirs, toolDirs } from '../settings/tool-dirs.js'
+import { describeTopics } from './topics.js'
 
 const { arch } = builtin<typeof import('node:os')>('node:os')
 
@@ -74,7 +75,9 @@ export function withToolFields<C extends Config>(config: C): C {
 
 async function loadOclifConfig(root: string, pjson: ToolPjson): Promise<Config> {
   const { Config } = await import('@oclif/core/config')
-  return withToolFields(await Config.load({ root, userPlugins: false, pjson: pjson as never }))
+  const config = withToolFields(await Config.load({ root, userPlugins: false, pjson: pjson as never }))
+  describeTopics(config)
+  return config
 }
 
 /**

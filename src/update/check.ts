@@ -62,19 +62,20 @@ export async function checkUpdate(
     signature_available: Boolean(assets?.bundle),
     recommended_command: available && release ? recommended(config, install, settings, release.version) : null,
   }
-  if (options.writeCache !== false) {
-    if (release && available && !options.to) {
+  if (options.writeCache !== false && !options.to) {
+    if (release) {
       const major = semver.major(release.version) > semver.major(config.version)
       const security = /^#+\s*security/im.test(release.notes)
+      // Also when nothing is newer: what was last known (and when) is what an offline check reports.
       await writeUpdateNotice(config.cacheDir, {
         latest_version: release.version,
         checked_at: new Date().toISOString(),
         install_method: install.method,
-        recommended_command: result.recommended_command!,
+        recommended_command: available ? result.recommended_command : null,
         release_url: release.url,
-        severity: major || security ? 'warning' : 'info',
+        severity: available && (major || security) ? 'warning' : 'info',
       })
-    } else if (!options.to) clearUpdateNotice(config.cacheDir)
+    } else clearUpdateNotice(config.cacheDir)
   }
   return { result, release, install }
 }

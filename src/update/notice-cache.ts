@@ -10,15 +10,19 @@ import type { Notice } from '../output/envelope.js'
 /** The update-notice cache in the tool's cache dir; written by `update --check`, read by every command. */
 export const NOTICE_CACHE_FILE = 'update-notice.json'
 
-/** What the cache holds. */
+/** What the cache holds: the latest release the last `update --check` saw (also when it is the running one). */
 export type NoticeCache = {
   latest_version: string
   checked_at: string
   install_method: string
-  recommended_command: string
+  /** How to update; null when the check found nothing newer. */
+  recommended_command: string | null
   release_url: string | null
   severity: 'info' | 'warning'
 }
+
+/** What was last known about releases: `context` reports it, an offline `update --check` falls back on it. */
+export type LastCheck = { latest: string; checked_at: string }
 
 const isText = (value: unknown): value is string => typeof value === 'string' && value.length > 0
 
@@ -31,7 +35,7 @@ export function isNoticeCache(value: unknown): value is NoticeCache {
     semverValid(c.latest_version) !== null &&
     isText(c.checked_at) &&
     isText(c.install_method) &&
-    isText(c.recommended_command) &&
+    (c.recommended_command === null || isText(c.recommended_command)) &&
     (c.release_url === null || typeof c.release_url === 'string') &&
     (c.severity === 'info' || c.severity === 'warning')
   )
@@ -46,12 +50,8 @@ function discard(path: string): void {
   }
 }
 
-/**
- * The `update_available` notice, from the local cache only (spec 002 §14: `context` and `--help` never touch the
- * network). A missing, unreadable or corrupt cache (not JSON, `null`, a wrong shape) means no notice, never an
- * error; a corrupt one is removed.
- */
-export function readUpdateNotice(cacheDir: string, currentVersion: string): Notice | undefined {
+/** The cache as written, or undefined: missing, unreadable or corrupt (a corrupt one is removed). */
+function readCache(cacheDir: string): NoticeCache | undefined {
   const path = join(cacheDir, NOTICE_CACHE_FILE)
   let text: string
   try {
@@ -70,6 +70,17 @@ export function readUpdateNotice(cacheDir: string, currentVersion: string): Noti
     discard(path)
     return undefined
   }
+  return cache
+}
+
+/**
+ * The `update_available` notice, from the local cache only (spec 002 §14: `context` and `--help` never touch the
+ * network). A missing, unreadable or corrupt cache (not JSON, `null`, a wrong shape) means no notice, never an
+ * error; a corrupt one is removed.
+ */
+export function readUpdateNotice(cacheDir: string, currentVersion: string): Notice | undefined {
+  const cache = readCache(cacheDir)
+  if (!cache?.recommended_command) return undefined
   if (!semverValid(currentVersion) || !semverGt(cache.latest_version, currentVersion)) return undefined
   return {
     type: 'update_available',
@@ -82,6 +93,12 @@ export function readUpdateNotice(cacheDir: string, currentVersion: string): Noti
     severity: cache.severity,
     message: `${cache.latest_version} is available (running ${currentVersion}): ${cache.recommended_command}`,
   }
+}
+
+/** The latest release the last `update --check` saw and when, from the cache only; null when none is known. */
+export function readLastCheck(cacheDir: string): LastCheck | null {
+  const cache = readCache(cacheDir)
+  return cache ? { latest: cache.latest_version, checked_at: cache.checked_at } : null
 }
 
 /**

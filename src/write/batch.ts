@@ -1,8 +1,8 @@
 import { type BatchData, batchOutcome } from '../confirm/batch.js'
 import type { BatchItem } from '../confirm/preview.js'
 import type { Catalogue } from '../errors/catalogue.js'
-import { shellQuote } from '../runtime/invocation.js'
 import type { WriteState } from './call.js'
+import { dryRunCommand } from './dry-run.js'
 
 /**
  * Per-item outcomes as batch data, the items that landed in an earlier run of the same batch reported
@@ -12,19 +12,8 @@ export function batchData(
   items: BatchItem[],
   state: WriteState,
   catalogue: Catalogue,
-  origin: { bin: string; id: string; argv: readonly string[] },
+  origin: { bin: string; id: string; argv: readonly string[]; keyFlag: boolean },
 ): BatchData {
-  const resume = state.idempotencyKey ? resumeCommand(origin.bin, origin.id, origin.argv) : undefined
-  return batchOutcome(items, state.landed, catalogue, resume)
-}
-
-/** The dry-run that resumes this batch: the same invocation without its token. */
-function resumeCommand(bin: string, id: string, argv: readonly string[]): string {
-  const kept: string[] = []
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!
-    if (a === '--confirm') i++
-    else if (!a.startsWith('--confirm=') && a !== '--dry-run') kept.push(a)
-  }
-  return `${[bin, ...id.split(':'), ...kept].map(shellQuote).join(' ')} --dry-run`
+  const resume = state.idempotencyKey ? dryRunCommand(origin.bin, origin.id, origin.argv) : undefined
+  return batchOutcome(items, state.landed, catalogue, resume, origin.keyFlag)
 }

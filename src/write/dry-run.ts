@@ -49,14 +49,31 @@ export async function previewWrite<S>(
 }
 
 /**
+ * The dry-run of this call: the same invocation, runnable as this process was started, without `--confirm` and
+ * its token, with `--dry-run`. The one builder of every `dry_run_command` and batch `resume`.
+ */
+export function dryRunCommand(bin: string, id: string, argv: readonly string[]): string {
+  const end = argv.indexOf('--')
+  const flags = end === -1 ? argv : argv.slice(0, end)
+  const kept: string[] = []
+  for (let i = 0; i < flags.length; i++) {
+    const a = flags[i]!
+    if (a === '--confirm') i++
+    else if (!a.startsWith('--confirm=') && a !== '--dry-run') kept.push(a)
+  }
+  // After `--` every word is an argument (even one spelled `--dry-run`): kept as is, the flag goes before it.
+  const rest = end === -1 ? [] : argv.slice(end)
+  return [invocation(bin), ...[...id.split(':'), ...kept, '--dry-run', ...rest].map(shellQuote)].join(' ')
+}
+
+/**
  * Neither `--dry-run` nor `--confirm`: `E_CONFIRMATION_REQUIRED` with the dry-run command to run first. Decided
  * from the call alone, before any state is read: what the change would be is the dry-run's to say.
  */
 export function confirmationRequired(bin: string, id: string, argv: readonly string[]): AgentError {
-  const words = [invocation(bin), ...[...id.split(':'), ...argv.filter((a) => a !== '--confirm')].map(shellQuote)]
   return new AgentError(
     'E_CONFIRMATION_REQUIRED',
     `${id.replaceAll(':', ' ')} changes state: run it with --dry-run first, then --confirm <token>`,
-    { details: { dry_run_command: `${words.join(' ')} --dry-run` } },
+    { details: { dry_run_command: dryRunCommand(bin, id, argv) } },
   )
 }

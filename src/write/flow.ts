@@ -1,10 +1,27 @@
 import { withoutLanded } from '../confirm/batch.js'
+import type { RejectReason } from '../confirm/token.js'
+import { isAgentError } from '../errors/agent-error.js'
 import { stopIfInterrupted } from '../errors/interrupted.js'
 import { lookupKey, replay, type WriteCall, type WriteSteps } from './call.js'
 import { confirmWrite } from './confirm-flow.js'
-import { confirmationRequired, previewWrite } from './dry-run.js'
+import { confirmationRequired, dryRunCommand, previewWrite } from './dry-run.js'
 import type { WriteRequest } from './flags.js'
 import { onlyRejected } from './plan.js'
+
+/** The refusals of a presented token that a fresh dry-run answers (docs/contract.md, "What a token binds"). */
+const REDO: ReadonlySet<string> = new Set<RejectReason | 'target_changed' | 'state_drift'>([
+  'tampered',
+  'unknown_key',
+  'other_tool',
+  'other_command',
+  'not_yet_valid',
+  'expired',
+  'other_account',
+  'args_changed',
+  'already_used',
+  'target_changed',
+  'state_drift',
+])
 
 /** Where the call came from: for the hint of a refused call. */
 export type WriteOrigin = { bin: string; argv: readonly string[]; ttlSeconds: number }
@@ -23,7 +40,16 @@ export async function writeFlow<S>(
 ): Promise<unknown> {
   // The gate judges the call before any of the command's own code runs: a deny stops it here, with no plan read.
   if (call.gate) (await import('./gate.js')).judge(call.gate, undefined, call.audit)
-  if (request.token !== undefined) return confirmWrite(steps, request.token, call)
+  if (request.token !== undefined) {
+    try {
+      return await confirmWrite(steps, request.token, call)
+    } catch (error) {
+      // A refused token or moved targets: a new dry-run is the next step, so name it, runnable as printed.
+      if (isAgentError(error) && error.code === 'E_CONFLICT' && REDO.has(error.details.reason as string))
+        error.details.dry_run_command = dryRunCommand(origin.bin, steps.id, origin.argv)
+      throw error
+    }
+  }
   if (call.idem) {
     const seen = await lookupKey(steps, await steps.idempotencyLedger(), call.idem, request.bound)
     if (seen.state === 'done' && !request.dryRun) return replay(steps, call.audit, seen.data)

@@ -1,12 +1,13 @@
 import { CONTRACT_VERSION } from '../../describe/index.js'
 import { AgentCommand, output, toolEnv } from '../../index.js'
 import { readToolConfig } from '../../settings/config-file.js'
+import { readLastCheck } from '../../update/notice-cache.js'
 import { contextSchema } from '../schemas.js'
 
 export default class Context extends AgentCommand {
   static override summary = 'Where and as whom this tool runs: version, profile, paths, config, credentials'
   static override description =
-    'Reports the running environment without touching the network. Credentials appear only as booleans and redacted summaries; update notices come from the local cache.'
+    'Reports the running environment without touching the network. Credentials appear only as booleans and redacted summaries; update_check ({latest, checked_at}, or null) is what the last `update --check` saw, from the local cache.'
   static override examples = ['<%= config.bin %> context']
   static override errorCodes = ['E_IO'] as const
   static override output = output(contextSchema)
@@ -27,6 +28,7 @@ export default class Context extends AgentCommand {
       credentials: credentials.status,
       node_version: process.version,
       platform: `${process.platform}-${process.arch}`,
+      update_check: readLastCheck(this.config.cacheDir),
     }
   }
 }

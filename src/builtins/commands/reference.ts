@@ -1,12 +1,13 @@
-import { buildReference, compactReference } from '../../describe/index.js'
-import { AgentCommand, Args, output } from '../../index.js'
+import { buildReference, commandReference, compactReference } from '../../describe/index.js'
+import { AgentCommand, Args, Flags, output } from '../../index.js'
+import { invocation, shellQuote } from '../../runtime/invocation.js'
 import { oclifConfig } from '../../runtime/tool-config.js'
 import { referenceSchema } from '../schemas.js'
 
 export default class Reference extends AgentCommand {
   static override summary = 'Describe this tool for agents: commands, flags, output schemas, error codes'
   static override description =
-    'The machine-readable description of the tool; agents read it first. Commands are sorted by path; hidden ones are left out. `reference <command path…>`: only those commands, in full. `--compact`: the same, lossless, in far fewer bytes (docs/contract.md); `expandReference()` of agentcli restores it.'
+    'The machine-readable description of the tool; agents read it first. Commands sorted by path, hidden ones left out. `reference <command path…>`: only those commands, compact, without the tool-wide sections SKILL.md carries; `--full` adds them, commands in full. `--compact`: the whole, lossless, in fewer bytes (docs/contract.md); `expandReference()` of agentcli restores both.'
   static override examples = [
     '<%= config.bin %> reference --compact',
     '<%= config.bin %> reference list',
@@ -16,11 +17,21 @@ export default class Reference extends AgentCommand {
   static override args = {
     path: Args.string({ description: 'Command paths to describe (all when none); words of one path may be separate.' }),
   }
+  static override flags = {
+    full: Flags.boolean({
+      description: 'With command paths: those commands in full, with global flags, error and exit codes, readiness.',
+    }),
+  }
   static override output = output(referenceSchema)
 
   async execute() {
-    const { argv } = await this.parse(Reference)
-    const reference = await buildReference(await oclifConfig(this.config), this.catalogue, { paths: argv as string[] })
+    const { argv, flags } = await this.parse(Reference)
+    const paths = argv as string[]
+    const reference = await buildReference(await oclifConfig(this.config), this.catalogue, { paths })
+    if (paths.length > 0 && !flags.full) {
+      const full = [invocation(this.config.bin), 'reference', ...paths.map(shellQuote), '--full'].join(' ')
+      return commandReference(reference, full)
+    }
     return this.globals.compact ? compactReference(reference) : reference
   }
 }

@@ -17,8 +17,20 @@ import {
   type RollbackPlanState,
   type UpdatePlanState,
 } from '../../update/index.js'
+import { readLastCheck } from '../../update/notice-cache.js'
 
 type State = UpdatePlanState | RollbackPlanState
+
+/**
+ * An `update --check` that cannot reach the release source (offline, a timeout) still says what was last known:
+ * `details.last_known` is the cached `{latest, checked_at}` marked `stale: true`, or null when nothing is cached.
+ */
+function withLastKnown(error: unknown, cacheDir: string): unknown {
+  if (!(error instanceof AgentError) || (error.code !== 'E_NETWORK' && error.code !== 'E_TIMEOUT')) return error
+  const last = readLastCheck(cacheDir)
+  error.details.last_known = last ? { ...last, stale: true } : null
+  return error
+}
 
 const checkSchema = (z: ZodNamespace) =>
   z.object({
@@ -77,7 +89,11 @@ export default class Update extends WriteCommand<State> {
     if (flags.check) {
       if (flags.to && !/^v?\d+\.\d+\.\d+/.test(flags.to))
         throw usageError('--to must be a version such as 1.2.3', { got: flags.to })
-      return (await checkUpdate(this.config, { to: flags.to, signal: this.signal })).result
+      try {
+        return (await checkUpdate(this.config, { to: flags.to, signal: this.signal })).result
+      } catch (error) {
+        throw withLastKnown(error, this.config.cacheDir)
+      }
     }
     return super.execute()
   }

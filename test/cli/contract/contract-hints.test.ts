@@ -72,6 +72,19 @@ describe('next-step hints run exactly as printed', () => {
     expect(text.stderr).toContain(`next: node ${TASKS_BIN} create --title x --format text --dry-run`)
   })
 
+  it('off PATH, a not-found hint, a refused token and a --wait answer name commands as the agent can run them', async () => {
+    const opts = { env: { PATH: BARE_PATH } }
+    const missing = env(await tasks(box(), ['get', '99'], opts)).error
+    expect(missing.code).toBe('E_NOT_FOUND')
+    expect(missing.details.hint).toContain(`\`node ${TASKS_BIN} list\``)
+    const refused = env(await tasks(box(), ['create', '--title', 'x', '--confirm', 'ct_3.AAAA.BBBB'], opts)).error
+    expect(refused).toMatchObject({ code: 'E_CONFLICT', details: { reason: 'tampered' } })
+    expect(refused.details.dry_run_command).toBe(`node ${TASKS_BIN} create --title x --dry-run`)
+    expect(runHint(refused.details.dry_run_command, BARE_PATH).json).toMatchObject({
+      data: { confirm_token: expect.stringMatching(/^ct_3\./) },
+    })
+  })
+
   it("the bare invocation's hint to run reference is runnable", async () => {
     const run = await tasks(box(), [], { env: { PATH: BARE_PATH } })
     expect(env(run).data.hint).toContain(`\`node ${TASKS_BIN} reference\``)
@@ -99,19 +112,19 @@ describe('a dry-run shows what will change; drift names the target and its versi
     })
   })
 
-  it('E_CONFLICT for a file changed after the dry-run names it and the version it had and has', async () => {
+  it('E_CONFLICT for a file changed after the dry-run: state_drift, nothing imported, the dry-run to redo', async () => {
     const file = join(box().root, 'in.jsonl')
     writeFileSync(file, '{"title":"a"}\n')
     const dry = env(await tasks(box(), ['import', '--file', file, '--dry-run'])).data
-    const then = dry.preview.changes[0].after.sha256 as string
+    // A path and a SHA-256 do not fit in a 200-character token: the target is bound by digest only.
+    expect(dry.confirm_token.length).toBeLessThanOrEqual(200)
     writeFileSync(file, '{"title":"b"}\n')
     const run = await tasks(box(), ['import', '--file', file, '--confirm', dry.confirm_token])
     expect(run.code).toBe(6)
     const error = env(run).error
-    expect(error.message).toContain(`file:${file} (version ${then.slice(0, 12)}… then, `)
-    expect(error.details.drift).toEqual([
-      { id: `file:${file}`, version_then: then, version_now: expect.stringMatching(/^[0-9a-f]{64}$/), gone: false },
-    ])
+    expect(error.message).toContain('the targets moved since the dry-run')
+    expect(error.details).toMatchObject({ reason: 'state_drift', drift: [] })
+    expect(error.details.dry_run_command).toMatch(/ import --file .* --dry-run$/)
   })
 
   it('E_CONFLICT for an edited task names it with both versions', async () => {

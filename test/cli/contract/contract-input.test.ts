@@ -96,6 +96,8 @@ describe('--wait on every async command', () => {
     expect(envelopeViolations(run.stdout, run.code)).toEqual([])
     expect(env(run)).toMatchObject({ ok: true, data: { slept_ms: 100 } })
     const jobs = await fixture(box(), ['job', 'list'])
+    // The answer names the job it waited for, so its status and result stay reachable.
+    expect(env(run).meta.job_id).toBe(env(jobs).data.items[0].job_id)
     for (const job of env(jobs).data.items) await workerGone('fixture', job.job_id)
   })
 
@@ -135,6 +137,7 @@ describe('--wait on every async command', () => {
     const run = await tasks(box(), ['import', '--file', file, '--confirm', dry.confirm_token, '--wait'])
     expect(run.code).toBe(0)
     expect(env(run).data).toEqual({ imported: 2, ids: ['1', '2'] })
+    expect(env(run).meta.job_id).toMatch(/^job_/)
     for (const job of env(await tasks(box(), ['job', 'list'])).data.items) await workerGone('tasks', job.job_id)
   })
 })

@@ -37,7 +37,7 @@ function stable(stdout: string, b: Sandbox): string {
     .replaceAll(b.root, '<box>')
     .replaceAll(ROOT, '<root>')
     .replace(/"duration_ms": ?\d+/g, '"duration_ms":0')
-    .replace(/ct_2\.[\w.-]+/g, '<token>')
+    .replace(/ct_3\.[\w.-]+/g, '<token>')
     .replace(/(expires_at"?: *"?)\d{4}-\d\d-\d\dT[\d:.]+Z/g, '$1<time>')
 }
 const blankWrite = (stdout: string) =>

@@ -53,13 +53,53 @@ describe('reference --compact', () => {
 })
 
 describe('reference <command path…>', () => {
-  it('returns only the commands named, in full, one or several words each', async () => {
+  it('returns only the commands named, compact, one or several words each; expanded, they are the full ones', async () => {
     const run = await tasks(box(), ['reference', 'edit', 'login', 'resume', 'job', 'list'])
     expect(run.code).toBe(0)
     const full = env(await tasks(box(), ['reference'])).data
-    const paths = env(run).data.commands.map((c: { path: string }) => c.path)
-    expect(paths).toEqual(['edit', 'login resume', 'job list'])
-    expect(env(run).data.commands[0]).toEqual(full.commands.find((c: { path: string }) => c.path === 'edit'))
+    const doc = env(run).data
+    expect(doc.commands.map((c: { path: string }) => c.path)).toEqual(['edit', 'login resume', 'job list'])
+    const expanded = expandReference(doc)
+    expect(expanded.commands).toEqual(
+      ['edit', 'login resume', 'job list'].map((p) => full.commands.find((c: { path: string }) => c.path === p)),
+    )
+    expect(doc.full_reference).toMatch(/ reference edit login resume job list --full$/)
+  })
+
+  it("is at most 4 KB for each of the example's own commands, without the tool-wide sections SKILL.md carries", async () => {
+    const full = env(await tasks(box(), ['reference'])).data
+    const builtins = ['changelog', 'context', 'doctor', 'mcp', 'reference', 'update']
+    const own = full.commands
+      .map((c: { path: string }) => c.path)
+      .filter((p: string) => !builtins.includes(p) && !p.startsWith('job '))
+    expect(own).toEqual(expect.arrayContaining(['create', 'delete', 'edit', 'import', 'list', 'login resume', 'sync']))
+    for (const path of own) {
+      const run = await tasks(box(), ['reference', ...path.split(' ')])
+      expect(run.code, path).toBe(0)
+      expect(Buffer.byteLength(run.stdout), path).toBeLessThanOrEqual(4 * 1024)
+      const doc = env(run).data
+      for (const key of ['global_flags', 'error_codes', 'exit_codes', 'command_kinds', 'release_readiness'])
+        expect(doc, `${path}: ${key}`).not.toHaveProperty(key)
+      expect(expandReference(doc).commands, path).toEqual([
+        full.commands.find((c: { path: string }) => c.path === path),
+      ])
+    }
+  }, 120_000)
+
+  it('--full gives those commands in full with everything the whole reference has; --full alone is the whole', async () => {
+    const whole = env(await tasks(box(), ['reference'])).data
+    const run = await tasks(box(), ['reference', 'create', '--full'])
+    expect(run.code).toBe(0)
+    const doc = env(run).data
+    expect(Object.keys(doc)).toEqual(Object.keys(whole))
+    expect(doc).toEqual({ ...whole, commands: whole.commands.filter((c: { path: string }) => c.path === 'create') })
+    expect(env(await tasks(box(), ['reference', '--full'])).data).toEqual(whole)
+    // The pointer the short form gives is this tool's invocation with these words: it answers the same.
+    const short = env(await tasks(box(), ['reference', 'create'])).data
+    const words = (short.full_reference as string).split(' ')
+    const again = await tasks(box(), words.slice(words.indexOf('reference')))
+    expect(words.slice(words.indexOf('reference'))).toEqual(['reference', 'create', '--full'])
+    expect(env(again).data).toEqual(doc)
   })
 
   it('an unknown path is E_USAGE with every path allowed and a suggestion', async () => {

@@ -49,10 +49,11 @@ describe('the injected confirm secret (key ring)', () => {
   it('the key id is covered by the MAC: a token relabelled to another key of the ring is tampered', async () => {
     const token = await dryRun(machine({ TASKS_CONFIRM_SECRET: `k1:${k1}` }))
     const [, payload, mac] = token.split('.')
-    const relabelled = Buffer.from(
-      Buffer.from(payload!, 'base64url').toString('utf8').replace('"kid":"k1"', '"kid":"k2"'),
-    ).toString('base64url')
-    const forged = `ct_2.${relabelled}.${mac}`
+    // The body starts with the key id's length, then the id: relabel "k1" as "k2".
+    const bytes = Buffer.from(payload!, 'base64url')
+    expect(bytes.subarray(0, 3).toString('latin1')).toBe('\u0002k1')
+    bytes[2] = '2'.charCodeAt(0)
+    const forged = `ct_3.${bytes.toString('base64url')}.${mac}`
     expect(tokenKeyId(forged)).toBe('k2')
     const run = await onMachine(machine({ TASKS_CONFIRM_SECRET: `k2:${k2},k1:${k1}` }), [
       'delete',
@@ -129,15 +130,16 @@ describe('key ids in tokens and the shared audit sink (in-process)', () => {
     expect(tokenKeyId(mintToken(key, binding, [], 1_000, 60_000).token)).toBeNull()
     expect(tokenKeyId(mintToken(key, binding, [], 1_000, 60_000, null).token)).toBeNull()
     expect(tokenKeyId('nope')).toBeUndefined()
-    expect(tokenKeyId('ct_2.!!!.x')).toBeUndefined()
-    expect(tokenKeyId(`ct_2.${Buffer.from('not json').toString('base64url')}.x`)).toBeUndefined()
-    expect(tokenKeyId(`ct_2.${Buffer.from('null').toString('base64url')}.x`)).toBeNull()
-    // A kid that is not a string fails the payload check even under a valid MAC.
+    expect(tokenKeyId('ct_3.!!!.x')).toBeUndefined()
+    expect(tokenKeyId(`ct_3.${Buffer.from([5, 65]).toString('base64url')}.x`)).toBeUndefined()
+    expect(tokenKeyId(`ct_3.${Buffer.from([0]).toString('base64url')}.x`)).toBeNull()
+    // A key id of bytes no key ring writes fails the body check even under a valid MAC.
     const { createHmac } = await import('node:crypto')
-    const body = JSON.parse(Buffer.from(withId.split('.')[1]!, 'base64url').toString('utf8'))
-    const encoded = Buffer.from(JSON.stringify({ ...body, kid: 7 })).toString('base64url')
-    const mac = createHmac('sha256', key).update(`agentcli-confirm-v2.${encoded}`).digest('base64url')
-    expect(verifyToken(key, `ct_2.${encoded}.${mac}`, binding, 2_000)).toMatchObject({ ok: false, reason: 'tampered' })
+    const body = Buffer.from(withId.split('.')[1]!, 'base64url')
+    body[1] = 0
+    const encoded = body.toString('base64url')
+    const mac = createHmac('sha256', key).update(`agentcli-confirm-v3.${encoded}`).digest('base64url')
+    expect(verifyToken(key, `ct_3.${encoded}.${mac}`, binding, 2_000)).toMatchObject({ ok: false, reason: 'tampered' })
   })
 
   it('appendAudit sends the record to the shared log, adds the local file when asked, and falls back to it', async () => {

@@ -123,7 +123,11 @@ describe('upstream HTTP errors map to the catalogue', () => {
     })
     const result = await run(box(), ['whoami'], { TASKS_API_URL: `http://127.0.0.1:${closed}/` })
     expect(result.code).toBe(7)
-    expect(env(result).error).toMatchObject({ code: 'E_NETWORK', retryable: true, details: { reason: 'ECONNREFUSED' } })
+    expect(env(result).error).toMatchObject({
+      code: 'E_NETWORK',
+      retryable: true,
+      details: { reason: 'connection_refused', errno: 'ECONNREFUSED' },
+    })
   })
 
   it('retries retryable failures of idempotent requests with backoff, then succeeds', async () => {

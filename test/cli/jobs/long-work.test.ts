@@ -312,13 +312,25 @@ describe('human checkpoints', () => {
     expect(error).toMatchObject({
       code: 'E_HUMAN_REQUIRED',
       retryable: false,
-      details: { action: 'open_url', url: expect.any(String), user_code: expect.any(String) },
+      details: { action: 'approve', url: expect.any(String), user_code: expect.any(String) },
+    })
+    // How a person approves it is published in the checkpoint, for the agent to relay as it is.
+    const approval = error.details.approval
+    expect(approval).toEqual({
+      instructions: expect.stringContaining(approval.command),
+      user_code: error.details.user_code,
+      command: expect.stringMatching(new RegExp(` login approve ${error.details.user_code}$`)),
+      expires_at: error.details.expires_at,
     })
     const resumeArgs = error.details.resume.split(' ').slice(1)
     const early = await tasks(box(), resumeArgs)
     expect(early.code).toBe(9)
     expect(env(early).error.details.resume).toBe(error.details.resume)
-    expect((await tasks(box(), ['login', 'approve', error.details.user_code, '--account', 'ann'])).code).toBe(0)
+    // Not approved yet: the same approval again, from the checkpoint.
+    expect(env(early).error.details.approval).toEqual(approval)
+    // The person runs the published command (here the tool is on PATH, so it starts with `tasks`).
+    const approveArgs = approval.command.split(' ').slice(1)
+    expect((await tasks(box(), [...approveArgs, '--account', 'ann'])).code).toBe(0)
     const done = await tasks(box(), resumeArgs)
     expect(done.code).toBe(0)
     expect(env(done).data).toMatchObject({ account: 'ann', logged_in: true })

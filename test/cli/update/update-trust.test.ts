@@ -301,6 +301,31 @@ describe('offline checks say so', () => {
     expect(env(run).error.details.hint).toMatch(/does not resolve/)
   })
 
+  it('offline, update --check says what was last known (stale); context reports it; nothing cached is null', async () => {
+    install = makeInstall()
+    const b = box()
+    const offline = { TASKS_UPDATE_API_URL: 'http://agentcli-test.invalid/' }
+    // Nothing checked yet: context says null, an offline check fails with last_known null.
+    expect(env(await tool(b, ['context'])).data.update_check).toBeNull()
+    const none = await tool(b, ['update', '--check'], offline)
+    expect(env(none).error).toMatchObject({ code: 'E_NETWORK', details: { last_known: null } })
+    // An online check that finds nothing newer still records what it saw, and when.
+    serveRelease('v0.1.0', {})
+    const online = await tool(b, ['update', '--check'])
+    expect(env(online).data).toMatchObject({ update_available: false, target_version: '0.1.0' })
+    const seen = env(await tool(b, ['context'])).data.update_check
+    expect(seen).toEqual({ latest: '0.1.0', checked_at: expect.stringMatching(/Z$/) })
+    // Nothing newer: no notice on other commands.
+    expect(env(await tool(b, ['list'])).meta.notices ?? []).toEqual([])
+    const stale = await tool(b, ['update', '--check'], offline)
+    expect(stale.code).toBe(7)
+    expect(env(stale).error.details).toMatchObject({
+      stage: 'discover',
+      reason: 'name_resolution',
+      last_known: { ...seen, stale: true },
+    })
+  })
+
   it('doctor reports an update check that could not run as warn, with the hint as its fix', async () => {
     install = makeInstall()
     const run = await tool(box(), ['doctor'], { TASKS_UPDATE_API_URL: 'http://agentcli-test.invalid/' })

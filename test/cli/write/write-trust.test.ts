@@ -31,6 +31,10 @@ async function dryRun(b: Sandbox, args: string[], extraEnv: Record<string, strin
 function expectRefused(run: ToolRun, reason: string): void {
   expect(run.code, run.stdout + run.stderr).toBe(6)
   expect(env(run).error).toMatchObject({ code: 'E_CONFLICT', retryable: false, details: { reason } })
+  // The next step, as SKILL.md promises: the same call's dry-run, without the token.
+  const next = env(run).error.details.dry_run_command as string
+  expect(next).toMatch(/ --dry-run$/)
+  expect(next).not.toMatch(/--confirm|ct_/)
 }
 
 function dataDir(b: Sandbox): string {
@@ -166,7 +170,7 @@ describe('the check order leaks nothing', () => {
     writeFileSync(storePath(box()), '{ corrupt')
     const cases: Array<[string[], string]> = [
       [['edit', '9', '--status', 'done', '--confirm', 'ct_garbage'], 'tampered'],
-      [['delete', '9', '--confirm', 'ct_2.e30.AAAA'], 'tampered'],
+      [['delete', '9', '--confirm', 'ct_3.e30.AAAA'], 'tampered'],
       [['edit', '9', '--status', 'done', '--confirm', token], 'other_command'],
       [['create', '--title', 'y', '--confirm', token], 'args_changed'],
       [['create', '--title', 'x', '--confirm', stale], 'expired'],
@@ -198,6 +202,11 @@ describe('the check order leaks nothing', () => {
     const run = await tasks(box(), ['edit', '1', '--title', 'mine', '--confirm', token])
     expectRefused(run, 'state_drift')
     expect(env(run).error.details.drift).toEqual([{ id: '1', version_then: 1, version_now: 2, gone: false }])
+    // Run the dry_run_command as printed (the tool is on PATH here): a fresh preview and token for the same call.
+    const next = (env(run).error.details.dry_run_command as string).split(' ')
+    expect(next.slice(0, 5)).toEqual(['tasks', 'edit', '1', '--title', 'mine'])
+    const again = await tasks(box(), next.slice(1))
+    expect(env(again).data.confirm_token).toMatch(/^ct_3\./)
   })
 })
 

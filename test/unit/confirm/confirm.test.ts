@@ -24,7 +24,7 @@ import { envSecretSource, fileSecretSource } from '../../../src/confirm/secret.j
 import { goneDrift, sameTargets, type Target, targetDrift } from '../../../src/confirm/targets.js'
 import {
   type Binding,
-  CLEAR_TARGETS,
+  MAX_TOKEN_CHARS,
   mintToken,
   tokenKeyId,
   verifyTargets,
@@ -89,25 +89,72 @@ const BINDING: Binding = {
 const TARGETS: Target[] = [{ id: '1', version: 3 }]
 const NOW = 1_800_000_000_000
 
-function hmac(secret: Buffer, part: string, value: string): string {
-  return createHmac('sha256', secret).update(`${part}\0${value}`).digest().subarray(0, 18).toString('base64url')
+function hmac(secret: Buffer, part: string, value: string, length = 18): Buffer {
+  return createHmac('sha256', secret).update(`${part}\0${value}`).digest().subarray(0, length)
 }
 
-function forge(payload: unknown, secret = SECRET): string {
-  const encoded = Buffer.from(JSON.stringify(payload)).toString('base64url')
-  const mac = createHmac('sha256', secret).update(`agentcli-confirm-v2.${encoded}`).digest().toString('base64url')
-  return `ct_2.${encoded}.${mac}`
+function sign(body: Buffer, secret = SECRET): string {
+  const encoded = body.toString('base64url')
+  const mac = createHmac('sha256', secret).update(`agentcli-confirm-v3.${encoded}`).digest().toString('base64url')
+  return `ct_3.${encoded}.${mac}`
 }
 
-/** A correctly signed payload with the genuine digests of BINDING, to vary one claim at a time. */
-function genuine(over: Record<string, unknown>): string {
-  const d = {
-    tool: hmac(SECRET, 'tool', JSON.stringify(BINDING.tool)),
-    acct: hmac(SECRET, 'acct', '{"account":"ann","profile":"default"}'),
-    args: hmac(SECRET, 'args', '{"id":"1","status":"done"}'),
+type Parts = {
+  kid: string
+  jti: Buffer
+  iat: number
+  exp: number
+  tool: Buffer
+  cmd: Buffer
+  acct: Buffer
+  bind: Buffer
+  tv: Buffer
+  targets: string
+}
+
+/** The body of a token, laid out as docs/contract.md and token.ts say, from its parts. */
+function body(p: Parts): Buffer {
+  const times = Buffer.alloc(12)
+  times.writeUIntBE(p.iat, 0, 6)
+  times.writeUIntBE(p.exp, 6, 6)
+  const kid = Buffer.from(p.kid, 'latin1')
+  return Buffer.concat([
+    Buffer.from([kid.length]),
+    kid,
+    p.jti,
+    times,
+    p.tool,
+    p.cmd,
+    p.acct,
+    p.bind,
+    p.tv,
+    Buffer.from(p.targets),
+  ])
+}
+
+/** The genuine parts of a token for BINDING and TARGETS, computed independently of token.ts. */
+function parts(): Parts {
+  return {
+    kid: '',
+    jti: Buffer.alloc(16, 7),
+    iat: NOW,
+    exp: NOW + 600_000,
+    tool: hmac(SECRET, 'tool', JSON.stringify(BINDING.tool), 3),
+    cmd: hmac(SECRET, 'cmd', '"edit"', 3),
+    acct: hmac(SECRET, 'acct', '{"account":"ann","profile":"default"}', 3),
+    bind: hmac(
+      SECRET,
+      'bind',
+      `{"args":{"id":"1","status":"done"},"command":"edit","principal":{"account":"ann","profile":"default"},"tool":${JSON.stringify(BINDING.tool)}}`,
+    ),
     tv: hmac(SECRET, 'tv', '[["1",3]]'),
+    targets: '[["1",3]]',
   }
-  return forge({ v: 2, jti: 'j', cmd: 'edit', iat: NOW, exp: NOW + 600_000, d, t: [['1', 3]], ...over })
+}
+
+/** A correctly signed token with the genuine parts of BINDING, to vary one part at a time. */
+function genuine(over: Partial<Parts>): string {
+  return sign(body({ ...parts(), ...over }))
 }
 
 describe('canonicalJson', () => {
@@ -122,15 +169,30 @@ describe('canonicalJson', () => {
 describe('mintToken / verifyToken', () => {
   const { token, claims } = mintToken(SECRET, BINDING, TARGETS, NOW, 600_000)
 
-  it('round-trips and reveals nothing of the tool, account or arguments', () => {
-    expect(token).toMatch(/^ct_2\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/)
+  it('round-trips, is at most 200 characters and reveals nothing of the tool, account or arguments', () => {
+    expect(token).toMatch(/^ct_3\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/)
+    expect(token.length).toBeLessThanOrEqual(MAX_TOKEN_CHARS)
+    expect(MAX_TOKEN_CHARS).toBe(200)
     expect(verifyToken(SECRET, token, BINDING, NOW + 1)).toEqual({ ok: true, claims })
-    const payload = Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')
-    for (const hidden of ['ann', 'done', 'tasks']) expect(payload).not.toContain(hidden)
+    const payload = Buffer.from(token.split('.')[1]!, 'base64url').toString('latin1')
+    for (const hidden of ['ann', 'done', 'tasks', 'edit']) expect(payload).not.toContain(hidden)
     expect(claims.expiresAt - claims.issuedAt).toBe(600_000)
     expect(claims.targets).toEqual(TARGETS)
-    expect(genuine({})).toMatch(/^ct_2\./)
-    expect(verifyToken(SECRET, genuine({}), BINDING, NOW).ok).toBe(true)
+    expect(genuine({})).toMatch(/^ct_3\./)
+    expect(verifyToken(SECRET, genuine({}), BINDING, NOW)).toMatchObject({ ok: true, claims: { targets: TARGETS } })
+    // Two tokens for the same call differ (a fresh single-use nonce each).
+    expect(mintToken(SECRET, BINDING, TARGETS, NOW, 600_000).claims.id).not.toBe(claims.id)
+  })
+
+  it('stays at most 200 characters with the longest key id and many or long targets, binding them by digest', () => {
+    const long = [{ id: 'x'.repeat(500), version: 'v'.repeat(100) }]
+    for (const targets of [TARGETS, long, Array.from({ length: 40 }, (_, i) => ({ id: String(i), version: i }))]) {
+      const minted = mintToken(SECRET, BINDING, targets, NOW, 600_000, 'k'.repeat(32))
+      expect(minted.token.length).toBeLessThanOrEqual(MAX_TOKEN_CHARS)
+      expect(verifyToken(SECRET, minted.token, BINDING, NOW).ok).toBe(true)
+      expect(verifyTargets(SECRET, minted.claims, targets)).toEqual({ ok: true })
+    }
+    expect(mintToken(SECRET, BINDING, long, NOW, 600_000).claims.targets).toBeUndefined()
   })
 
   it('binds key order-independently', () => {
@@ -143,8 +205,19 @@ describe('mintToken / verifyToken', () => {
     ['other_command', { ...BINDING, command: 'delete' }],
     ['other_account', { ...BINDING, principal: { account: 'bob', profile: 'default' } }],
     ['args_changed', { ...BINDING, args: { id: '1', status: 'open' } }],
+    // A policy that appeared since the dry-run is named by its own hint; the one binding digest still decides.
+    ['policy_changed', { ...BINDING, policy: 'p1' }],
   ] as Array<[string, Binding]>)('refuses %s', (reason, binding) => {
     expect(verifyToken(SECRET, token, binding, NOW)).toMatchObject({ ok: false, reason, claims })
+  })
+
+  it('the binding digest decides: hints that all match do not save a token whose binding differs', () => {
+    // Genuine hints and times, but the binding digest of other arguments: refused.
+    const other = genuine({ bind: hmac(SECRET, 'bind', '{"other":true}') })
+    expect(verifyToken(SECRET, other, BINDING, NOW)).toMatchObject({ ok: false, reason: 'args_changed' })
+    // Another account's hint with this binding's digest cannot happen from mint; it is still not accepted silently.
+    const acct = genuine({ acct: Buffer.alloc(3), bind: hmac(SECRET, 'bind', '{"other":true}') })
+    expect(verifyToken(SECRET, acct, BINDING, NOW)).toMatchObject({ ok: false, reason: 'other_account' })
   })
 
   it('refuses at and after expiry, and a token issued in the future', () => {
@@ -171,7 +244,7 @@ describe('mintToken / verifyToken', () => {
         expect(verifyToken(SECRET, changed, BINDING, NOW).ok, `${at}:${c}`).toBe(false)
       }
     }
-    expect(tried).toBeGreaterThan(10_000)
+    expect(tried).toBeGreaterThan(8_000)
     // The last MAC character carries 2 padding bits: its 3 siblings decode to the same bytes and must not verify.
     const last = token.at(-1)!
     const base = alphabet.indexOf(last) & ~3
@@ -183,58 +256,58 @@ describe('mintToken / verifyToken', () => {
 
   it.each([
     ['no prefix', token.slice(3)],
-    ['the old prefix', token.replace('ct_2.', 'ct_1.')],
+    ['the old prefix', token.replace('ct_3.', 'ct_2.')],
     ['an extra part', `${token}.x`],
     ['a missing mac', token.split('.').slice(0, 2).join('.')],
     ['bad characters', token.replace('.', '.!')],
     ['a short mac', `${token.split('.').slice(0, 2).join('.')}.AAAA`],
-    ['a non-JSON payload', forge('x').replace(/\.[^.]+\./, `.${Buffer.from('nope').toString('base64url')}.`)],
-    [
-      'a signed non-JSON payload',
-      (() => {
-        const encoded = Buffer.from('nope{').toString('base64url')
-        const mac = createHmac('sha256', SECRET).update(`agentcli-confirm-v2.${encoded}`).digest().toString('base64url')
-        return `ct_2.${encoded}.${mac}`
-      })(),
-    ],
+    ['an unsigned body', `ct_3.${Buffer.from('nope').toString('base64url')}.${token.split('.')[2]}`],
+    ['a signed body too short to hold the fields', sign(body(parts()).subarray(0, 60))],
+    ['a signed empty body', sign(Buffer.alloc(0))],
+    ['a signed body naming a key id longer than itself', sign(Buffer.from([200, 65, 66]))],
+    ['a signed key id of control characters', genuine({ kid: '\u0001\u0002' })],
+    ['signed targets that are not JSON', genuine({ targets: '[["1",' })],
   ])('refuses %s as tampered', (_, bad) => {
     expect(verifyToken(SECRET, bad, BINDING, NOW)).toEqual({ ok: false, reason: 'tampered' })
   })
 
-  it('refuses a correctly signed payload of another version or shape', () => {
-    const d = { tool: 'a', acct: 'b', args: 'c', tv: 'd' }
-    for (const payload of [
-      null,
-      'text',
-      { v: 1, jti: 'x', cmd: 'edit', iat: 1, exp: NOW * 2, d },
-      { v: 2, jti: 1, cmd: 'edit', iat: 1, exp: 2, d },
-      { v: 2, jti: 'x', cmd: 7, iat: 1, exp: 2, d },
-      { v: 2, jti: 'x', cmd: 'edit', iat: 1, exp: 'later', d },
-      { v: 2, jti: 'x', cmd: 'edit', iat: 1.5, exp: 2, d },
-      { v: 2, jti: 'x', cmd: 'edit', iat: 1, exp: 2 },
-      { v: 2, jti: 'x', cmd: 'edit', iat: 1, exp: 2, d: null },
-      { v: 2, jti: 'x', cmd: 'edit', iat: 1, exp: 2, d: { ...d, tv: 1 } },
-      { v: 2, jti: 'x', cmd: 'edit', iat: 1, exp: 2, d, t: 'x' },
-      { v: 2, jti: 'x', cmd: 'edit', iat: 1, exp: 2, d, t: [['1']] },
-      { v: 2, jti: 'x', cmd: 'edit', iat: 1, exp: 2, d, t: ['1'] },
-      { v: 2, jti: 'x', cmd: 'edit', iat: 1, exp: 2, d, t: [[1, 1]] },
-      { v: 2, jti: 'x', cmd: 'edit', iat: 1, exp: 2, d, t: [['1', {}]] },
-    ]) {
-      expect(verifyToken(SECRET, forge(payload), BINDING, NOW)).toEqual({ ok: false, reason: 'tampered' })
+  it('refuses correctly signed targets of another shape', () => {
+    for (const targets of ['"x"', '[["1"]]', '["1"]', '[[1,1]]', '[["1",{}]]', '{}', 'null']) {
+      expect(verifyToken(SECRET, genuine({ targets }), BINDING, NOW), targets).toEqual({
+        ok: false,
+        reason: 'tampered',
+      })
     }
-    const fine = forge({
-      v: 2,
-      jti: 'x',
-      cmd: 'edit',
-      iat: NOW,
-      exp: NOW + 1,
-      d,
-      t: [
-        ['1', null],
-        ['2', 'v'],
-      ],
+    const fine = genuine({ targets: '[["1",null],["2","v"]]' })
+    expect(verifyToken(SECRET, fine, BINDING, NOW)).toMatchObject({
+      ok: true,
+      claims: {
+        targets: [
+          { id: '1', version: null },
+          { id: '2', version: 'v' },
+        ],
+      },
     })
-    expect(verifyToken(SECRET, fine, BINDING, NOW)).toMatchObject({ ok: false, reason: 'other_tool' })
+    // No targets part at all: bound by digest only.
+    expect(verifyToken(SECRET, genuine({ targets: '' }), BINDING, NOW)).toMatchObject({
+      ok: true,
+      claims: { targets: undefined },
+    })
+  })
+
+  it('names the key id before the MAC is checked, and the MAC covers it', () => {
+    const withId = mintToken(SECRET, BINDING, TARGETS, NOW, 600_000, 'k7').token
+    expect(tokenKeyId(withId)).toBe('k7')
+    expect(tokenKeyId(token)).toBeNull()
+    expect(tokenKeyId('nope')).toBeUndefined()
+    expect(tokenKeyId('ct_3.!!!.x')).toBeUndefined()
+    expect(tokenKeyId('ct_3.')).toBeUndefined()
+    expect(tokenKeyId(`ct_3.${Buffer.from([9, 65]).toString('base64url')}.x`)).toBeUndefined()
+    const bytes = Buffer.from(withId.split('.')[1]!, 'base64url')
+    bytes[2] = '8'.charCodeAt(0)
+    const relabelled = `ct_3.${bytes.toString('base64url')}.${withId.split('.')[2]}`
+    expect(tokenKeyId(relabelled)).toBe('k8')
+    expect(verifyToken(SECRET, relabelled, BINDING, NOW)).toEqual({ ok: false, reason: 'tampered' })
   })
 })
 
@@ -263,11 +336,11 @@ describe('verifyTargets', () => {
     })
   })
 
-  it('binds many targets by digest only, and still refuses a drift', () => {
-    const many = Array.from({ length: CLEAR_TARGETS + 1 }, (_, i) => ({ id: String(i), version: i }))
+  it('binds targets that do not fit by digest only, and still refuses a drift', () => {
+    const many = Array.from({ length: 40 }, (_, i) => ({ id: String(i), version: i }))
     const { token, claims: big } = mintToken(SECRET, BINDING, many, NOW, 600_000)
     expect(big.targets).toBeUndefined()
-    expect(token.length).toBeLessThan(400)
+    expect(token.length).toBeLessThanOrEqual(MAX_TOKEN_CHARS)
     expect(verifyTargets(SECRET, big, [...many].reverse())).toEqual({ ok: true })
     expect(verifyTargets(SECRET, big, many.slice(1))).toEqual({ ok: false, reason: 'state_drift', drift: [] })
   })

@@ -123,7 +123,7 @@ describe('httpClient retries and failures', () => {
     })
     expect(await failure(httpClient({ baseUrl: `http://127.0.0.1:${port}/`, retries: 0 }).get('x'))).toMatchObject({
       code: 'E_NETWORK',
-      details: { reason: 'ECONNREFUSED' },
+      details: { reason: 'connection_refused', errno: 'ECONNREFUSED' },
     })
     api.use(http.get('*/me', () => HttpResponse.json({}, { status: 401 })))
     const boom = new Error('keychain locked')

@@ -13,6 +13,8 @@ import { AgentError } from '../../../src/errors/agent-error.js'
 import { beforeChange, isBeforeChange } from '../../../src/errors/before-change.js'
 import { CORE_CATALOGUE } from '../../../src/errors/catalogue.js'
 import { previewItems } from '../../../src/output/preview-items.js'
+import { invocation } from '../../../src/runtime/invocation.js'
+import { batchData } from '../../../src/write/batch.js'
 
 const landed = (...ids: string[]) => new Map<string, LandedItem>(ids.map((id) => [id, { id, action: 'deleted' }]))
 
@@ -76,7 +78,7 @@ describe('batchOutcome', () => {
   })
 
   it('without a key a partial failure says how to make it resumable; a retryable one hints the resume', () => {
-    const fail = (code: string, resume?: string) => {
+    const fail = (code: string, resume?: string, keyFlag = true) => {
       try {
         batchOutcome(
           [
@@ -86,6 +88,7 @@ describe('batchOutcome', () => {
           landed(),
           CORE_CATALOGUE,
           resume,
+          keyFlag,
         )
       } catch (error) {
         return error as AgentError
@@ -93,6 +96,10 @@ describe('batchOutcome', () => {
       throw new Error('no failure')
     }
     expect(fail('E_NOT_FOUND').details.fix).toContain('--idempotency-key')
+    // A command without the flag is never told to pass it.
+    expect(fail('E_NOT_FOUND', undefined, false).details.fix).toBe(
+      're-run it with only failed_ids (dry-run, then confirm)',
+    )
     let none: AgentError | undefined
     try {
       batchOutcome(
@@ -114,6 +121,34 @@ describe('batchOutcome', () => {
     expect(partialResults(new Error('x'))).toBeUndefined()
     expect(partialResults(new AgentError('E_IO', 'x'))).toBeUndefined()
     expect(partialResults(new AgentError('E_IO', 'x', { details: { batch: true, results: 'no' } }))).toBeUndefined()
+  })
+})
+
+describe('batchData', () => {
+  const items = [
+    { id: '1', ok: true as const, action: 'deleted' },
+    { id: '2', ok: false as const, error: { code: 'E_NOT_FOUND', message: 'x' } },
+  ]
+  const failure = (key: string | undefined, keyFlag: boolean) => {
+    const state = { landed: new Map(), idempotencyKey: key, confirmed: undefined }
+    const argv = ['1', '2', ...(key ? ['--idempotency-key', key] : []), '--confirm', 'ct_3.x.y']
+    try {
+      batchData(items, state, CORE_CATALOGUE, { bin: 'tasks', id: 'delete', argv, keyFlag })
+    } catch (error) {
+      return (error as AgentError).details
+    }
+    throw new Error('no failure')
+  }
+
+  it('names a resume command runnable as this process was started, without the token', () => {
+    // Under vitest `tasks` is not on PATH: the resume starts the script that runs, never a bare `tasks`.
+    expect(failure('k1', true).resume).toBe(`${invocation('tasks')} delete 1 2 --idempotency-key k1 --dry-run`)
+    expect(invocation('tasks')).not.toBe('tasks')
+  })
+
+  it('suggests --idempotency-key only to a command that has the flag', () => {
+    expect(failure(undefined, true).fix).toContain('--idempotency-key')
+    expect(failure(undefined, false).fix).not.toContain('--idempotency-key')
   })
 })
 
@@ -199,5 +234,18 @@ describe('previewItems', () => {
   it('shows at most max items with the full count', () => {
     expect(previewItems([1, 2, 3], 2)).toEqual({ items: [1, 2], count: 3, truncated: true })
     expect(previewItems(new Set(['a']))).toEqual({ items: ['a'], count: 1, truncated: false })
+  })
+})
+
+describe('dryRunCommand', () => {
+  it('drops the token and any --dry-run before `--`, keeps every word after it, and puts --dry-run before it', async () => {
+    const { dryRunCommand } = await import('../../../src/write/dry-run.js')
+    const start = invocation('tasks')
+    expect(dryRunCommand('tasks', 'delete', ['1', '--confirm', 'ct_3.a.b', '--confirm=x', '--dry-run'])).toBe(
+      `${start} delete 1 --dry-run`,
+    )
+    expect(dryRunCommand('tasks', 'delete', ['a', '--', '--dry-run', '--confirm'])).toBe(
+      `${start} delete a --dry-run -- --dry-run --confirm`,
+    )
   })
 })
