@@ -107,6 +107,7 @@ type Parts = {
   tool: Buffer
   cmd: Buffer
   acct: Buffer
+  pol: Buffer
   bind: Buffer
   tv: Buffer
   targets: string
@@ -126,6 +127,7 @@ function body(p: Parts): Buffer {
     p.tool,
     p.cmd,
     p.acct,
+    p.pol,
     p.bind,
     p.tv,
     Buffer.from(p.targets),
@@ -142,6 +144,7 @@ function parts(): Parts {
     tool: hmac(SECRET, 'tool', JSON.stringify(BINDING.tool), 3),
     cmd: hmac(SECRET, 'cmd', '"edit"', 3),
     acct: hmac(SECRET, 'acct', '{"account":"ann","profile":"default"}', 3),
+    pol: hmac(SECRET, 'pol', 'null', 3),
     bind: hmac(
       SECRET,
       'bind',
