@@ -175,7 +175,11 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
    * were confirmed (a file swapped after the confirm is `E_CONFLICT`, nothing applied); `work` gets that plan.
    */
   override async runWork(ctx: JobContext, record: JobRecord): Promise<unknown> {
-    const policy = (await import('./policy/load.js')).loadPolicy(this.config.configDir, this.config.pjson as never)
+    const policy = (await import('./policy/load.js')).loadPolicy(
+      this.config.configDir,
+      this.config.pjson as never,
+      this.config.bin,
+    )
     const origin = { bin: this.config.bin, id: this.id!, policy: policy?.digest }
     const plan = await confirmedPlan(record, () => this.plan(), origin)
     return this.work({ ...ctx, plan } as WriteJobContext<S>)
@@ -192,7 +196,11 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
     const principal = await this.principal()
     const mode = dryRun ? 'dry_run' : token ? 'confirm' : 'refused'
     checkAuditLog(await startAudit(this.config, { id: this.id!, argv: this.argv, principal, mode }))
-    const policy = (await import('./policy/load.js')).loadPolicy(this.config.configDir, this.config.pjson as never)
+    const policy = (await import('./policy/load.js')).loadPolicy(
+      this.config.configDir,
+      this.config.pjson as never,
+      this.config.bin,
+    )
     const binding: Binding = {
       tool: this.toolIdentity(),
       command: this.id!,

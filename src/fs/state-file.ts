@@ -2,8 +2,13 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, type Stats } from
 import { dirname } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
 
-/** How strict a state file's check is: a secret must also be unreadable by anyone but its owner. */
-export type StateRule = { secret?: boolean }
+/**
+ * How strict a state file's check is: a secret must also be unreadable by anyone but its owner. A file this user
+ * must not be able to change (the system policy) is `owner: 'root'`: it and its directories belong to root (uid 0)
+ * and nobody else may write them; `upTo` then checks every directory from the file's up to that one (`/`), since
+ * whoever can write any of them can swap what lies below.
+ */
+export type StateRule = { secret?: boolean; owner?: 'self' | 'root'; upTo?: string }
 
 /** The open flags {@link openStateFile} knows: read, or append (created 0600 when missing). */
 export type StateOpen = 'read' | 'append'
@@ -41,18 +46,27 @@ function check(path: string, info: Stats, kind: 'file' | 'directory', rule: Stat
       details: { path, fix: `move ${path} aside; the tool recreates it` },
     })
   if (!POSIX) return
-  const uid = process.getuid?.()
-  if (uid !== undefined && info.uid !== uid)
-    throw refused(
-      path,
-      `belongs to uid ${info.uid}, not to this user (uid ${uid})`,
-      `run as its owner, or move ${path} aside (or chown ${uid} ${path} if you made it)`,
-      { owner: String(info.uid) },
-    )
+  if (rule.owner === 'root') {
+    if (info.uid !== 0)
+      throw refused(path, `belongs to uid ${info.uid}, not to root`, `as root: chown root ${path}`, {
+        owner: String(info.uid),
+      })
+  } else {
+    const uid = process.getuid?.()
+    if (uid !== undefined && info.uid !== uid)
+      throw refused(
+        path,
+        `belongs to uid ${info.uid}, not to this user (uid ${uid})`,
+        `run as its owner, or move ${path} aside (or chown ${uid} ${path} if you made it)`,
+        { owner: String(info.uid) },
+      )
+  }
   const mode = info.mode & 0o777
   const others = rule.secret && kind === 'file' ? 0o077 : 0o022
   if ((mode & others) !== 0) {
-    const fix = rule.secret ? `chmod ${kind === 'file' ? '600' : '700'} ${path}` : `chmod go-w ${path}`
+    const fix = rule.secret
+      ? `chmod ${kind === 'file' ? '600' : '700'} ${path}`
+      : `${rule.owner === 'root' ? 'as root: ' : ''}chmod go-w ${path}`
     const who = rule.secret && kind === 'file' ? 'readable or writable by other users' : 'writable by other users'
     throw refused(path, `is ${who} (mode ${mode.toString(8)})`, fix, { mode: mode.toString(8) })
   }
@@ -69,12 +83,14 @@ function lstatOrNone(path: string): Stats | undefined {
 }
 
 /**
- * Check the directory that holds state: a real directory (not a link), this user's, not writable by others.
- * False when it does not exist yet (the caller creates it); `E_CONFIG` naming the path and the fix otherwise.
+ * Check the directory that holds state: a real directory (not a link), this user's (or root's, by the rule), not
+ * writable by others, and with `upTo` each directory above it up to that one. False when it does not exist yet
+ * (the caller creates it); `E_CONFIG` naming the path and the fix otherwise.
  */
 export function checkStateDir(dir: string, rule: StateRule = {}): boolean {
   const info = lstatOrNone(dir)
   if (info) check(dir, info, 'directory', rule)
+  if (info && rule.upTo !== undefined && dir !== rule.upTo && dirname(dir) !== dir) checkStateDir(dirname(dir), rule)
   return info !== undefined
 }
 

@@ -148,23 +148,28 @@ export function parsePolicy(doc: unknown, source: string): PolicyDocument {
 }
 
 /**
- * The policy a call is judged by. The tool's rules and the operator's both apply (the strictest decision wins,
- * so the operator tightens and never loosens the tool's defaults); approvers come from either. Shadow mode holds
- * only when every source that has one asks for it. Undefined when neither source exists.
+ * The policy a call is judged by. Every source's rules apply (the strictest decision wins, so a later source
+ * tightens and never loosens). Without a system policy, approvers come from the tool's defaults and the operator's
+ * file (as before); with one (`/etc/<bin>/policy.json`, which the user cannot change), only from it: a user's file
+ * cannot add an approver the agent holds the key of. Shadow mode holds only when every source asks for it, so a
+ * user's shadow never turns off the system policy. The digest covers every source (the system policy only when
+ * there is one, so digests without it are unchanged). Undefined when no source exists.
  */
 export function effectivePolicy(
   tool: PolicyDocument | undefined,
   operator: PolicyDocument | undefined,
+  system?: PolicyDocument,
 ): EffectivePolicy | undefined {
-  if (!tool && !operator) return undefined
-  const sources = [tool, operator].filter((d): d is PolicyDocument => d !== undefined)
+  if (!tool && !operator && !system) return undefined
+  const sources = [tool, system, operator].filter((d): d is PolicyDocument => d !== undefined)
+  const covered = { tool: tool ?? null, operator: operator ?? null, ...(system ? { system } : {}) }
   const digest = createHash('sha256')
-    .update(`agentcli-policy\0${canonicalJson({ tool: tool ?? null, operator: operator ?? null })}`)
+    .update(`agentcli-policy\0${canonicalJson(covered)}`)
     .digest('hex')
   return {
     mode: sources.every((d) => d.mode === 'shadow') ? 'shadow' : 'enforce',
     rules: sources.flatMap((d) => d.rules ?? []),
-    approvers: sources.flatMap((d) => d.approvers ?? []),
+    approvers: system ? (system.approvers ?? []) : sources.flatMap((d) => d.approvers ?? []),
     digest: `pol_${digest.slice(0, 32)}`,
   }
 }

@@ -1,6 +1,9 @@
 // The policy gate inside the write flow, in-process over fake steps and real ssh-keygen keys: a held change is
 // applied only with enough valid approvals for exactly it; deny, a missing or foreign approval, a changed policy,
 // an expired or replayed token, a self-approval and racing confirms are all refused with nothing applied.
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { approvalRequest } from '../../../src/approvals/request.js'
 import type { ApprovalStore } from '../../../src/approvals/store.js'
@@ -10,7 +13,8 @@ import type { TokenLedger } from '../../../src/confirm/ledger.js'
 import type { Target } from '../../../src/confirm/targets.js'
 import type { Binding } from '../../../src/confirm/token.js'
 import type { AgentError } from '../../../src/errors/agent-error.js'
-import { effectivePolicy, type PolicyDocument } from '../../../src/policy/policy.js'
+import { loadPolicy, POLICY_FILE, SYSTEM_ROOT_FOR_TESTS } from '../../../src/policy/load.js'
+import { type EffectivePolicy, effectivePolicy, type PolicyDocument } from '../../../src/policy/policy.js'
 import { newWriteState, type WriteCall, type WriteSteps } from '../../../src/write/call.js'
 import { confirmWrite } from '../../../src/write/confirm-flow.js'
 import { previewWrite } from '../../../src/write/dry-run.js'
@@ -48,8 +52,10 @@ type World = {
   used: Set<string>
 }
 
-function world(over: { doc?: PolicyDocument; profile?: string; plan?: Partial<Plan<unknown>> } = {}): World {
-  const policy = effectivePolicy(over.doc ?? doc, undefined)!
+function world(
+  over: { doc?: PolicyDocument; policy?: EffectivePolicy; profile?: string; plan?: Partial<Plan<unknown>> } = {},
+): World {
+  const policy = over.policy ?? effectivePolicy(over.doc ?? doc, undefined)!
   const principal = { account: 'agent', os_user: 'ci', profile: over.profile ?? 'default' }
   const binding: Binding = { tool: 't\0t', command: 'delete', args: { ids: ['1', '2', '3', '4'] }, principal }
   binding.policy = policy.digest
@@ -260,6 +266,36 @@ describe('the policy gate in the write flow', () => {
     expect(e).toMatchObject({ code: 'E_CONFLICT', details: { reason: 'policy_changed' } })
     expect(looser.applied).toBe(0)
   })
+
+  it.runIf(process.getuid?.() === 0)(
+    'refuses a token whose system policy changed before the confirm (policy_changed), even with an approval',
+    async () => {
+      const top = mkdtempSync(join(tmpdir(), 'agentcli-sys-'))
+      chmodSync(top, 0o755)
+      mkdirSync(join(top, 'etc', 'tasks'), { recursive: true, mode: 0o755 })
+      const file = join(top, 'etc', 'tasks', POLICY_FILE)
+      const conf = join(top, 'conf')
+      mkdirSync(conf, { mode: 0o700 })
+      const hook = globalThis as Record<symbol, unknown>
+      hook[SYSTEM_ROOT_FOR_TESTS] = top
+      try {
+        writeFileSync(file, JSON.stringify(doc), { mode: 0o644 })
+        const w = world({ policy: loadPolicy(conf, {}, 'tasks')! })
+        const d = await dryRun(w)
+        approve(w, d)
+        // Root loosens the system policy between the dry-run and the confirm: the token was judged under the old one.
+        writeFileSync(file, JSON.stringify({ ...doc, rules: [] }))
+        const looser = world({ policy: loadPolicy(conf, {}, 'tasks')! })
+        looser.filed.set(d.approval!.request_id, w.filed.get(d.approval!.request_id)!)
+        const e = await failure(confirmWrite(looser.steps, d.confirm_token, looser.call))
+        expect(e).toMatchObject({ code: 'E_CONFLICT', details: { reason: 'policy_changed' } })
+        expect(looser.applied).toBe(0)
+      } finally {
+        delete hook[SYSTEM_ROOT_FOR_TESTS]
+        rmSync(top, { recursive: true, force: true })
+      }
+    },
+  )
 
   it('refuses an approved token once it expired', async () => {
     const w = world()

@@ -20,6 +20,8 @@ const facts: PolicyFacts = {
   profile: 'default',
   account: 'agent',
 }
+/** A bin no machine has a system policy for (/etc/<it>/policy.json does not exist). */
+const NO_SYSTEM = 'agentcli-unit-no-such-tool'
 const policy = (doc: PolicyDocument) => effectivePolicy(doc, undefined)!
 
 describe('parsePolicy', () => {
@@ -168,7 +170,7 @@ describe('the operator policy file', () => {
 
   it('is absent, read owner-only, or refused as invalid JSON', () => {
     expect(readOperatorPolicy(dir)).toBeUndefined()
-    expect(loadPolicy(dir, {})).toBeUndefined()
+    expect(loadPolicy(dir, {}, NO_SYSTEM)).toBeUndefined()
     write('{"mode":"enforce"}')
     expect(readOperatorPolicy(dir)).toEqual({ mode: 'enforce' })
     write('{')
@@ -189,10 +191,10 @@ describe('the operator policy file', () => {
 
   it('joins the tool defaults of package.json, and a changed file changes the digest', () => {
     const pjson = { agentcli: { policy: { rules: [{ id: 'a', when: {}, decision: 'approve' }] } } }
-    const before = loadPolicy(dir, pjson)!
+    const before = loadPolicy(dir, pjson, NO_SYSTEM)!
     expect(before.rules).toHaveLength(1)
     write('{"rules":[{"id":"b","when":{},"decision":"allow"}]}')
-    expect(loadPolicy(dir, pjson)!.digest).not.toBe(before.digest)
-    expect(() => loadPolicy(dir, { agentcli: { policy: { rules: 'x' } } })).toThrow(/package.json/)
+    expect(loadPolicy(dir, pjson, NO_SYSTEM)!.digest).not.toBe(before.digest)
+    expect(() => loadPolicy(dir, { agentcli: { policy: { rules: 'x' } } }, NO_SYSTEM)).toThrow(/package.json/)
   })
 })
