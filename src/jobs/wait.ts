@@ -26,7 +26,8 @@ export async function waitForJob(options: WaitOptions): Promise<JobRecord> {
     const record = await options.read()
     if (record.progress !== null)
       options.progress?.update(Math.round(record.progress * 100), {
-        label: record.message ? `${record.job_id}: ${record.message}` : record.job_id,
+        // Settled, the last line says so itself ("done, 100/100 in 3s"): the job's own note is for the way there.
+        label: record.message && !isFinished(record.status) ? `${record.job_id}: ${record.message}` : record.job_id,
       })
     if (isFinished(record.status)) return record
     if (options.signal?.aborted) throw options.signal.reason

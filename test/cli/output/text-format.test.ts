@@ -101,10 +101,12 @@ describe('--format text through the real bin', () => {
     )
   })
 
-  it('an error without a next command prints its fix', async () => {
+  it('a refused token prints the dry-run to run next, then its fix', async () => {
     const run = await tasks(box(), ['create', '--title', 'x', '--confirm', 'forged.token', '--format', 'text'])
     expect(run.code).toBe(6)
-    expect(run.stderr).toMatch(/^error E_CONFLICT: confirm token refused.*\nfix: run the command again with --dry-run/)
+    expect(run.stderr).toMatch(
+      /^error E_CONFLICT: confirm token refused.*\nnext: tasks create --title x --format text --dry-run\nfix: run the command again with --dry-run/,
+    )
   })
 })
 
