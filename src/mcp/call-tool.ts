@@ -120,7 +120,7 @@ export function callHandler(
     }
     if (state?.kind === 'resume') {
       const view = sdk.inputResponse(ctx.mcpReq.inputResponses, 'human')
-      const resume = resumeArgv(launcher.bin, state.resume)
+      const resume = resumeArgv(launcher.prefixes, state.resume)
       if (view.kind === 'elicit' && view.action === 'accept' && resume) return run(resume)
       // Declined or cancelled: the plain answer (a checkpoint and its resume), without asking again.
       return run(argv, false)

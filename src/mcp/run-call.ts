@@ -9,6 +9,11 @@ export type Launcher = {
   command: readonly string[]
   /** The tool's bin name, to clear its `<BIN>_FORMAT`: an MCP call always answers in JSON. */
   bin: string
+  /**
+   * What a command this tool prints (a checkpoint's `resume`) may start with: its bin name, or the words that
+   * start it again off PATH (`node /abs/bin/run.js`). Only matched, never run: a call always runs `command`.
+   */
+  prefixes: readonly string[]
   /** Called with the PID of every call started (the server logs it on stderr). */
   onSpawn?: (pid: number, argv: readonly string[]) => void
 }

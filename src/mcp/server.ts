@@ -6,6 +6,7 @@ import { describeCommands } from '../describe/reference.js'
 import { AgentError } from '../errors/agent-error.js'
 import type { Catalogue } from '../errors/catalogue.js'
 import { writeStdout } from '../output/stdout.js'
+import { invocation, shellQuote } from '../runtime/invocation.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
 import { oclifConfig } from '../runtime/tool-config.js'
 import { type Ctx, callHandler, type FlowState } from './call-tool.js'
@@ -20,7 +21,7 @@ export type ServeOptions = {
   config: ToolConfig
   catalogue: Catalogue
   /** How each call starts the tool's own bin (default: this node and this process's script). */
-  launcher?: Omit<Launcher, 'bin' | 'onSpawn'>
+  launcher?: Pick<Launcher, 'command'>
   /** List three tools (search_tools / describe_tool / call_tool) instead of one per command. */
   discovery?: boolean
   /** Ask a person to approve a write through elicitation when the client can show it (default true). */
@@ -48,9 +49,20 @@ export async function serveMcp(options: ServeOptions): Promise<{ messages: numbe
   // The state of an input-required round comes back from the client: sealed with a key only this process holds
   // (one stdio process serves every round of a flow), expiring with the longest a person may take.
   const codec = sdk.createRequestStateCodec<FlowState>({ key: randomBytes(32), ttlSeconds: 3600 })
+  const command = options.launcher?.command ?? [process.execPath, process.argv[1]!]
   const launcher: Launcher = {
-    command: options.launcher?.command ?? [process.execPath, process.argv[1]!],
+    command,
     bin: config.bin,
+    // A child started as `command` prints its next steps starting with one of these (invocation(): the bin when
+    // PATH finds this script by that name, else node and the script's path).
+    prefixes: [
+      ...new Set([
+        config.bin,
+        invocation(config.bin),
+        command.map(shellQuote).join(' '),
+        ['node', ...command.slice(1)].map(shellQuote).join(' '),
+      ]),
+    ],
     onSpawn: (pid, argv) => process.stderr.write(`mcp: ${argv.join(' ')} (pid ${pid})\n`),
   }
   const skillsDir = join(config.root, 'skills')

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { CommandDescription } from '../../../src/describe/command.js'
 import type { Param } from '../../../src/describe/params.js'
+import { resumeArgv, shellWords } from '../../../src/mcp/_flows.js'
 import { toolAnnotations } from '../../../src/mcp/annotations.js'
 import { MAX_ARGV_BYTES, toArgv } from '../../../src/mcp/argv.js'
 import { inputSchemaOf } from '../../../src/mcp/tools.js'
@@ -153,5 +154,39 @@ describe('the input schema and the annotations', () => {
       destructiveHint: true,
       openWorldHint: false,
     })
+  })
+})
+
+describe("a checkpoint's resume command, as it comes back from the client", () => {
+  const prefixes = ['tasks', "/opt/node 24/bin/node '/srv/my tools/run.js'", 'node /srv/run.js']
+
+  it('is recognised after the bin name or the words that start the tool off PATH', () => {
+    expect(resumeArgv(prefixes, 'tasks login resume --id cp_1')).toEqual(['login', 'resume', '--id', 'cp_1'])
+    expect(resumeArgv(prefixes, 'node /srv/run.js login resume --id cp_1')).toEqual(['login', 'resume', '--id', 'cp_1'])
+    expect(
+      resumeArgv(prefixes, "/opt/node 24/bin/node '/srv/my tools/run.js' login resume --store '/a b/it'\\''s'"),
+    ).toEqual(['login', 'resume', '--store', "/a b/it's"])
+  })
+
+  it('is refused when it starts with anything else, or holds what a shell would read specially', () => {
+    for (const text of [
+      'rm -rf /',
+      'tasksx login resume',
+      'tasks',
+      'node /elsewhere/run.js login resume',
+      'tasks login resume; rm -rf ~',
+      'tasks login resume $(id)',
+      'tasks login resume `id`',
+      'tasks login resume "quoted"',
+      "tasks login resume 'open",
+      'tasks login | sh',
+    ])
+      expect(resumeArgv(prefixes, text), text).toBeUndefined()
+  })
+
+  it('splits only plain and single-quoted words', () => {
+    expect(shellWords("  a  'b c'd  ")).toEqual(['a', 'b cd'])
+    expect(shellWords('a > b')).toBeUndefined()
+    expect(shellWords('a\\ b')).toBeUndefined()
   })
 })
