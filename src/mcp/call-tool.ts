@@ -24,8 +24,7 @@ const RESERVED = new Set(
     .map(([name]) => name),
 )
 
-/** The SDK's server module (imported by the server, lazily). */
-export type Sdk = typeof import('@modelcontextprotocol/server')
+type Sdk = typeof import('@modelcontextprotocol/server')
 
 /** What a tool handler reads of the SDK's request context. */
 export type Ctx = {
@@ -36,6 +35,9 @@ export type Ctx = {
     envelope?: Record<string, unknown>
   }
 }
+
+/** Who a call over HTTP acts for: the authenticated subject and its issuer, when the transport has one. */
+export type CallPrincipal = { subject: string; issuer: string } | undefined
 
 /** What an input-required round hands the client to echo back: which flow, for which tool, with what. */
 export type FlowState = ({ kind: 'approve'; token: string } | { kind: 'resume'; resume: string }) & { tool: string }
@@ -66,6 +68,9 @@ export function callHandler(
   launcher: Launcher,
   catalogue: Catalogue,
   approval: boolean,
+  _principal?: CallPrincipal,
+  /** Whether a round trip to the person can come back here (not on stateless 2025-era HTTP: no session). */
+  canAsk = true,
 ) {
   const handle = async (
     def: ToolDef,
@@ -87,7 +92,7 @@ export function callHandler(
     }
     const caps = (ctx.mcpReq.envelope?.['io.modelcontextprotocol/clientCapabilities'] ??
       server.server.getClientCapabilities()) as Caps
-    const modes = elicitModes(caps)
+    const modes = canAsk ? elicitModes(caps) : { form: false, url: false }
     const run = async (argv: string[], ask = true) => {
       const result = await runCall(launcher, argv, {
         signal,

@@ -1,0 +1,242 @@
+import { createServer, request, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterEach, describe, expect, it } from 'vitest'
+import { alive, env, seed, tasks, useSandbox } from '../../support/helpers.js'
+import { type HttpServer, httpClient, startHttp } from '../../support/mcp-http.js'
+import { sc, withoutDuration } from '../../support/mcp-session.js'
+
+async function until<T>(fn: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms
+  for (;;) {
+    const value = await fn()
+    if (value !== undefined) return value
+    if (Date.now() > end) throw new Error('timed out')
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+/** An upstream that accepts connections and never answers: a call waiting on it stays in flight. */
+async function silentUpstream(): Promise<{ url: string; held: Array<{ destroy(): void }>; close(): Promise<void> }> {
+  const held: Array<{ destroy(): void }> = []
+  const upstream: Server = createServer((req) => held.push(req.socket))
+  await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r))
+  return {
+    url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`,
+    held,
+    close: async () => {
+      for (const socket of held) socket.destroy()
+      await new Promise((r) => upstream.close(r))
+    },
+  }
+}
+
+const servers: HttpServer[] = []
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.stop('SIGKILL')
+})
+
+describe.each([
+  ['2025-11-25 handshake', false],
+  ['2026-07-28', true],
+])('tool mcp --http (%s): the official client over Streamable HTTP', (_era, modern) => {
+  const box = useSandbox()
+
+  it('lists the tools and answers a call with the envelope the CLI prints; writes keep the gate', async () => {
+    seed(box(), [{ id: '1', title: 'one' }])
+    const server = await startHttp(box())
+    servers.push(server)
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
+    const client = await httpClient(server.url, { modern })
+    try {
+      expect(client.getProtocolEra()).toBe(modern ? 'modern' : 'legacy')
+      const { tools } = await client.listTools()
+      expect(tools.map((t) => t.name)).toContain('job_status')
+      const r = await client.callTool({ name: 'get', arguments: { id: '1' } })
+      expect(withoutDuration(sc(r))).toEqual(withoutDuration(env(await tasks(box(), ['get', '1']))))
+      const refused = sc(await client.callTool({ name: 'create', arguments: { title: 'x' } }))
+      expect(refused.error.code).toBe('E_CONFIRMATION_REQUIRED')
+      const dry = sc(await client.callTool({ name: 'create', arguments: { title: 'x', dry_run: true } }))
+      const done = sc(
+        await client.callTool({ name: 'create', arguments: { title: 'x', confirm: dry.data.confirm_token } }),
+      )
+      expect(done.ok, JSON.stringify(done)).toBe(true)
+      // The token is single-use across surfaces: the CLI cannot spend it again.
+      const again = env(await tasks(box(), ['create', '--title', 'x', '--confirm', dry.data.confirm_token]))
+      expect(again.error.code).toBe('E_CONFLICT')
+    } finally {
+      await client.close()
+    }
+  })
+})
+
+describe('tool mcp --http: a person in the loop', () => {
+  const box = useSandbox()
+
+  it('2026-07-28: a write is approved through elicitation and a checkpoint resumes, both over HTTP', async () => {
+    const server = await startHttp(box())
+    servers.push(server)
+    const asked: string[] = []
+    const client = await httpClient(server.url, {
+      modern: true,
+      elicit: (async (p: { message: string }) => {
+        asked.push(p.message)
+        const code = /code ([0-9A-F]{8})/.exec(p.message)?.[1]
+        if (code) {
+          expect(env(await tasks(box(), ['login', 'approve', code])).ok).toBe(true)
+          return { action: 'accept', content: { done: true } }
+        }
+        return { action: 'accept', content: { approve: true } }
+      }) as never,
+    })
+    try {
+      const created = sc(await client.callTool({ name: 'create', arguments: { title: 'approved' } }))
+      expect(created.ok, JSON.stringify(created)).toBe(true)
+      expect(created.data.title).toBe('approved')
+      const login = sc(await client.callTool({ name: 'login', arguments: {} }))
+      expect(login.ok, JSON.stringify(login)).toBe(true)
+      expect(asked).toHaveLength(2)
+      expect(server.stderr().match(/mcp: login \(pid/g)).toHaveLength(1)
+      expect(server.stderr()).toMatch(/mcp: login resume --id cp_/)
+    } finally {
+      await client.close()
+    }
+  })
+
+  it('2025-11-25 over stateless HTTP never asks (the answer could not come back): the plain gate answers', async () => {
+    const server = await startHttp(box())
+    servers.push(server)
+    const asked: unknown[] = []
+    const client = await httpClient(server.url, {
+      elicit: ((p: unknown) => {
+        asked.push(p)
+        return { action: 'accept', content: { approve: true } }
+      }) as never,
+    })
+    try {
+      const r = sc(await client.callTool({ name: 'create', arguments: { title: 'x' } }))
+      expect(r.error.code).toBe('E_CONFIRMATION_REQUIRED')
+      expect(asked).toHaveLength(0)
+    } finally {
+      await client.close()
+    }
+  })
+})
+
+describe('tool mcp --http: what is refused before the SDK sees a request', () => {
+  const box = useSandbox()
+
+  it('a Host or Origin naming another site (DNS rebinding) is 403; the listener and localhost are served', async () => {
+    const server = await startHttp(box())
+    servers.push(server)
+    const port = new URL(server.url).port
+    const post = (headers: Record<string, string>) =>
+      fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      })
+    // fetch sets Host from the URL; a rebinding page's request carries its own name, as a raw request shows.
+    const raw = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/mcp',
+            method: 'POST',
+            headers: { host, 'content-type': 'application/json' },
+          },
+          (res) => {
+            res.resume()
+            resolve(res.statusCode!)
+          },
+        )
+        req.once('error', reject)
+        req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }))
+      })
+    expect(await raw(`evil.example:${port}`)).toBe(403)
+    expect((await post({ origin: 'http://evil.example' })).status).toBe(403)
+    expect((await post({ origin: 'null' })).status).toBe(403)
+    expect((await post({ origin: `http://localhost:${port}` })).status).not.toBe(403)
+    expect(await raw(`localhost:${port}`)).not.toBe(403)
+  })
+
+  it('an MCP-Protocol-Version the SDK does not speak is 400; a body over the limit 413; another path 404', async () => {
+    const server = await startHttp(box())
+    servers.push(server)
+    const post = (body: string, headers: Record<string, string> = {}) =>
+      fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body,
+      })
+    const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })
+    const bad = await post(ping, { 'mcp-protocol-version': '1999-01-01' })
+    expect(bad.status).toBe(400)
+    const answer = (await bad.json()) as { error: { message: string } }
+    expect(answer.error.message).toMatch(/protocol version/i)
+    const big = await post(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"${'a'.repeat(5 * 1024 * 1024)}"}}`)
+    expect(big.status).toBe(413)
+    expect((await fetch(server.url.replace('/mcp', '/other'))).status).toBe(404)
+    // Still serving.
+    const client = await httpClient(server.url)
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0)
+    await client.close()
+  })
+
+  it('past --max-concurrent a request is 503 with Retry-After while the others run', async () => {
+    const upstream = await silentUpstream()
+    const server = await startHttp(box(), ['--max-concurrent', '1'], {
+      TASKS_API_URL: upstream.url,
+      TASKS_HTTP_TIMEOUT_MS: '60000',
+    })
+    servers.push(server)
+    const client = await httpClient(server.url, { modern: true })
+    try {
+      const pending = client.callTool({ name: 'login', arguments: {} }).catch((e: unknown) => e)
+      await until(() => (/mcp: login \(pid \d+\)/.test(server.stderr()) && upstream.held.length > 0 ? true : undefined))
+      const busy = await fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      })
+      expect(busy.status).toBe(503)
+      expect(busy.headers.get('retry-after')).toBe('1')
+      await server.stop('SIGTERM')
+      await pending
+    } finally {
+      await client.close().catch(() => undefined)
+      await upstream.close()
+    }
+  })
+
+  it('SIGTERM: a call in flight answers its own E_INTERRUPTED, its process is gone, the server exits', async () => {
+    const upstream = await silentUpstream()
+    const server = await startHttp(box(), [], { TASKS_API_URL: upstream.url, TASKS_HTTP_TIMEOUT_MS: '60000' })
+    servers.push(server)
+    const client = await httpClient(server.url, { modern: true })
+    try {
+      const pending = client.callTool({ name: 'login', arguments: {} })
+      const pid = await until(() => {
+        const m = /mcp: login \(pid (\d+)\)/.exec(server.stderr())
+        return m && upstream.held.length > 0 ? Number(m[1]) : undefined
+      })
+      server.child.kill('SIGTERM')
+      const r = sc(await pending)
+      expect(r.error.code).toBe('E_INTERRUPTED')
+      expect(alive(pid)).toBe(false)
+      const { code } = await server.exited
+      expect(code).not.toBeNull()
+    } finally {
+      await client.close().catch(() => undefined)
+      await upstream.close()
+    }
+  })
+
+  it('a listener off loopback without authentication does not start: E_CONFIG', async () => {
+    const run = await tasks(box(), ['mcp', '--http', '--host', '0.0.0.0', '--port', '0'])
+    expect(run.code).toBe(4)
+    expect(env(run).error.code).toBe('E_CONFIG')
+    expect(env(run).error.message).toContain('authentication')
+  })
+})
