@@ -2,6 +2,7 @@ import type { CommandDescription } from '../describe/command.js'
 import { AgentError } from '../errors/agent-error.js'
 import type { Catalogue } from '../errors/catalogue.js'
 import { toAgentError } from '../errors/normalize.js'
+import { toolEnv } from '../settings/tool-env.js'
 import { UNIVERSAL_FLAGS } from '../universal-flags/table.js'
 import {
   APPROVAL_SCHEMA,
@@ -68,10 +69,14 @@ export function callHandler(
   launcher: Launcher,
   catalogue: Catalogue,
   approval: boolean,
-  _principal?: CallPrincipal,
+  principal?: CallPrincipal,
   /** Whether a round trip to the person can come back here (not on stateless 2025-era HTTP: no session). */
   canAsk = true,
 ) {
+  // Who the call acts for reaches the CLI as its principal's subject: bound into its tokens, keys and audit line.
+  const env = principal
+    ? { [toolEnv(launcher.bin).name('MCP_SUBJECT')]: JSON.stringify({ iss: principal.issuer, sub: principal.subject }) }
+    : undefined
   const handle = async (
     def: ToolDef,
     desc: CommandDescription,
@@ -96,6 +101,7 @@ export function callHandler(
     const run = async (argv: string[], ask = true) => {
       const result = await runCall(launcher, argv, {
         signal,
+        ...(env ? { env } : {}),
         stream: desc.stream,
         maxItems: Math.min(Number(args.max_items ?? DEFAULT_MAX_ITEMS) || DEFAULT_MAX_ITEMS, MAX_ITEMS_CAP),
       })
@@ -131,7 +137,7 @@ export function callHandler(
       return run(argv, false)
     }
     if (approval && desc.type === 'write' && modes.form && args.dry_run === undefined && args.confirm === undefined) {
-      const dry = await runCall(launcher, toArgv(desc, { ...args, dry_run: true }), { signal })
+      const dry = await runCall(launcher, toArgv(desc, { ...args, dry_run: true }), { signal, ...(env ? { env } : {}) })
       const planned = dryRunOf(dry)
       if (!planned) return toolResult(dry.envelope, mcpHint(dry.envelope, def.name))
       return sdk.inputRequired({

@@ -25,8 +25,8 @@ export type HttpServeOptions = FactoryOptions & {
   allowedHosts?: readonly string[]
   /** The public URL of the endpoint when a reverse proxy serves it (the resource of the RFC 9728 metadata). */
   publicUrl?: string
-  /** Bearer authentication; required off loopback. */
-  auth?: HttpAuth
+  /** Bearer authentication for the endpoint's resource URL; required off loopback. */
+  auth?: (resource: string) => HttpAuth
   /** The most requests served at once; more are answered 503 with Retry-After (default 32). */
   maxConcurrent?: number
   /** Aborted (SIGINT/SIGTERM of the server): stop accepting, let running calls answer (interrupted), close. */
@@ -57,7 +57,7 @@ export async function serveMcpHttp(options: HttpServeOptions): Promise<{ request
   if (!isLoopback(options.host) && !options.auth)
     throw new AgentError(
       'E_CONFIG',
-      `tool mcp --http on ${options.host} is reachable off this machine: it needs bearer authentication`,
+      `tool mcp --http on ${options.host} is reachable off this machine: it needs bearer authentication (--auth-issuer or --auth-tokens)`,
       { details: { host: options.host, fix: 'listen on 127.0.0.1 (the default), or configure bearer authentication' } },
     )
   const maxBytes = maxMessageBytesOf(options.config)
@@ -122,13 +122,14 @@ export async function serveMcpHttp(options: HttpServeOptions): Promise<{ request
       ...(options.allowedHosts ?? []),
     ]),
   ]
+  const auth = options.auth?.(resource.href)
   const metadataPath = `/.well-known/oauth-protected-resource${MCP_PATH}`
   const metadataUrl = new URL(metadataPath, resource).href
-  const gate = options.auth
+  const gate = auth
     ? sdk.requireBearerAuth({
         verifier: {
           verifyAccessToken: async (token: string) => {
-            const got = await options.auth!.verify(token).catch((error: unknown) => {
+            const got = await auth.verify(token).catch((error: unknown) => {
               throw new sdk.OAuthError(sdk.OAuthErrorCode.InvalidToken, (error as Error).message || 'invalid token')
             })
             return {
@@ -152,11 +153,11 @@ export async function serveMcpHttp(options: HttpServeOptions): Promise<{ request
     if (hostRefusal) return send(res, hostRefusal)
     const originRefusal = sdk.originValidationResponse(headersOnly(req), names)
     if (originRefusal) return send(res, originRefusal)
-    if (options.auth && path === metadataPath) {
+    if (auth && path === metadataPath) {
       if (req.method !== 'GET') return plain(res, 405, 'GET only', { allow: 'GET' })
       return json(res, 200, {
         resource: resource.href,
-        authorization_servers: options.auth.authorizationServers,
+        authorization_servers: auth.authorizationServers,
         bearer_methods_supported: ['header'],
         resource_name: options.config.bin,
       })

@@ -40,10 +40,10 @@ type StreamLine = {
 export function runCall(
   launcher: Launcher,
   argv: readonly string[],
-  options: { signal?: AbortSignal; stream?: boolean; maxItems?: number } = {},
+  options: { signal?: AbortSignal; stream?: boolean; maxItems?: number; env?: Record<string, string> } = {},
 ): Promise<CallResult> {
   const [exe, ...pre] = launcher.command
-  const env = { ...process.env }
+  const env = { ...process.env, ...options.env }
   delete env[toolEnv(launcher.bin).name('FORMAT')]
   const started = performance.now()
   return new Promise((resolve) => {

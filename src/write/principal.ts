@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Credentials } from '../credentials/credentials.js'
+import { AgentError } from '../errors/agent-error.js'
 import { callerOf } from '../settings/caller.js'
 import type { ToolEnv } from '../settings/tool-env.js'
 
@@ -15,6 +16,8 @@ export type Principal = {
   os_user: string | null
   /** A fingerprint of an injected `<BIN>_TOKEN` (two injected tokens are two identities), else null. */
   credential: string | null
+  /** The authenticated remote subject a `tool mcp --http` call acts for (`<BIN>_MCP_SUBJECT`); absent otherwise. */
+  subject?: { iss: string; sub: string }
   [key: string]: unknown
 }
 
@@ -23,11 +26,32 @@ export async function defaultPrincipal(credentials: Credentials, env: ToolEnv): 
   const { profile, os_user } = callerOf(env)
   const { account, scopes } = await credentials.session()
   const token = env.raw('TOKEN')
+  const subject = remoteSubject(env)
   return {
     account,
     scopes,
     profile,
     os_user,
     credential: token ? createHash('sha256').update(`agentcli-principal\0${token}`).digest('hex').slice(0, 32) : null,
+    // Only when set, so a CLI call's principal (and every token and key bound to it) is what it always was.
+    ...(subject ? { subject } : {}),
   }
+}
+
+/** `<BIN>_MCP_SUBJECT`, checked: a malformed value is `E_CONFIG`, never a principal without its subject. */
+export function remoteSubject(env: ToolEnv): { iss: string; sub: string } | undefined {
+  const raw = env.raw('MCP_SUBJECT')
+  if (raw === undefined) return undefined
+  let value: unknown
+  try {
+    value = JSON.parse(raw)
+  } catch {
+    value = undefined
+  }
+  const v = value as { iss?: unknown; sub?: unknown } | undefined
+  if (!v || typeof v.iss !== 'string' || typeof v.sub !== 'string' || !v.iss || !v.sub || Object.keys(v).length !== 2)
+    throw new AgentError('E_CONFIG', `${env.name('MCP_SUBJECT')} must be JSON {"iss": "…", "sub": "…"}`, {
+      details: { setting: env.name('MCP_SUBJECT') },
+    })
+  return { iss: v.iss, sub: v.sub }
 }

@@ -3,7 +3,7 @@ import { AgentCommand, Flags, output } from '../../index.js'
 export default class Mcp extends AgentCommand {
   static override summary = 'Serve this tool over the Model Context Protocol (stdio, or Streamable HTTP with --http)'
   static override description =
-    'Speaks MCP on stdin/stdout until the client closes stdin, or with --http on http://127.0.0.1:<port>/mcp until SIGTERM: one tool per command (job status → job_status), arguments in snake_case, results carrying the same envelope the CLI prints. Writes keep dry_run → confirm; a client that can show a person an approval form is asked through elicitation. A listener off loopback needs bearer authentication, else E_CONFIG. Logs on stderr. Add it to a client as the command `<bin> mcp` or the URL the log names (docs/mcp.md).'
+    'Speaks MCP on stdin/stdout until the client closes stdin, or with --http on http://127.0.0.1:<port>/mcp until SIGTERM: one tool per command (job status → job_status), arguments in snake_case, results carrying the same envelope the CLI prints. Writes keep dry_run → confirm; a client that can show a person an approval form is asked through elicitation. A listener off loopback needs bearer authentication (--auth-issuer or --auth-tokens), else E_CONFIG; the authenticated subject is the principal of every call it makes. Logs on stderr. Add it to a client as the command `<bin> mcp` or the URL the log names (docs/mcp.md).'
   static override examples = [
     '<%= config.bin %> mcp',
     '<%= config.bin %> mcp --discovery',
@@ -43,6 +43,20 @@ export default class Mcp extends AgentCommand {
       description: 'The endpoint URL clients use when a reverse proxy serves it (the RFC 9728 resource).',
       dependsOn: ['http'],
     }),
+    'auth-issuer': Flags.string({
+      description:
+        "Require bearer JWTs signed by this OAuth issuer (its keys from its RFC 8414 metadata's jwks_uri), for this server's URL as audience.",
+      exclusive: ['auth-tokens'],
+    }),
+    'auth-audience': Flags.string({
+      description: 'The audience (aud) tokens must name; default: the endpoint URL (--public-url, else the listener).',
+      dependsOn: ['auth-issuer'],
+    }),
+    'auth-tokens': Flags.string({
+      description:
+        'Require bearer tokens listed in this file, one "sha256:<hex of the token\'s SHA-256> <subject>" a line (not writable by others).',
+      exclusive: ['auth-issuer'],
+    }),
     'max-concurrent': Flags.integer({
       description: 'The most HTTP requests served at once; more are answered 503 with Retry-After.',
       default: 32,
@@ -63,7 +77,19 @@ export default class Mcp extends AgentCommand {
     // The SDK loads here and nowhere else: no other command pays for it.
     if (flags.http) {
       const { serveMcpHttp } = await import('../../mcp/http.js')
+      const { issuerAuth, tokenListAuth } = await import('../../mcp/http-auth.js')
+      const issuer = flags['auth-issuer']
+      const list = flags['auth-tokens']
+      // Read (and refused) before listening: a bad token list or issuer URL is E_CONFIG, not a server that lets
+      // nobody in.
+      const byList = list ? tokenListAuth(list) : undefined
+      const auth = byList
+        ? () => byList
+        : issuer
+          ? (resource: string) => issuerAuth({ issuer, audience: flags['auth-audience'] ?? resource })
+          : undefined
       return serveMcpHttp({
+        ...(auth ? { auth } : {}),
         config: this.config,
         catalogue: this.catalogue,
         discovery: flags.discovery,

@@ -1,5 +1,8 @@
+import { createHash, generateKeyPairSync, sign } from 'node:crypto'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { createServer, request, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { alive, env, seed, tasks, useSandbox } from '../../support/helpers.js'
 import { type HttpServer, httpClient, startHttp } from '../../support/mcp-http.js'
@@ -238,5 +241,124 @@ describe('tool mcp --http: what is refused before the SDK sees a request', () =>
     expect(run.code).toBe(4)
     expect(env(run).error.code).toBe('E_CONFIG')
     expect(env(run).error.message).toContain('authentication')
+  })
+})
+
+describe('tool mcp --http with bearer authentication: the subject is the principal', () => {
+  const box = useSandbox()
+  const tokens = () => {
+    const path = join(box().root, 'tokens')
+    const sha = (t: string) => createHash('sha256').update(t).digest('hex')
+    writeFileSync(path, `sha256:${sha('tok-ann')} ann\nsha256:${sha('tok-bob')} bob\n`, { mode: 0o600 })
+    return path
+  }
+
+  it('no token or an unknown one is 401 with WWW-Authenticate naming the RFC 9728 metadata, which is served', async () => {
+    const server = await startHttp(box(), ['--auth-tokens', tokens()])
+    servers.push(server)
+    const post = (headers: Record<string, string>) =>
+      fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      })
+    for (const headers of [{}, { authorization: 'Bearer tok-eve' }, { authorization: 'Basic dG9rLWFubg==' }]) {
+      const r = await post(headers)
+      expect(r.status, JSON.stringify(headers)).toBe(401)
+      expect(r.headers.get('www-authenticate')).toContain(
+        `resource_metadata="${new URL('/.well-known/oauth-protected-resource/mcp', server.url).href}"`,
+      )
+    }
+    const meta = await fetch(new URL('/.well-known/oauth-protected-resource/mcp', server.url))
+    expect(meta.status).toBe(200)
+    expect(await meta.json()).toMatchObject({ resource: server.url, bearer_methods_supported: ['header'] })
+    expect((await post({ authorization: 'Bearer tok-ann' })).status).toBe(200)
+    await expect(httpClient(server.url, { token: 'tok-eve' })).rejects.toThrow()
+  })
+
+  it('a confirm token minted for one subject does not confirm for another, nor on the CLI; the audit names the subject', async () => {
+    seed(box(), [{ id: '1', title: 'one' }])
+    const server = await startHttp(box(), [
+      '--auth-tokens',
+      tokens(),
+      '--host',
+      '0.0.0.0',
+      '--allowed-host',
+      '127.0.0.1',
+    ])
+    servers.push(server)
+    const url = server.url.replace('0.0.0.0', '127.0.0.1')
+    const ann = await httpClient(url, { modern: true, token: 'tok-ann' })
+    const bob = await httpClient(url, { modern: true, token: 'tok-bob' })
+    try {
+      const dry = sc(await ann.callTool({ name: 'edit', arguments: { id: '1', title: 'by ann', dry_run: true } }))
+      const token = dry.data.confirm_token as string
+      const stolen = sc(await bob.callTool({ name: 'edit', arguments: { id: '1', title: 'by ann', confirm: token } }))
+      expect(stolen.ok).toBe(false)
+      expect(stolen.error.details.reason).toBe('other_account')
+      const cli = env(await tasks(box(), ['edit', '1', '--title', 'by ann', '--confirm', token]))
+      expect(cli.error.details.reason).toBe('other_account')
+      const done = sc(await ann.callTool({ name: 'edit', arguments: { id: '1', title: 'by ann', confirm: token } }))
+      expect(done.ok, JSON.stringify(done)).toBe(true)
+      const audit = readFileSync(join(box().env.XDG_DATA_HOME!, 'tasks', 'audit.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+      const applied = audit.filter((r) => r.command === 'edit' && r.mode === 'confirm')
+      expect(applied.map((r) => r.subject)).toEqual(['ann (local)'])
+    } finally {
+      await ann.close()
+      await bob.close()
+    }
+  })
+
+  it("--auth-issuer: the issuer's JWT is served; wrong issuer, expired or another key's signature is 401", async () => {
+    const key = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    const forger = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    const as: Server = createServer((req, res) => {
+      const base = `http://127.0.0.1:${(as.address() as AddressInfo).port}`
+      res.setHeader('content-type', 'application/json')
+      if (req.url === '/.well-known/oauth-authorization-server')
+        return void res.end(JSON.stringify({ issuer: base, jwks_uri: `${base}/jwks` }))
+      if (req.url === '/jwks')
+        return void res.end(
+          JSON.stringify({ keys: [{ ...(key.publicKey.export({ format: 'jwk' }) as object), kid: 'k1' }] }),
+        )
+      res.statusCode = 404
+      res.end('{}')
+    })
+    await new Promise<void>((r) => as.listen(0, '127.0.0.1', r))
+    const issuer = `http://127.0.0.1:${(as.address() as AddressInfo).port}`
+    const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url')
+    const jwt = (claims: Record<string, unknown>, signer = key.privateKey) => {
+      const input = `${b64({ alg: 'ES256', kid: 'k1' })}.${b64({ iss: issuer, sub: 'ann', exp: Math.floor(Date.now() / 1000) + 600, ...claims })}`
+      return `${input}.${sign('sha256', Buffer.from(input), { key: signer, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`
+    }
+    try {
+      const server = await startHttp(box(), ['--auth-issuer', issuer])
+      servers.push(server)
+      const post = (token: string) =>
+        fetch(server.url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            authorization: `Bearer ${token}`,
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+        })
+      expect((await post(jwt({ aud: server.url }))).status).toBe(200)
+      expect((await post(jwt({ aud: server.url, iss: 'http://127.0.0.1:1' }))).status).toBe(401)
+      expect((await post(jwt({ aud: server.url, exp: Math.floor(Date.now() / 1000) - 3600 }))).status).toBe(401)
+      expect((await post(jwt({ aud: server.url }, forger.privateKey))).status).toBe(401)
+      expect((await post(jwt({ aud: 'https://elsewhere.example/mcp' }))).status).toBe(401)
+      const meta = await (await fetch(new URL('/.well-known/oauth-protected-resource/mcp', server.url))).json()
+      expect(meta).toMatchObject({ resource: server.url, authorization_servers: [issuer] })
+      const client = await httpClient(server.url, { modern: true, token: jwt({ aud: server.url }) })
+      expect((await client.listTools()).tools.length).toBeGreaterThan(0)
+      await client.close()
+    } finally {
+      await new Promise((r) => as.close(r))
+    }
   })
 })

@@ -244,3 +244,28 @@ describe("a tool's output schema, as the official client validates structured co
     expect(JSON.stringify(schema)).not.toContain('$schema')
   })
 })
+
+describe('the fuzzer never starts an HTTP server', () => {
+  it('drops --http from an mcp invocation after the draw: other commands and the draw itself are unchanged', async () => {
+    const { invocation, prng } = await import('../../../src/verify/fuzz.js')
+    const boolean = { name: 'http', kind: 'flag', type: 'boolean', required: false, multiple: false }
+    const ref = {
+      commands: [{ path: 'mcp', params: [boolean] }, { path: 'serve', params: [boolean] }],
+    } as never
+    const r = prng(7)
+    const seen = { mcp: 0, serve: 0, serveHttp: 0 }
+    for (let i = 0; i < 300; i++) {
+      const { args } = invocation(r, ref)
+      if (args[0] === 'mcp') {
+        seen.mcp++
+        expect(args).not.toContain('--http')
+      }
+      if (args[0] === 'serve') {
+        seen.serve++
+        if (args.includes('--http')) seen.serveHttp++
+      }
+    }
+    expect(seen.mcp).toBeGreaterThan(50)
+    expect(seen.serveHttp).toBeGreaterThan(10)
+  })
+})
