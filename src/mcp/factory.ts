@@ -72,6 +72,13 @@ export async function mcpFactory(options: FactoryOptions): Promise<{
   }
   const { discoveryTools } = options.discovery ? await import('./discovery.js') : { discoveryTools: undefined }
 
+  // A tool's schemas are wrapped once per process: over HTTP a server instance is built for every request.
+  const wrapped = new WeakMap<object, unknown>()
+  const schemaOf = (schema: Record<string, unknown>) => {
+    if (!wrapped.has(schema)) wrapped.set(schema, sdk.fromJsonSchema(schema as never, open))
+    return wrapped.get(schema) as never
+  }
+
   // One server per connection or request, built the same way for either era.
   const build = (principal?: CallPrincipal, canAsk = true) => {
     const server = new sdk.McpServer(
@@ -93,8 +100,8 @@ export async function mcpFactory(options: FactoryOptions): Promise<{
         {
           title: def.title,
           description: def.description,
-          inputSchema: sdk.fromJsonSchema(def.inputSchema as never, open),
-          ...(def.outputSchema ? { outputSchema: sdk.fromJsonSchema(def.outputSchema as never, open) } : {}),
+          inputSchema: schemaOf(def.inputSchema),
+          ...(def.outputSchema ? { outputSchema: schemaOf(def.outputSchema) } : {}),
           annotations: def.annotations,
         },
         handler as never,
