@@ -250,7 +250,10 @@ describe('the fuzzer never starts an HTTP server', () => {
     const { invocation, prng } = await import('../../../src/verify/fuzz.js')
     const boolean = { name: 'http', kind: 'flag', type: 'boolean', required: false, multiple: false }
     const ref = {
-      commands: [{ path: 'mcp', params: [boolean] }, { path: 'serve', params: [boolean] }],
+      commands: [
+        { path: 'mcp', params: [boolean] },
+        { path: 'serve', params: [boolean] },
+      ],
     } as never
     const r = prng(7)
     const seen = { mcp: 0, serve: 0, serveHttp: 0 }
