@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Credentials } from '../credentials/credentials.js'
-import { AgentError } from '../errors/agent-error.js'
-import { callerOf } from '../settings/caller.js'
+import { callerOf, remoteSubject } from '../settings/caller.js'
 import type { ToolEnv } from '../settings/tool-env.js'
 
 /** Who a write acts as: bound into its confirm token, its idempotency scope and its audit record. */
@@ -36,22 +35,4 @@ export async function defaultPrincipal(credentials: Credentials, env: ToolEnv): 
     // Only when set, so a CLI call's principal (and every token and key bound to it) is what it always was.
     ...(subject ? { subject } : {}),
   }
-}
-
-/** `<BIN>_MCP_SUBJECT`, checked: a malformed value is `E_CONFIG`, never a principal without its subject. */
-export function remoteSubject(env: ToolEnv): { iss: string; sub: string } | undefined {
-  const raw = env.raw('MCP_SUBJECT')
-  if (raw === undefined) return undefined
-  let value: unknown
-  try {
-    value = JSON.parse(raw)
-  } catch {
-    value = undefined
-  }
-  const v = value as { iss?: unknown; sub?: unknown } | undefined
-  if (!v || typeof v.iss !== 'string' || typeof v.sub !== 'string' || !v.iss || !v.sub || Object.keys(v).length !== 2)
-    throw new AgentError('E_CONFIG', `${env.name('MCP_SUBJECT')} must be JSON {"iss": "…", "sub": "…"}`, {
-      details: { setting: env.name('MCP_SUBJECT') },
-    })
-  return { iss: v.iss, sub: v.sub }
 }

@@ -312,6 +312,28 @@ describe('tool mcp --http with bearer authentication: the subject is the princip
     }
   })
 
+  it('a checkpoint one subject started is resumed only by that subject: another one, or the CLI, gets E_NOT_FOUND', async () => {
+    const server = await startHttp(box(), ['--auth-tokens', tokens()])
+    servers.push(server)
+    const ann = await httpClient(server.url, { token: 'tok-ann' })
+    const bob = await httpClient(server.url, { token: 'tok-bob' })
+    try {
+      const started = sc(await ann.callTool({ name: 'login', arguments: {} }))
+      expect(started.error.code).toBe('E_HUMAN_REQUIRED')
+      const id = started.error.details.checkpoint_id as string
+      const stolen = sc(await bob.callTool({ name: 'login_resume', arguments: { id } }))
+      expect(stolen.error.code).toBe('E_NOT_FOUND')
+      expect(env(await tasks(box(), ['login', 'resume', '--id', id])).error.code).toBe('E_NOT_FOUND')
+      // Its owner still can: the person has not acted yet, so the same checkpoint asks again.
+      const own = sc(await ann.callTool({ name: 'login_resume', arguments: { id } }))
+      expect(own.error.code).toBe('E_HUMAN_REQUIRED')
+      expect(own.error.details.checkpoint_id).toBe(id)
+    } finally {
+      await ann.close()
+      await bob.close()
+    }
+  })
+
   it("--auth-issuer: the issuer's JWT is served; wrong issuer, expired or another key's signature is 401", async () => {
     const key = generateKeyPairSync('ec', { namedCurve: 'P-256' })
     const forger = generateKeyPairSync('ec', { namedCurve: 'P-256' })
