@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { toolEnv } from '../../../src/settings/tool-env.js'
 import { remoteSubject } from '../../../src/settings/caller.js'
+import { toolEnv } from '../../../src/settings/tool-env.js'
 import { defaultPrincipal } from '../../../src/write/principal.js'
 
 const credentials = { session: async () => ({ account: 'acct', scopes: null }) } as never
