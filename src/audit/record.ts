@@ -17,6 +17,8 @@ export type AuditDraft = {
   readonly profile?: string | null
   /** The operating-system user who ran the tool, when known. */
   readonly os_user?: string | null
+  /** The authenticated remote subject a `tool mcp --http` call acted for (`sub (iss)`), when there was one. */
+  readonly subject?: string
   /**
    * A write's path through dry-run → confirm; `replay`: a completed idempotency key answered with its recorded
    * result (nothing was executed); `direct`: a local-state command, which needs no token.
@@ -91,6 +93,7 @@ export function auditDraft(input: DraftInput): AuditDraft {
   const { principal, kind } = input
   const base = { path: auditPath(input.dataDir), command: input.id.replaceAll(':', ' ') }
   const text = (v: unknown) => (typeof v === 'string' ? v : null)
+  const subject = subjectOf(principal?.subject)
   const draft: AuditDraft = principal
     ? {
         ...base,
@@ -98,6 +101,8 @@ export function auditDraft(input: DraftInput): AuditDraft {
         account: text(principal.account),
         profile: text(principal.profile),
         os_user: text(principal.os_user),
+        // A remote subject (tool mcp --http) only when there is one: other lines stay byte-stable.
+        ...(subject !== undefined ? { subject } : {}),
         mode: input.mode ?? 'refused',
         token_id: null,
         ...(kind ? { kind } : {}),
@@ -112,6 +117,12 @@ export function auditDraft(input: DraftInput): AuditDraft {
         token_id: null,
       }
   return Object.freeze(input.shared ? { ...draft, shared: input.shared } : draft)
+}
+
+/** A principal's remote subject as the audit names it: `sub` at `iss`. */
+function subjectOf(value: unknown): string | undefined {
+  const v = value as { iss?: unknown; sub?: unknown } | undefined
+  return typeof v?.iss === 'string' && typeof v.sub === 'string' ? `${v.sub} (${v.iss})` : undefined
 }
 
 /** A new draft with what a step learnt; `kind` is never lost (a write's draft inherits the entry's). */

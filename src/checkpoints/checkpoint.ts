@@ -41,6 +41,8 @@ export type Checkpoint<S = unknown> = {
   expires_at: string
   /** Set when a resume completed the step: the checkpoint is spent (its state is dropped). */
   used_at?: string
+  /** The remote subject (`tool mcp --http`) that started it: only that subject resumes it. Absent on the CLI. */
+  owner?: string
 }
 
 /** What a command passes when it needs a person. */
@@ -73,7 +75,12 @@ function unknown(id: string): AgentError {
 }
 
 /** A new checkpoint for `request` (whichever store keeps it); an action outside the spec's list is a bug. */
-export function newCheckpoint<S>(command: string, request: HumanRequest<S>, now: number): Checkpoint<S> {
+export function newCheckpoint<S>(
+  command: string,
+  request: HumanRequest<S>,
+  now: number,
+  owner?: string,
+): Checkpoint<S> {
   if (!(HUMAN_ACTIONS as readonly string[]).includes(request.action))
     throw new AgentError('E_INTERNAL', `unknown human action ${request.action}`)
   return {
@@ -84,13 +91,19 @@ export function newCheckpoint<S>(command: string, request: HumanRequest<S>, now:
     state: request.state,
     created_at: new Date(now).toISOString(),
     expires_at: new Date(now + (request.ttlSeconds ?? 900) * 1000).toISOString(),
+    ...(owner !== undefined ? { owner } : {}),
   }
 }
 
 /** Persist a checkpoint and build the `E_HUMAN_REQUIRED` error that hands the step to a person. */
-export async function requireHuman<S>(dataDir: string, command: string, request: HumanRequest<S>): Promise<AgentError> {
+export async function requireHuman<S>(
+  dataDir: string,
+  command: string,
+  request: HumanRequest<S>,
+  owner?: string,
+): Promise<AgentError> {
   const now = Date.now()
-  const checkpoint = newCheckpoint(command, request, now)
+  const checkpoint = newCheckpoint(command, request, now, owner)
   await sweepCheckpoints(dataDir, now)
   await writeJsonAtomic(pathOf(dataDir, checkpoint.id), checkpoint)
   return humanError(checkpoint, request.message, request.resume(checkpoint.id), request.details)

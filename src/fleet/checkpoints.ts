@@ -14,8 +14,9 @@ export async function requireHumanShared<S>(
   store: FleetCheckpoints,
   command: string,
   request: HumanRequest<S>,
+  owner?: string,
 ): Promise<AgentError> {
-  const checkpoint = newCheckpoint(command, request, Date.now())
+  const checkpoint = newCheckpoint(command, request, Date.now(), owner)
   await store.put(checkpoint)
   return humanError(checkpoint, request.message, request.resume(checkpoint.id), request.details)
 }

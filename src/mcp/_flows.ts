@@ -42,12 +42,48 @@ export function checkpointOf(
 }
 
 /**
- * The argv of a checkpoint's `resume` command (`tasks login resume --id cp_…` → `login resume --id cp_…`). It
- * comes back from the client inside `requestState`, so it is untrusted: it must name the tool's own bin, is split
- * on spaces and never goes through a shell, so at worst it runs a command of this tool, as any tool call can.
+ * The argv of a checkpoint's `resume` command (`tasks login resume --id cp_…` → `login resume --id cp_…`). The
+ * command starts with one of `prefixes`: the bin's name, or the words that start this tool again when it is not
+ * on PATH (`node /abs/bin/run.js`, see `invocation()`), which a call prints when the server was started by its
+ * path. It comes back from the client inside `requestState`, so it is untrusted: it must start with one of those
+ * prefixes, is split into words as the shell would split what `shellQuote` wrote, and never goes through a shell,
+ * so at worst it runs a command of this tool, as any tool call can.
  */
-export function resumeArgv(bin: string, resume: string): string[] | undefined {
-  const words = resume.trim().split(/\s+/)
-  if (words[0] !== bin || words.length < 2) return undefined
-  return words.slice(1)
+export function resumeArgv(prefixes: readonly string[], resume: string): string[] | undefined {
+  const text = resume.trim()
+  for (const prefix of prefixes) {
+    if (!prefix || !text.startsWith(`${prefix} `)) continue
+    const words = shellWords(text.slice(prefix.length))
+    if (words && words.length > 0) return words
+  }
+  return undefined
+}
+
+/**
+ * Split text into words the way a POSIX shell splits plain words and single-quoted ones (all `shellQuote`
+ * writes); anything else a shell would treat specially (double quotes, `$`, backslashes, `;`, `|`, `&`, `` ` ``,
+ * redirections, globs) makes it undefined: such a command was not written by this tool.
+ */
+export function shellWords(text: string): string[] | undefined {
+  const words: string[] = []
+  let word: string | undefined
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!
+    if (ch === ' ' || ch === '\t') {
+      if (word !== undefined) words.push(word)
+      word = undefined
+    } else if (ch === "'") {
+      const end = text.indexOf("'", i + 1)
+      if (end === -1) return undefined
+      word = (word ?? '') + text.slice(i + 1, end)
+      i = end
+    } else if (ch === '\\' && text.slice(i, i + 2) === "\\'") {
+      // `'\''`: the quoted form of a quote inside a single-quoted word.
+      word = `${word ?? ''}'`
+      i++
+    } else if (/[\w@%+=:,./-]/.test(ch)) word = (word ?? '') + ch
+    else return undefined
+  }
+  if (word !== undefined) words.push(word)
+  return words
 }

@@ -2,6 +2,7 @@ import type { CommandDescription } from '../describe/command.js'
 import { AgentError } from '../errors/agent-error.js'
 import type { Catalogue } from '../errors/catalogue.js'
 import { toAgentError } from '../errors/normalize.js'
+import { toolEnv } from '../settings/tool-env.js'
 import { UNIVERSAL_FLAGS } from '../universal-flags/table.js'
 import {
   APPROVAL_SCHEMA,
@@ -24,8 +25,7 @@ const RESERVED = new Set(
     .map(([name]) => name),
 )
 
-/** The SDK's server module (imported by the server, lazily). */
-export type Sdk = typeof import('@modelcontextprotocol/server')
+type Sdk = typeof import('@modelcontextprotocol/server')
 
 /** What a tool handler reads of the SDK's request context. */
 export type Ctx = {
@@ -36,6 +36,9 @@ export type Ctx = {
     envelope?: Record<string, unknown>
   }
 }
+
+/** Who a call over HTTP acts for: the authenticated subject and its issuer, when the transport has one. */
+export type CallPrincipal = { subject: string; issuer: string } | undefined
 
 /** What an input-required round hands the client to echo back: which flow, for which tool, with what. */
 export type FlowState = ({ kind: 'approve'; token: string } | { kind: 'resume'; resume: string }) & { tool: string }
@@ -66,7 +69,14 @@ export function callHandler(
   launcher: Launcher,
   catalogue: Catalogue,
   approval: boolean,
+  principal?: CallPrincipal,
+  /** Whether a round trip to the person can come back here (not on stateless 2025-era HTTP: no session). */
+  canAsk = true,
 ) {
+  // Who the call acts for reaches the CLI as its principal's subject: bound into its tokens, keys and audit line.
+  const env = principal
+    ? { [toolEnv(launcher.bin).name('MCP_SUBJECT')]: JSON.stringify({ iss: principal.issuer, sub: principal.subject }) }
+    : undefined
   const handle = async (
     def: ToolDef,
     desc: CommandDescription,
@@ -87,10 +97,11 @@ export function callHandler(
     }
     const caps = (ctx.mcpReq.envelope?.['io.modelcontextprotocol/clientCapabilities'] ??
       server.server.getClientCapabilities()) as Caps
-    const modes = elicitModes(caps)
+    const modes = canAsk ? elicitModes(caps) : { form: false, url: false }
     const run = async (argv: string[], ask = true) => {
       const result = await runCall(launcher, argv, {
         signal,
+        ...(env ? { env } : {}),
         stream: desc.stream,
         maxItems: Math.min(Number(args.max_items ?? DEFAULT_MAX_ITEMS) || DEFAULT_MAX_ITEMS, MAX_ITEMS_CAP),
       })
@@ -120,13 +131,13 @@ export function callHandler(
     }
     if (state?.kind === 'resume') {
       const view = sdk.inputResponse(ctx.mcpReq.inputResponses, 'human')
-      const resume = resumeArgv(launcher.bin, state.resume)
+      const resume = resumeArgv(launcher.prefixes, state.resume)
       if (view.kind === 'elicit' && view.action === 'accept' && resume) return run(resume)
       // Declined or cancelled: the plain answer (a checkpoint and its resume), without asking again.
       return run(argv, false)
     }
     if (approval && desc.type === 'write' && modes.form && args.dry_run === undefined && args.confirm === undefined) {
-      const dry = await runCall(launcher, toArgv(desc, { ...args, dry_run: true }), { signal })
+      const dry = await runCall(launcher, toArgv(desc, { ...args, dry_run: true }), { signal, ...(env ? { env } : {}) })
       const planned = dryRunOf(dry)
       if (!planned) return toolResult(dry.envelope, mcpHint(dry.envelope, def.name))
       return sdk.inputRequired({

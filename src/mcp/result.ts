@@ -2,7 +2,10 @@ import type { AgentError } from '../errors/agent-error.js'
 import type { Catalogue } from '../errors/catalogue.js'
 import { buildMeta, errorBody, errorEnvelope } from '../output/envelope.js'
 
-/** A `tools/call` result: the envelope as structured content, `isError` = `!ok`, code and message as text. */
+/**
+ * A `tools/call` result: the envelope as structured content and, for clients that read only text, the same
+ * envelope serialized as the first text block, nothing before or after it (it parses as JSON); `isError` = `!ok`.
+ */
 export type ToolResult = {
   content: Array<{ type: 'text'; text: string }>
   structuredContent: Record<string, unknown>
@@ -10,15 +13,13 @@ export type ToolResult = {
 }
 
 /**
- * Wrap an envelope as a tool result. The text carries the code and message for clients that ignore structured
- * content, plus `hint` (how to go on over MCP, e.g. the `dry_run` argument instead of the CLI's `--dry-run`).
+ * Wrap an envelope as a tool result. `hint` (how to go on over MCP, e.g. the `dry_run` argument instead of the
+ * CLI's `--dry-run`) is a second text block of its own, so the first stays the envelope alone.
  */
 export function toolResult(envelope: Record<string, unknown>, hint?: string): ToolResult {
-  const ok = envelope.ok === true
-  const error = envelope.error as { code?: string; message?: string } | undefined
-  const head = ok ? 'OK' : `${error?.code ?? 'E_INTERNAL'}: ${error?.message ?? ''}`
-  const text = `${head}${hint ? `\n${hint}` : ''}\n${JSON.stringify(envelope)}`
-  return { content: [{ type: 'text', text }], structuredContent: envelope, isError: !ok }
+  const content: ToolResult['content'] = [{ type: 'text', text: JSON.stringify(envelope) }]
+  if (hint) content.push({ type: 'text', text: hint })
+  return { content, structuredContent: envelope, isError: envelope.ok !== true }
 }
 
 /** The envelope of an error the server itself raises (an argument no CLI call can express). */

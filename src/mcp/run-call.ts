@@ -9,6 +9,11 @@ export type Launcher = {
   command: readonly string[]
   /** The tool's bin name, to clear its `<BIN>_FORMAT`: an MCP call always answers in JSON. */
   bin: string
+  /**
+   * What a command this tool prints (a checkpoint's `resume`) may start with: its bin name, or the words that
+   * start it again off PATH (`node /abs/bin/run.js`). Only matched, never run: a call always runs `command`.
+   */
+  prefixes: readonly string[]
   /** Called with the PID of every call started (the server logs it on stderr). */
   onSpawn?: (pid: number, argv: readonly string[]) => void
 }
@@ -35,10 +40,10 @@ type StreamLine = {
 export function runCall(
   launcher: Launcher,
   argv: readonly string[],
-  options: { signal?: AbortSignal; stream?: boolean; maxItems?: number } = {},
+  options: { signal?: AbortSignal; stream?: boolean; maxItems?: number; env?: Record<string, string> } = {},
 ): Promise<CallResult> {
   const [exe, ...pre] = launcher.command
-  const env = { ...process.env }
+  const env = { ...process.env, ...options.env }
   delete env[toolEnv(launcher.bin).name('FORMAT')]
   const started = performance.now()
   return new Promise((resolve) => {

@@ -3,8 +3,6 @@ import type { Param } from '../describe/params.js'
 import { UNIVERSAL_FLAGS } from '../universal-flags/table.js'
 import { type ToolHints, toolAnnotations } from './annotations.js'
 
-const DRAFT = 'https://json-schema.org/draft/2020-12/schema'
-
 /** One MCP tool as `tool mcp` lists it: everything derived from the command's `reference` entry. */
 export type ToolDef = {
   name: string
@@ -61,7 +59,7 @@ function paramSchema(p: Param): Record<string, unknown> {
   return schema
 }
 
-/** The JSON Schema (2020-12) of a command's arguments over MCP: its params and `fields`, names in snake_case. */
+/** The JSON Schema (2020-12, MCP's default dialect) of a command's arguments over MCP: its params and `fields`, names in snake_case. */
 export function inputSchemaOf(c: Pick<CommandDescription, 'params' | 'stream'>): Record<string, unknown> {
   const properties: Record<string, unknown> = {}
   const required: string[] = []
@@ -77,7 +75,7 @@ export function inputSchemaOf(c: Pick<CommandDescription, 'params' | 'stream'>):
       default: DEFAULT_MAX_ITEMS,
       description: 'At most this many items of the stream are returned; meta.truncated says when more were cut.',
     }
-  return { $schema: DRAFT, type: 'object', properties, required, additionalProperties: false }
+  return { type: 'object', properties, required, additionalProperties: false }
 }
 
 /** How many items of a stream one MCP call returns unless asked otherwise. */
@@ -85,40 +83,61 @@ export const DEFAULT_MAX_ITEMS = 100
 /** The most items of a stream one MCP call returns. */
 export const MAX_ITEMS_CAP = 1000
 
-const errorEnvelope = {
+/**
+ * The error envelope's `error`, once per tool under `$defs` (any call may fail). Its `details` stay open: their
+ * members are the error code's (`docs/errors.md`), not the tool's.
+ */
+const ERROR_SCHEMA = {
   type: 'object',
   properties: {
-    ok: { const: false },
-    schema_version: { type: 'string' },
-    error: {
-      type: 'object',
-      properties: {
-        code: { type: 'string', pattern: '^E_[A-Z0-9_]+$' },
-        message: { type: 'string' },
-        retryable: { type: 'boolean' },
-        details: { type: 'object' },
-      },
-      required: ['code', 'message', 'retryable', 'details'],
-    },
-    meta: { type: 'object' },
+    code: { type: 'string', pattern: '^E_[A-Z0-9_]+$' },
+    message: { type: 'string' },
+    retryable: { type: 'boolean' },
+    details: { type: 'object' },
   },
-  required: ['ok', 'schema_version', 'error', 'meta'],
+  required: ['code', 'message', 'retryable', 'details'],
 }
 
-function strip(schema: Record<string, unknown>): Record<string, unknown> {
-  const { $schema: _, ...rest } = schema
-  return rest
-}
-
-/** `fields` cuts data (or each item) down to the paths asked for: such a projection is an object too. */
-const PROJECTED = { type: 'object', description: 'Projected to the paths asked for in `fields`.' }
+const SAFE = Number.MAX_SAFE_INTEGER
 
 /**
- * The JSON Schema of a tool's `structuredContent`: the envelope the CLI prints, with the command's `data`
- * schema. A stream's items arrive gathered in `data.items`, with the summary line's data in `data.summary`.
+ * A schema without what costs bytes in every `tools/list` and tells a client nothing it can use: `$schema` (MCP's
+ * default dialect is 2020-12), a `pattern` next to a `format` that names the same rule (zod writes a 300-byte
+ * regular expression beside every `date-time`), and integer bounds of ±2^53-1 (what any JSON number already is).
+ * With `optional` (a command's `data`), `required` goes too, since `fields` projects `data` to the paths asked for
+ * and such a projection must still validate; every member keeps its type, format, enum, description and closed
+ * set of names.
+ */
+export function leanSchema(schema: unknown, optional = false): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => leanSchema(s, optional))
+  if (!schema || typeof schema !== 'object') return schema
+  const out: Record<string, unknown> = {}
+  const record = schema as Record<string, unknown>
+  for (const [key, value] of Object.entries(record)) {
+    if (key === '$schema') continue
+    if (key === 'pattern' && typeof record.format === 'string') continue
+    if ((key === 'minimum' && value === -SAFE) || (key === 'maximum' && value === SAFE)) continue
+    if (key === 'required' && optional) continue
+    // Keywords whose value is data (a const, an enum, a default, an example) are kept as they are; those whose
+    // value maps names to schemas have each schema made lean, never a name (a member may be called `required`).
+    if (DATA_KEYWORDS.has(key)) out[key] = value
+    else if (MAP_KEYWORDS.has(key) && value && typeof value === 'object' && !Array.isArray(value))
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, leanSchema(sub, optional)]))
+    else out[key] = leanSchema(value, optional)
+  }
+  return out
+}
+
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'required', 'description', 'title'])
+const MAP_KEYWORDS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'])
+
+/**
+ * The JSON Schema of a tool's `structuredContent`: the envelope the CLI prints, with the command's own `data`
+ * schema (every member optional: a `fields` projection is valid too), or the error envelope (`$defs.error`). A
+ * stream's items arrive gathered in `data.items`, with the summary line's data in `data.summary`.
  */
 export function outputSchemaOf(c: Pick<CommandDescription, 'output_schema' | 'stream'>): Record<string, unknown> {
-  const item = { anyOf: [strip(c.output_schema), PROJECTED] }
+  const item = leanSchema(c.output_schema, true)
   const data = c.stream
     ? {
         type: 'object',
@@ -126,12 +145,23 @@ export function outputSchemaOf(c: Pick<CommandDescription, 'output_schema' | 'st
         required: ['items', 'summary'],
       }
     : item
-  const success = {
+  // One object with both branches' members, so the frame is written once; `oneOf` says which members go together.
+  return {
     type: 'object',
-    properties: { ok: { const: true }, schema_version: { type: 'string' }, data, meta: { type: 'object' } },
-    required: ['ok', 'schema_version', 'data', 'meta'],
+    properties: {
+      ok: { type: 'boolean' },
+      schema_version: { type: 'string' },
+      data,
+      error: { $ref: '#/$defs/error' },
+      meta: { type: 'object' },
+    },
+    required: ['ok', 'schema_version', 'meta'],
+    oneOf: [
+      { properties: { ok: { const: true } }, required: ['data'] },
+      { properties: { ok: { const: false } }, required: ['error'] },
+    ],
+    $defs: { error: ERROR_SCHEMA },
   }
-  return { $schema: DRAFT, type: 'object', anyOf: [success, errorEnvelope] }
 }
 
 /** Every published command as one MCP tool, in `reference` order (sorted by path, so `tools/list` is stable). */

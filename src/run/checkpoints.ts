@@ -1,5 +1,5 @@
 import type { Checkpoint, HumanRequest } from '../checkpoints/checkpoint.js'
-import type { AgentError } from '../errors/agent-error.js'
+import { AgentError } from '../errors/agent-error.js'
 import type { FleetBackend } from '../fleet/types.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
 
@@ -21,23 +21,36 @@ export async function humanRequired<S>(
   dataDir: string,
   id: string,
   request: HumanRequest<S>,
+  owner?: string,
 ): Promise<AgentError> {
-  if (fleet) return (await import('../fleet/checkpoints.js')).requireHumanShared(fleet.checkpoints, id, request)
+  if (fleet) return (await import('../fleet/checkpoints.js')).requireHumanShared(fleet.checkpoints, id, request, owner)
   const { requireHuman } = await import('../checkpoints/checkpoint.js')
-  return requireHuman(dataDir, id, request)
+  return requireHuman(dataDir, id, request, owner)
 }
 
-/** Claim a checkpoint for this call; `release` is what hands a local claim back (a fleet's needs none). */
+/**
+ * Claim a checkpoint for this call; `release` is what hands a local claim back (a fleet's needs none). A
+ * checkpoint another remote subject started (or one started remotely, for a call without a subject) is
+ * `E_NOT_FOUND`, as an unknown one: its id tells another caller nothing.
+ */
 export async function claimResume<S>(
   fleet: FleetBackend | undefined,
   dataDir: string,
   id: string,
   command: string,
+  owner?: string,
 ): Promise<{ checkpoint: Checkpoint<S>; release?: () => Promise<void> }> {
-  if (fleet)
-    return { checkpoint: await (await import('../fleet/checkpoints.js')).loadShared<S>(fleet.checkpoints, command, id) }
-  const { claimCheckpoint } = await import('../checkpoints/checkpoint.js')
-  return claimCheckpoint<S>(dataDir, command, id)
+  const claimed: { checkpoint: Checkpoint<S>; release?: () => Promise<void> } = fleet
+    ? { checkpoint: await (await import('../fleet/checkpoints.js')).loadShared<S>(fleet.checkpoints, command, id) }
+    : await (await import('../checkpoints/checkpoint.js')).claimCheckpoint<S>(dataDir, command, id)
+  if (claimed.checkpoint.owner !== owner) {
+    await claimed.release?.()
+    throw new AgentError('E_NOT_FOUND', `no checkpoint ${id}`, {
+      details: { checkpoint_id: id },
+      hint: 'start the step again; a checkpoint is resumed by whoever started it',
+    })
+  }
+  return claimed
 }
 
 /** Complete a checkpoint: a resume works once (on a fleet, once across machines). */

@@ -6,6 +6,8 @@ import type { FleetBackend } from '../fleet/types.js'
 import type { HttpClient } from '../http/client.js'
 import { createProgress, type Progress, type ProgressOptions, SILENT_PROGRESS } from '../output/progress.js'
 import { BaseCommand } from '../runtime/base-command.js'
+import { remoteSubject } from '../settings/caller.js'
+import { toolEnv } from '../settings/tool-env.js'
 import type { Globals } from '../universal-flags/globals.js'
 import { claimResume, completeResume, fleetBackendOf, humanRequired } from './checkpoints.js'
 import { openCredentialStore, usableCredential } from './credentials.js'
@@ -66,7 +68,7 @@ export abstract class CommandServices extends BaseCommand {
 
   /** Stop for a person: persist a checkpoint and throw `E_HUMAN_REQUIRED` (exit 9) with `details.resume`. */
   protected async requireHuman<S>(request: HumanRequest<S>): Promise<never> {
-    throw await humanRequired(await this.fleetBackend(), this.config.dataDir, this.id!, request)
+    throw await humanRequired(await this.fleetBackend(), this.config.dataDir, this.id!, request, this.checkpointOwner())
   }
 
   /**
@@ -75,9 +77,21 @@ export abstract class CommandServices extends BaseCommand {
    * (`completeCheckpoint`), the claim is handed back when the command ends.
    */
   protected async resumeCheckpoint<S>(id: string, command: string): Promise<Checkpoint<S>> {
-    const claimed = await claimResume<S>(await this.fleetBackend(), this.config.dataDir, id, command)
+    const claimed = await claimResume<S>(
+      await this.fleetBackend(),
+      this.config.dataDir,
+      id,
+      command,
+      this.checkpointOwner(),
+    )
     if (claimed.release) this.checkpointClaims.push(claimed.release)
     return claimed.checkpoint
+  }
+
+  /** Who owns the checkpoints this call starts or resumes: its remote subject (`tool mcp --http`), if any. */
+  private checkpointOwner(): string | undefined {
+    const subject = remoteSubject(toolEnv(this.config.bin))
+    return subject ? JSON.stringify(subject) : undefined
   }
 
   /** oclif's last step, on success and failure alike: hand back checkpoint claims this call still holds. */

@@ -17,6 +17,11 @@ export type RunState = {
   notices: Notice[]
   /** The tool's bin name: the default of every next-step hint's first words (`invocation()`). */
   bin: string
+  /**
+   * Ask for at least `ms` to wind down after the first SIGINT/SIGTERM before the process exits anyway (a server
+   * that lets its running calls print their own `E_INTERRUPTED`). Never shortens the grace.
+   */
+  extendInterruptGrace?: (ms: number) => void
 }
 
 let current: RunState | undefined

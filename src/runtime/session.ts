@@ -107,6 +107,7 @@ export function openSession(options: SessionOptions = {}): Session {
   // The first signal asks the command to stop (its `signal` aborts; a stream stops at the next item) and gives it
   // a grace period; a second one answers at once. Either way the run ends in one E_INTERRUPTED envelope, unless
   // the renderer is already writing one (then only a stuck write is cut short).
+  let graceMs = options.interruptGraceMs ?? 2000
   const onSignal = (signal: NodeJS.Signals) => {
     if (interrupted) {
       if (finished) return void exit(130)
@@ -115,7 +116,7 @@ export function openSession(options: SessionOptions = {}): Session {
     interrupted = true
     process.stderr.write(`received ${signal}, stopping\n`)
     controller.abort(interruption(signal))
-    setTimeout(() => void finish({ error: interruption(signal) }), options.interruptGraceMs ?? 2000).unref()
+    setTimeout(() => void finish({ error: interruption(signal) }), graceMs).unref()
   }
   const onUncaught = (error: unknown) => void finish({ error })
   process.on('SIGINT', onSignal)
@@ -146,7 +147,16 @@ export function openSession(options: SessionOptions = {}): Session {
       const notice = readUpdateNotice(config.cacheDir, config.version)
       if (notice) notices.push(notice)
       globals = scanGlobals(this.argv, { name: env.name('FORMAT'), value: env.raw('FORMAT') })
-      setRunState({ globals, catalogue, signal: controller.signal, notices, bin: config.bin })
+      setRunState({
+        globals,
+        catalogue,
+        signal: controller.signal,
+        notices,
+        bin: config.bin,
+        extendInterruptGrace: (ms) => {
+          graceMs = Math.max(graceMs, ms)
+        },
+      })
       return env
     },
     setShape(shape) {

@@ -70,6 +70,12 @@ export const FRAMEWORK_SETTINGS = {
     description:
       "The fleet's shared state store (docs/fleet.md); overrides `agentcli.state.url`. Unset: machine-local files.",
   },
+  MCP_SUBJECT: {
+    type: 'reader',
+    allowed: 'JSON {"iss": "<issuer>", "sub": "<subject>"}',
+    description:
+      'Set by `tool mcp --http` on each call it runs for an authenticated client: who the call acts for, bound into its principal (confirm tokens, idempotency, audit).',
+  },
   CONFIRM_SECRET_FILE: {
     type: 'reader',
     allowed: 'the path of a key-ring file other users can neither read nor write',

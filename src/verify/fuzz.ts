@@ -75,6 +75,9 @@ export function invocation(r: Rand, ref: Ref): { args: string[]; env: Record<str
     else if (roll < 0.9) args.push('--dry-run')
     else args.push('--confirm', `ct_1.${'A'.repeat(Math.floor(r() * 40))}.x`)
   }
+  // `mcp --http` serves until SIGTERM, so no such call ends on its own; the MCP surface is `verify --mcp`'s. The
+  // switch is dropped after the draw, so a seed reproduces the same invocations as before.
+  if (command?.path === 'mcp') args.splice(0, args.length, ...args.filter((a) => a !== '--http'))
   const env: Record<string, string> = {}
   if (r() < 0.3) env.FORCE_COLOR = '1'
   if (r() < 0.3) env.COLUMNS = String(pick(r, [1, 20, 500]))

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Credentials } from '../credentials/credentials.js'
-import { callerOf } from '../settings/caller.js'
+import { callerOf, remoteSubject } from '../settings/caller.js'
 import type { ToolEnv } from '../settings/tool-env.js'
 
 /** Who a write acts as: bound into its confirm token, its idempotency scope and its audit record. */
@@ -15,6 +15,8 @@ export type Principal = {
   os_user: string | null
   /** A fingerprint of an injected `<BIN>_TOKEN` (two injected tokens are two identities), else null. */
   credential: string | null
+  /** The authenticated remote subject a `tool mcp --http` call acts for (`<BIN>_MCP_SUBJECT`); absent otherwise. */
+  subject?: { iss: string; sub: string }
   [key: string]: unknown
 }
 
@@ -23,11 +25,14 @@ export async function defaultPrincipal(credentials: Credentials, env: ToolEnv): 
   const { profile, os_user } = callerOf(env)
   const { account, scopes } = await credentials.session()
   const token = env.raw('TOKEN')
+  const subject = remoteSubject(env)
   return {
     account,
     scopes,
     profile,
     os_user,
     credential: token ? createHash('sha256').update(`agentcli-principal\0${token}`).digest('hex').slice(0, 32) : null,
+    // Only when set, so a CLI call's principal (and every token and key bound to it) is what it always was.
+    ...(subject ? { subject } : {}),
   }
 }

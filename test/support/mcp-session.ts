@@ -17,6 +17,8 @@ type Answer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string
 
 type Options = {
   bin?: string
+  /** Start the server with this command instead of `node <bin>` (e.g. the bin script run by its path). */
+  command?: string
   args?: string[]
   /** Speak the stateless 2026-07-28 revision (pinned) instead of the 2025-11-25 handshake the client defaults to. */
   modern?: boolean
@@ -31,8 +33,8 @@ type Options = {
 /** Start `<bin> mcp` in the sandbox and connect the official client to it. */
 export async function openSession(box: Sandbox, options: Options = {}): Promise<Session> {
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [options.bin ?? TASKS_BIN, 'mcp', ...(options.args ?? [])],
+    command: options.command ?? process.execPath,
+    args: [...(options.command ? [] : [options.bin ?? TASKS_BIN]), 'mcp', ...(options.args ?? [])],
     env: { ...box.env, ...options.env } as Record<string, string>,
     stderr: 'pipe',
   })

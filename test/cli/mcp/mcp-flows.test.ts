@@ -1,10 +1,10 @@
-import { writeFileSync } from 'node:fs'
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { HttpResponse, http } from 'msw'
 import { describe, expect, it } from 'vitest'
-import { alive, env, seed, tasks, useSandbox } from '../../support/helpers.js'
+import { alive, env, seed, TASKS_BIN, tasks, useSandbox } from '../../support/helpers.js'
 import { openSession, sc } from '../../support/mcp-session.js'
 import { startUpstream } from '../../support/upstream.js'
 
@@ -201,6 +201,59 @@ describe.each([
       expect(gated.error.code).toBe('E_CONFIRMATION_REQUIRED')
       const unknown = sc(await s.client.callTool({ name: 'call_tool', arguments: { name: 'nope' } }))
       expect(unknown.error.code).toBe('E_USAGE')
+    } finally {
+      await s.close()
+    }
+  })
+})
+
+// Off PATH, a call prints its next steps as `node /abs/bin/run.js …` (or the node binary's path): the server must
+// still recognise its own resume command, for either way a client may start it (docs/mcp.md suggests both).
+describe('tool mcp off PATH: a checkpoint resumes whichever way the server was started', () => {
+  const box = useSandbox()
+  const nodeDir = (): string => {
+    const dir = join(box().root, 'node-only')
+    mkdirSync(dir, { recursive: true })
+    symlinkSync(process.execPath, join(dir, 'node'))
+    return dir
+  }
+
+  it.each([
+    ['by its full path (shebang, node from PATH)', 'path'],
+    ['as node …/run.js mcp (node by its path, not on PATH)', 'node'],
+  ])('started %s', async (_name, form) => {
+    // PATH holds no `tasks` (and, for the second form, no node either): the printed resume is not `tasks …`.
+    const PATH = form === 'path' ? `${nodeDir()}:/usr/bin:/bin` : '/usr/bin:/bin'
+    const start = form === 'path' ? { command: TASKS_BIN } : {}
+    const plain = await openSession(box(), { ...start, env: { PATH } })
+    try {
+      // The premise: what the call prints to resume does not start with the bin's name.
+      const r = sc(await plain.client.callTool({ name: 'login', arguments: {} }))
+      expect(r.error.code).toBe('E_HUMAN_REQUIRED')
+      expect(r.error.details.resume).toMatch(/^\S*node \/\S+\/run\.js login resume --id cp_/)
+    } finally {
+      await plain.close()
+    }
+    const codes: string[] = []
+    const s = await openSession(box(), {
+      ...start,
+      env: { PATH },
+      elicit: async (p) => {
+        const code = /code ([0-9A-F]{8})/.exec(p.message)![1]!
+        codes.push(code)
+        expect(env(await tasks(box(), ['login', 'approve', code])).ok).toBe(true)
+        return { action: 'accept', content: { done: true } }
+      },
+    })
+    try {
+      const r = sc(await s.client.callTool({ name: 'login', arguments: {} }))
+      const log = s.stderr()
+      // One device code asked for and approved; the server ran the resume, not `login` a second time.
+      expect(codes).toHaveLength(1)
+      expect(r.ok, JSON.stringify(r)).toBe(true)
+      expect(r.data).toMatchObject({ account: 'local-user', logged_in: true })
+      expect(log).toMatch(/mcp: login resume --id cp_/)
+      expect(log.match(/mcp: login \(pid/g)).toHaveLength(1)
     } finally {
       await s.close()
     }

@@ -45,10 +45,14 @@ describe('tool mcp: the listing', () => {
       expect(list.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 20 })
       expect(list.status).toMatchObject({ type: 'string', enum: ['open', 'done'] })
       expect(byName('delete').inputSchema.properties!.ids).toMatchObject({ type: 'array', items: { type: 'string' } })
-      const out = tools.find((t) => t.name === 'get')!.outputSchema as { anyOf: Array<Record<string, never>> }
-      expect(out.anyOf[0]!.properties).toHaveProperty('data')
-      expect(JSON.stringify(out.anyOf[0])).toContain('Task id')
-      expect(JSON.stringify(out.anyOf[1])).toContain('E_[A-Z0-9_]+')
+      const out = tools.find((t) => t.name === 'get')!.outputSchema as {
+        properties: Record<string, unknown>
+        $defs: Record<string, unknown>
+      }
+      // data is get's own task shape, with its members' descriptions; the error envelope is under $defs.
+      expect(JSON.stringify(out.properties.data)).toContain('Task id')
+      expect(out.properties.data).toMatchObject({ additionalProperties: false })
+      expect(JSON.stringify(out.$defs.error)).toContain('E_[A-Z0-9_]+')
     } finally {
       await s.close()
     }
@@ -82,10 +86,42 @@ describe('tool mcp: the listing', () => {
   })
 })
 
+describe('tool mcp: the size of the listing', () => {
+  const box = useSandbox()
+
+  it('tools/list carries each schema once, without what tells a client nothing; bounded in bytes', async () => {
+    const s = await openSession(box())
+    try {
+      const listing = await s.client.listTools()
+      const text = JSON.stringify(listing)
+      // 74 KB before: the error branch in full per tool, zod's 300-byte date-time pattern beside every format, and
+      // ±2^53-1 integer bounds. What remains is the tools' own descriptions, arguments and data shapes.
+      expect(Buffer.byteLength(text)).toBeLessThanOrEqual(54 * 1024)
+      expect(text).not.toContain(String(Number.MAX_SAFE_INTEGER))
+      expect(text).not.toContain('$schema')
+      expect(text).not.toMatch(/"format":"date-time","pattern"|"pattern":"\^\(\?:\(\?:\\\\d/)
+      for (const tool of listing.tools) {
+        const out = JSON.stringify(tool.outputSchema)
+        // The error envelope once per tool, by reference, the same for every tool.
+        const { $defs } = tool.outputSchema as { $defs: { error: unknown } }
+        expect(Object.keys($defs), tool.name).toEqual(['error'])
+        expect($defs.error).toEqual((listing.tools[0]!.outputSchema as { $defs: { error: unknown } }).$defs.error)
+        expect(out).toContain('"error":{"$ref":"#/$defs/error"}')
+        // data is the command's own shape, not any object.
+        expect((tool.outputSchema as { properties: { data: unknown } }).properties.data, tool.name).not.toEqual({
+          type: 'object',
+        })
+      }
+    } finally {
+      await s.close()
+    }
+  })
+})
+
 describe('tool mcp: calls answer with the CLI envelope', () => {
   const box = useSandbox()
 
-  it('a read returns the same envelope the CLI prints (all but duration_ms); isError false; text has OK', async () => {
+  it('a read returns the same envelope the CLI prints (all but duration_ms); isError false; the text is that envelope', async () => {
     seed(box(), [{ id: '1', title: 'one' }])
     const cli = env(await tasks(box(), ['get', '1']))
     const s = await openSession(box())
@@ -93,7 +129,9 @@ describe('tool mcp: calls answer with the CLI envelope', () => {
       const r = await s.client.callTool({ name: 'get', arguments: { id: '1' } })
       expect(r.isError).toBe(false)
       expect(withoutDuration(sc(r))).toEqual(withoutDuration(cli))
-      expect((r.content as Array<{ text: string }>)[0]!.text).toMatch(/^OK/)
+      // The text content is the envelope alone: nothing before or after it.
+      expect(r.content).toHaveLength(1)
+      expect(JSON.parse((r.content as Array<{ text: string }>)[0]!.text)).toEqual(sc(r))
       const fields = await s.client.callTool({ name: 'get', arguments: { id: '1', fields: 'title' } })
       expect(sc(fields).data).toEqual({ title: 'one' })
     } finally {
@@ -101,7 +139,7 @@ describe('tool mcp: calls answer with the CLI envelope', () => {
     }
   })
 
-  it('every error class keeps its code, retryable and details; isError true; text has code and message', async () => {
+  it('every error class keeps its code, retryable and details; isError true; the text is the envelope', async () => {
     seed(box(), [{ id: '1', title: 'one' }])
     const s = await openSession(box())
     const cases: Array<[string, Record<string, unknown>, string[], string]> = [
@@ -135,7 +173,7 @@ describe('tool mcp: calls answer with the CLI envelope', () => {
         if (code === 'E_HUMAN_REQUIRED') {
           expect(Object.keys(envelope.error.details).sort()).toEqual(Object.keys(cli.error.details).sort())
         } else expect(envelope, tool).toEqual(withoutDuration(cli))
-        expect((r.content as Array<{ text: string }>)[0]!.text).toContain(`${code}: ${cli.error.message.split(' ')[0]}`)
+        expect(JSON.parse((r.content as Array<{ text: string }>)[0]!.text)).toEqual(sc(r))
       }
     } finally {
       await s.close()
@@ -222,7 +260,10 @@ describe('tool mcp: writes keep the gate, one secret and one ledger with the CLI
       const before = storeBytes(box())
       const r = await s.client.callTool({ name: 'create', arguments: { title: 'x' } })
       expect(sc(r).error.code).toBe('E_CONFIRMATION_REQUIRED')
-      expect((r.content as Array<{ text: string }>)[0]!.text).toContain('dry_run: true')
+      // The envelope first, alone; how to go on over MCP in a block of its own.
+      const [first, hint] = r.content as Array<{ text: string }>
+      expect(JSON.parse(first!.text)).toEqual(sc(r))
+      expect(hint!.text).toContain('dry_run: true')
       expect(storeBytes(box())).toBe(before)
     } finally {
       await s.close()

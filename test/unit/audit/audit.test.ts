@@ -58,6 +58,33 @@ describe('the draft builder', () => {
     })
   })
 
+  it('names a remote subject (tool mcp --http) only when the principal has one, after the OS user', async () => {
+    const dataDir = temp()
+    const remote = auditDraft({
+      dataDir,
+      id: 'edit',
+      argv: [],
+      principal: { account: 'a', profile: 'default', os_user: 'u', subject: { iss: 'local', sub: 'ann' } },
+      mode: 'confirm',
+    })
+    expect(Object.keys(remote)).toEqual([
+      'path',
+      'command',
+      'args',
+      'account',
+      'profile',
+      'os_user',
+      'subject',
+      'mode',
+      'token_id',
+    ])
+    expect(remote).toMatchObject({ subject: 'ann (local)' })
+    for (const subject of [undefined, 'ann', { iss: 'local' }, { sub: 'ann' }, { iss: 1, sub: 'ann' }])
+      expect(auditDraft({ dataDir, id: 'edit', argv: [], principal: { account: 'a', subject } })).not.toHaveProperty(
+        'subject',
+      )
+  })
+
   it("writes an entry's record in its historical key order, tokens scrubbed", async () => {
     const dataDir = temp()
     const draft = auditDraft({ dataDir, id: 'tasks:touch', argv: ['a', '--confirm', 'ct_2.x.y'], kind: 'local' })

@@ -1,9 +1,11 @@
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv'
 import { describe, expect, it } from 'vitest'
 import type { CommandDescription } from '../../../src/describe/command.js'
 import type { Param } from '../../../src/describe/params.js'
+import { resumeArgv, shellWords } from '../../../src/mcp/_flows.js'
 import { toolAnnotations } from '../../../src/mcp/annotations.js'
 import { MAX_ARGV_BYTES, toArgv } from '../../../src/mcp/argv.js'
-import { inputSchemaOf } from '../../../src/mcp/tools.js'
+import { inputSchemaOf, outputSchemaOf } from '../../../src/mcp/tools.js'
 
 const param = (over: Partial<Param> & Pick<Param, 'name' | 'kind' | 'type'>): Param => ({
   required: false,
@@ -109,10 +111,9 @@ describe('the input schema and the annotations', () => {
     expect(schema.properties.limit).toEqual({ type: 'integer', minimum: 1, maximum: 10, default: 5 })
     expect(schema.properties.ids).toEqual({ type: 'array', items: { type: 'string' }, minItems: 1 })
     expect(schema.required).toEqual(['ids'])
-    expect(schema).toMatchObject({
-      additionalProperties: false,
-      $schema: 'https://json-schema.org/draft/2020-12/schema',
-    })
+    // No $schema: 2020-12 is MCP's default dialect, and the key would ride along every tool of every listing.
+    expect(schema).toMatchObject({ additionalProperties: false })
+    expect(schema).not.toHaveProperty('$schema')
   })
 
   const hints = (destructive: boolean, idempotent = false, open_world = false) => ({
@@ -153,5 +154,121 @@ describe('the input schema and the annotations', () => {
       destructiveHint: true,
       openWorldHint: false,
     })
+  })
+})
+
+describe("a checkpoint's resume command, as it comes back from the client", () => {
+  const prefixes = ['tasks', "/opt/node 24/bin/node '/srv/my tools/run.js'", 'node /srv/run.js']
+
+  it('is recognised after the bin name or the words that start the tool off PATH', () => {
+    expect(resumeArgv(prefixes, 'tasks login resume --id cp_1')).toEqual(['login', 'resume', '--id', 'cp_1'])
+    expect(resumeArgv(prefixes, 'node /srv/run.js login resume --id cp_1')).toEqual(['login', 'resume', '--id', 'cp_1'])
+    expect(
+      resumeArgv(prefixes, "/opt/node 24/bin/node '/srv/my tools/run.js' login resume --store '/a b/it'\\''s'"),
+    ).toEqual(['login', 'resume', '--store', "/a b/it's"])
+  })
+
+  it('is refused when it starts with anything else, or holds what a shell would read specially', () => {
+    for (const text of [
+      'rm -rf /',
+      'tasksx login resume',
+      'tasks',
+      'node /elsewhere/run.js login resume',
+      'tasks login resume; rm -rf ~',
+      'tasks login resume $(id)',
+      'tasks login resume `id`',
+      'tasks login resume "quoted"',
+      "tasks login resume 'open",
+      'tasks login | sh',
+    ])
+      expect(resumeArgv(prefixes, text), text).toBeUndefined()
+  })
+
+  it('splits only plain and single-quoted words', () => {
+    expect(shellWords("  a  'b c'd  ")).toEqual(['a', 'b cd'])
+    expect(shellWords('a > b')).toBeUndefined()
+    expect(shellWords('a\\ b')).toBeUndefined()
+  })
+})
+
+describe("a tool's output schema, as the official client validates structured content", () => {
+  const task = {
+    type: 'object',
+    properties: {
+      id: { type: 'string', description: 'Task id.' },
+      created_at: { type: 'string', format: 'date-time', pattern: '^(?:\\d{4})-.*$' },
+      version: { type: 'integer', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
+      required: { type: 'boolean' },
+    },
+    required: ['id', 'created_at', 'version'],
+    additionalProperties: false,
+  }
+  const validate = (schema: Record<string, unknown>, value: unknown) =>
+    new AjvJsonSchemaValidator().getValidator(schema as never)(value).valid
+  const ok = (data: unknown) => ({ ok: true, schema_version: '1.0', data, meta: {} })
+  const failed = (code: string) => ({
+    ok: false,
+    schema_version: '1.0',
+    error: { code, message: 'm', retryable: false, details: {} },
+    meta: {},
+  })
+
+  it("constrains data to the command's schema: a wrong type or an unknown member fails", () => {
+    const schema = outputSchemaOf({ output_schema: task, stream: false })
+    expect(validate(schema, ok({ id: '1', created_at: '2026-01-01T00:00:00Z', version: 3 }))).toBe(true)
+    expect(validate(schema, ok({ id: 1 }))).toBe(false)
+    expect(validate(schema, ok({ id: '1', surprise: true }))).toBe(false)
+    expect(validate(schema, ok({ id: '1', created_at: 'yesterday' }))).toBe(false)
+    expect(validate(schema, { ok: true, schema_version: '1.0', meta: {} })).toBe(false)
+  })
+
+  it('accepts a fields projection, and an error envelope through the one $defs branch', () => {
+    const schema = outputSchemaOf({ output_schema: task, stream: false })
+    expect(validate(schema, ok({ id: '1' }))).toBe(true)
+    expect(validate(schema, failed('E_NOT_FOUND'))).toBe(true)
+    expect(validate(schema, failed('not-a-code'))).toBe(false)
+    expect(validate(schema, { ...failed('E_NOT_FOUND'), ok: true })).toBe(false)
+    // The error branch is written once: under $defs, referenced from the envelope.
+    expect(JSON.stringify(schema).match(/"retryable"/g)).toHaveLength(2)
+    expect((schema.properties as { error: unknown }).error).toEqual({ $ref: '#/$defs/error' })
+  })
+
+  it("drops only what tells a client nothing: the pattern beside a format, ±2^53 bounds; a member named 'required' stays", () => {
+    const schema = outputSchemaOf({ output_schema: task, stream: true }) as {
+      properties: { data: { properties: { items: { items: { properties: Record<string, unknown> } } } } }
+    }
+    const item = schema.properties.data.properties.items.items.properties
+    expect(item.created_at).toEqual({ type: 'string', format: 'date-time' })
+    expect(item.version).toEqual({ type: 'integer' })
+    expect(item.required).toEqual({ type: 'boolean' })
+    expect(JSON.stringify(schema)).not.toContain('$schema')
+  })
+})
+
+describe('the fuzzer never starts an HTTP server', () => {
+  it('drops --http from an mcp invocation after the draw: other commands and the draw itself are unchanged', async () => {
+    const { invocation, prng } = await import('../../../src/verify/fuzz.js')
+    const boolean = { name: 'http', kind: 'flag', type: 'boolean', required: false, multiple: false }
+    const ref = {
+      commands: [
+        { path: 'mcp', params: [boolean] },
+        { path: 'serve', params: [boolean] },
+      ],
+    } as never
+    const r = prng(7)
+    const seen = { mcp: 0, serve: 0, serveHttp: 0 }
+    for (let i = 0; i < 300; i++) {
+      const { args } = invocation(r, ref)
+      if (args[0] === 'mcp') {
+        seen.mcp++
+        expect(args).not.toContain('--http')
+      }
+      if (args[0] === 'serve') {
+        seen.serve++
+        if (args.includes('--http')) seen.serveHttp++
+      }
+    }
+    expect(seen.mcp).toBeGreaterThan(50)
+    expect(seen.serveHttp).toBeGreaterThan(10)
   })
 })

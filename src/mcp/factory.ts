@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { describeCommands } from '../describe/reference.js'
+import { AgentError } from '../errors/agent-error.js'
+import type { Catalogue } from '../errors/catalogue.js'
+import { invocation, shellQuote } from '../runtime/invocation.js'
+import type { ToolConfig } from '../runtime/tool-config.js'
+import { oclifConfig } from '../runtime/tool-config.js'
+import { type CallPrincipal, type Ctx, callHandler, type FlowState } from './call-tool.js'
+import { errorEnvelopeOf, type ToolResult, toolResult } from './result.js'
+import type { Launcher } from './run-call.js'
+import { type ToolDef, toolDefs } from './tools.js'
+
+/** What builds the tool's MCP servers, for either transport. */
+export type FactoryOptions = {
+  config: ToolConfig
+  catalogue: Catalogue
+  /** How each call starts the tool's own bin (default: this node and this process's script). */
+  launcher?: Pick<Launcher, 'command'>
+  /** List three tools (search_tools / describe_tool / call_tool) instead of one per command. */
+  discovery?: boolean
+  /** Ask a person to approve a write through elicitation when the client can show it (default true). */
+  approval?: boolean
+}
+
+/** The SDK's server module. */
+export type Sdk = typeof import('@modelcontextprotocol/server')
+
+type Handler = (args: Record<string, unknown>, ctx: Ctx) => Promise<unknown>
+
+/**
+ * Everything a server instance is made of, computed once per process: the tools from `reference`, the sealing key
+ * of input-required state (the same for every instance this process builds, so a stateless HTTP request can carry
+ * on a flow another request began), the launcher. `build` makes one `McpServer` (per stdio connection, or per
+ * HTTP request); `principal` is who its calls act for; `canAsk` false when an elicitation's answer could not come
+ * back to it (a 2025-era request over stateless HTTP): its writes and checkpoints answer as without elicitation.
+ */
+export async function mcpFactory(options: FactoryOptions): Promise<{
+  sdk: Sdk
+  build: (principal?: CallPrincipal, canAsk?: boolean) => InstanceType<Sdk['McpServer']>
+}> {
+  const sdk = await import('@modelcontextprotocol/server')
+  const { config, catalogue } = options
+  const descriptions = await describeCommands(await oclifConfig(config))
+  const defs = toolDefs(descriptions)
+  const byName = new Map(defs.map((d) => [d.name, { def: d, desc: descriptions.find((c) => c.path === d.command)! }]))
+  // The state of an input-required round comes back from the client: sealed with a key only this process holds,
+  // expiring with the longest a person may take.
+  const codec = sdk.createRequestStateCodec<FlowState>({ key: randomBytes(32), ttlSeconds: 3600 })
+  const command = options.launcher?.command ?? [process.execPath, process.argv[1]!]
+  const launcher: Launcher = {
+    command,
+    bin: config.bin,
+    // A child started as `command` prints its next steps starting with one of these (invocation(): the bin when
+    // PATH finds this script by that name, else node and the script's path).
+    prefixes: [
+      ...new Set([
+        config.bin,
+        invocation(config.bin),
+        command.map(shellQuote).join(' '),
+        ['node', ...command.slice(1)].map(shellQuote).join(' '),
+      ]),
+    ],
+    onSpawn: (pid, argv) => process.stderr.write(`mcp: ${argv.join(' ')} (pid ${pid})\n`),
+  }
+  const skillsDir = join(config.root, 'skills')
+  const skills = existsSync(skillsDir) ? await (await import('./skills.js')).loadSkillCatalog(skillsDir) : undefined
+  const open: import('@modelcontextprotocol/server').jsonSchemaValidator = {
+    // The CLI validates arguments and output itself, so both surfaces refuse with the same code.
+    getValidator: () => (input: unknown) => ({ valid: true, data: input as never, errorMessage: undefined }),
+  }
+  const { discoveryTools } = options.discovery ? await import('./discovery.js') : { discoveryTools: undefined }
+
+  // A tool's schemas are wrapped once per process: over HTTP a server instance is built for every request.
+  const wrapped = new WeakMap<object, unknown>()
+  const schemaOf = (schema: Record<string, unknown>) => {
+    if (!wrapped.has(schema)) wrapped.set(schema, sdk.fromJsonSchema(schema as never, open))
+    return wrapped.get(schema) as never
+  }
+
+  // One server per connection or request, built the same way for either era.
+  const build = (principal?: CallPrincipal, canAsk = true) => {
+    const server = new sdk.McpServer(
+      { name: config.bin, version: config.version, description: String(config.pjson.description ?? '') },
+      {
+        instructions: `Tools of ${config.bin}: one per command of \`${config.bin} reference\`.`,
+        requestState: { verify: codec.verify },
+      },
+    )
+    const call = callHandler(sdk, server, codec, launcher, catalogue, options.approval !== false, principal, canAsk)
+    const register = (
+      def: Pick<ToolDef, 'name' | 'title' | 'description' | 'inputSchema' | 'annotations'> & {
+        outputSchema?: Record<string, unknown>
+      },
+      handler: Handler,
+    ) =>
+      server.registerTool(
+        def.name,
+        {
+          title: def.title,
+          description: def.description,
+          inputSchema: schemaOf(def.inputSchema),
+          ...(def.outputSchema ? { outputSchema: schemaOf(def.outputSchema) } : {}),
+          annotations: def.annotations,
+        },
+        handler as never,
+      )
+    if (discoveryTools) {
+      for (const tool of discoveryTools(defs, (name, args, ctx) => {
+        const entry = byName.get(name)
+        if (!entry) return Promise.resolve(unknownTool(name, defs, catalogue))
+        return call(entry.def, entry.desc, args, ctx as Ctx)
+      }))
+        register(tool.def, tool.handler as Handler)
+    } else {
+      for (const { def, desc } of byName.values()) register(def, (args, ctx) => call(def, desc, args, ctx))
+    }
+    skills?.attach(server)
+    return server
+  }
+  return { sdk, build }
+}
+
+function unknownTool(name: string, defs: readonly ToolDef[], catalogue: Catalogue): ToolResult {
+  const error = new AgentError('E_USAGE', `Unknown tool: ${name}`, {
+    details: { got: name, allowed: defs.map((d) => d.name) },
+  })
+  return toolResult(errorEnvelopeOf(error, catalogue))
+}

@@ -1,0 +1,267 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { AgentError } from '../errors/agent-error.js'
+import { getRunState } from '../runtime/run-state.js'
+import type { CallPrincipal } from './call-tool.js'
+import { KILL_GRACE_MS, stopAll } from './children.js'
+import { type FactoryOptions, mcpFactory } from './factory.js'
+import { maxMessageBytesOf } from './framing.js'
+
+/** Who may call: a bearer token's verifier, with what the 401 challenge and the RFC 9728 document advertise. */
+export type HttpAuth = {
+  /** Check a bearer token; resolve with its subject (and issuer), reject (any error) when it is not accepted. */
+  verify: (token: string) => Promise<{ subject: string; issuer: string; expiresAt: number; scopes: string[] }>
+  /** The authorization server(s) the RFC 9728 metadata names. */
+  authorizationServers: string[]
+}
+
+/** Options of {@link serveMcpHttp}. */
+export type HttpServeOptions = FactoryOptions & {
+  /** The interface to listen on (default `127.0.0.1`). */
+  host: string
+  /** The port (0: any free one; the log line says which). */
+  port: number
+  /** Host names (without port) a request's `Host` and `Origin` may name besides the listener's own. */
+  allowedHosts?: readonly string[]
+  /** The public URL of the endpoint when a reverse proxy serves it (the resource of the RFC 9728 metadata). */
+  publicUrl?: string
+  /** Bearer authentication for the endpoint's resource URL; required off loopback. */
+  auth?: (resource: string) => HttpAuth
+  /** The most requests served at once; more are answered 503 with Retry-After (default 32). */
+  maxConcurrent?: number
+  /** Aborted (SIGINT/SIGTERM of the server): stop accepting, let running calls answer (interrupted), close. */
+  signal?: AbortSignal
+  /** Called once listening, with the endpoint's URL (the command logs it on stderr). */
+  onListening?: (url: string) => void
+}
+
+/** The path of the MCP endpoint. */
+export const MCP_PATH = '/mcp'
+
+/** Whether a listener on `host` is reachable from this machine only. */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase()
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)
+}
+
+/**
+ * Serve the tool over MCP's Streamable HTTP transport on `host:port` at {@link MCP_PATH}, until `signal` aborts.
+ * One endpoint answers both revisions the SDK serves: 2026-07-28 (stateless, per-request envelope) and the
+ * 2025-11-25 handshake (served statelessly: each request by a fresh server instance). Before the SDK sees a
+ * request: `Host` and `Origin` are checked against the listener's names (DNS rebinding), an `MCP-Protocol-Version`
+ * header must name a revision the SDK speaks, a body may take at most the tool's message limit, at most
+ * `maxConcurrent` requests run at once, and with `auth` a bearer token is required (401 with `WWW-Authenticate`
+ * naming the RFC 9728 metadata, served at `/.well-known/oauth-protected-resource/mcp`).
+ */
+export async function serveMcpHttp(options: HttpServeOptions): Promise<{ requests: number; url: string }> {
+  if (!isLoopback(options.host) && !options.auth)
+    throw new AgentError(
+      'E_CONFIG',
+      `tool mcp --http on ${options.host} is reachable off this machine: it needs bearer authentication (--auth-issuer or --auth-tokens)`,
+      { details: { host: options.host, fix: 'listen on 127.0.0.1 (the default), or configure bearer authentication' } },
+    )
+  const maxBytes = maxMessageBytesOf(options.config)
+  const maxConcurrent = options.maxConcurrent ?? 32
+  const { sdk, build } = await mcpFactory(options)
+  const handler = sdk.createMcpHandler(
+    // A 2025-era request is served by a fresh instance with no session: a person's answer to an elicitation would
+    // arrive at another one, so those instances never ask (writes answer with the plain dry_run → confirm gate).
+    (ctx) => build(principalOf(ctx.authInfo), ctx.era === 'modern'),
+    {
+      legacy: 'stateless',
+      maxRequestBodySize: maxBytes,
+      onerror: (error) => process.stderr.write(`mcp: ${error.message}\n`),
+    },
+  )
+  // Calls that stop as asked print their own E_INTERRUPTED: the process waits for them before it exits.
+  getRunState()?.extendInterruptGrace?.(KILL_GRACE_MS + 1000)
+
+  let requests = 0
+  let inFlight = 0
+  let closing = false
+  let idle: (() => void) | undefined
+  const server = createServer((req, res) => {
+    requests++
+    if (closing) return void plain(res, 503, 'the server is stopping', { connection: 'close' })
+    if (inFlight >= maxConcurrent)
+      return void plain(res, 503, `at most ${maxConcurrent} requests at once`, { 'retry-after': '1' })
+    inFlight++
+    res.once('close', () => {
+      inFlight--
+      if (inFlight === 0) idle?.()
+    })
+    serve(req, res).catch((error: unknown) => {
+      process.stderr.write(`mcp: ${(error as Error).message}\n`)
+      if (!res.headersSent) plain(res, 500, 'internal error')
+      else res.destroy()
+    })
+  })
+  server.requestTimeout = 0
+  server.headersTimeout = 30_000
+
+  const listening = new Promise<AddressInfo>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        new AgentError('E_CONFIG', `cannot listen on ${options.host}:${options.port}: ${error.code ?? error.message}`, {
+          details: { host: options.host, port: options.port, reason: error.code ?? error.message },
+        }),
+      ),
+    )
+    server.listen(options.port, options.host, () => resolve(server.address() as AddressInfo))
+  })
+  const address = await listening
+  const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  const url = `http://${hostPart}:${address.port}${MCP_PATH}`
+  const resource = new URL(options.publicUrl ?? url)
+  const names = [
+    ...new Set([
+      ...(isLoopback(options.host) ? sdk.localhostAllowedHostnames() : []),
+      hostPart,
+      options.host,
+      resource.hostname,
+      ...(options.allowedHosts ?? []),
+    ]),
+  ]
+  const auth = options.auth?.(resource.href)
+  const metadataPath = `/.well-known/oauth-protected-resource${MCP_PATH}`
+  const metadataUrl = new URL(metadataPath, resource).href
+  const gate = auth
+    ? sdk.requireBearerAuth({
+        verifier: {
+          verifyAccessToken: async (token: string) => {
+            const got = await auth.verify(token).catch((error: unknown) => {
+              throw new sdk.OAuthError(sdk.OAuthErrorCode.InvalidToken, (error as Error).message || 'invalid token')
+            })
+            return {
+              token,
+              clientId: got.subject,
+              scopes: got.scopes,
+              expiresAt: got.expiresAt,
+              extra: { subject: got.subject, issuer: got.issuer },
+            }
+          },
+        },
+        resourceMetadataUrl: metadataUrl,
+      })
+    : undefined
+  options.onListening?.(url)
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0]
+    // DNS rebinding: a page on another site that resolved its name to this address still sends its own Host.
+    const hostRefusal = sdk.hostHeaderValidationResponse(headersOnly(req), names)
+    if (hostRefusal) return send(res, hostRefusal)
+    const originRefusal = sdk.originValidationResponse(headersOnly(req), names)
+    if (originRefusal) return send(res, originRefusal)
+    if (auth && path === metadataPath) {
+      if (req.method !== 'GET') return plain(res, 405, 'GET only', { allow: 'GET' })
+      return json(res, 200, {
+        resource: resource.href,
+        authorization_servers: auth.authorizationServers,
+        bearer_methods_supported: ['header'],
+        resource_name: options.config.bin,
+      })
+    }
+    if (path !== MCP_PATH) return plain(res, 404, `not found: the MCP endpoint is ${MCP_PATH}`)
+    const declared = Number(req.headers['content-length'] ?? 0)
+    if (declared > maxBytes) return rpcError(res, 413, `Payload Too Large: at most ${maxBytes} bytes`)
+    const body = req.method === 'POST' ? await readBody(req, maxBytes) : undefined
+    if (body === null) return rpcError(res, 413, `Payload Too Large: at most ${maxBytes} bytes`)
+    const abort = new AbortController()
+    res.once('close', () => abort.abort())
+    const request = new Request(new URL(req.url ?? '/', resource), {
+      method: req.method ?? 'GET',
+      headers: headersOf(req),
+      ...(body !== undefined ? { body } : {}),
+      signal: abort.signal,
+    })
+    let authInfo: import('@modelcontextprotocol/server').AuthInfo | undefined
+    if (gate) {
+      const checked = await gate(request)
+      if (checked instanceof Response) return send(res, checked)
+      authInfo = checked
+    }
+    await send(res, await handler.fetch(request, authInfo ? { authInfo } : {}))
+  }
+
+  await new Promise<void>((resolve) => {
+    if (options.signal?.aborted) return resolve()
+    options.signal?.addEventListener('abort', () => resolve(), { once: true })
+  })
+  closing = true
+  server.close()
+  server.closeIdleConnections()
+  // Every call still running is stopped as Ctrl-C would (its own E_INTERRUPTED goes back to its client), then the
+  // requests they belong to end.
+  const running = stopAll('SIGTERM')
+  if (running.count > 0) process.stderr.write(`mcp: stopping ${running.count} running call(s)\n`)
+  await running.done
+  if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve))
+  await handler.close()
+  server.closeAllConnections()
+  return { requests, url }
+}
+
+function principalOf(authInfo: import('@modelcontextprotocol/server').AuthInfo | undefined): CallPrincipal {
+  const extra = authInfo?.extra as { subject?: unknown; issuer?: unknown } | undefined
+  if (typeof extra?.subject !== 'string' || typeof extra.issuer !== 'string') return undefined
+  return { subject: extra.subject, issuer: extra.issuer }
+}
+
+function headersOf(req: IncomingMessage): Headers {
+  const headers = new Headers()
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!)
+  return headers
+}
+
+/** A body-less Request carrying only the headers, for the SDK's Host and Origin checks. */
+function headersOnly(req: IncomingMessage): Request {
+  return new Request('http://validation.invalid/', { headers: headersOf(req) })
+}
+
+/** The body, or null once it exceeds `maxBytes` (the rest is not read). */
+function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = []
+    let size = 0
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size > maxBytes) {
+        req.removeAllListeners('data')
+        req.pause()
+        return resolve(null)
+      }
+      parts.push(chunk)
+    })
+    req.once('end', () => resolve(Buffer.concat(parts, size)))
+    req.once('error', reject)
+  })
+}
+
+async function send(res: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string> = {}
+  response.headers.forEach((value, key) => {
+    headers[key] = value
+  })
+  res.writeHead(response.status, headers)
+  if (!response.body) return void res.end()
+  res.flushHeaders()
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    if (res.destroyed) break
+    res.write(chunk)
+  }
+  res.end()
+}
+
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers })
+  res.end(JSON.stringify(body))
+}
+
+function plain(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  json(res, status, { error: message }, headers)
+}
+
+function rpcError(res: ServerResponse, status: number, message: string, data?: Record<string, unknown>): void {
+  json(res, status, { jsonrpc: '2.0', id: null, error: { code: -32600, message, ...(data ? { data } : {}) } })
+}

@@ -1,0 +1,386 @@
+import { createHash, generateKeyPairSync, sign } from 'node:crypto'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { createServer, request, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { alive, env, seed, tasks, useSandbox } from '../../support/helpers.js'
+import { type HttpServer, httpClient, startHttp } from '../../support/mcp-http.js'
+import { sc, withoutDuration } from '../../support/mcp-session.js'
+
+async function until<T>(fn: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms
+  for (;;) {
+    const value = await fn()
+    if (value !== undefined) return value
+    if (Date.now() > end) throw new Error('timed out')
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+/** An upstream that accepts connections and never answers: a call waiting on it stays in flight. */
+async function silentUpstream(): Promise<{ url: string; held: Array<{ destroy(): void }>; close(): Promise<void> }> {
+  const held: Array<{ destroy(): void }> = []
+  const upstream: Server = createServer((req) => held.push(req.socket))
+  await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r))
+  return {
+    url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`,
+    held,
+    close: async () => {
+      for (const socket of held) socket.destroy()
+      await new Promise((r) => upstream.close(r))
+    },
+  }
+}
+
+const servers: HttpServer[] = []
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.stop('SIGKILL')
+})
+
+describe.each([
+  ['2025-11-25 handshake', false],
+  ['2026-07-28', true],
+])('tool mcp --http (%s): the official client over Streamable HTTP', (_era, modern) => {
+  const box = useSandbox()
+
+  it('lists the tools and answers a call with the envelope the CLI prints; writes keep the gate', async () => {
+    seed(box(), [{ id: '1', title: 'one' }])
+    const server = await startHttp(box())
+    servers.push(server)
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
+    const client = await httpClient(server.url, { modern })
+    try {
+      expect(client.getProtocolEra()).toBe(modern ? 'modern' : 'legacy')
+      const { tools } = await client.listTools()
+      expect(tools.map((t) => t.name)).toContain('job_status')
+      const r = await client.callTool({ name: 'get', arguments: { id: '1' } })
+      expect(withoutDuration(sc(r))).toEqual(withoutDuration(env(await tasks(box(), ['get', '1']))))
+      const refused = sc(await client.callTool({ name: 'create', arguments: { title: 'x' } }))
+      expect(refused.error.code).toBe('E_CONFIRMATION_REQUIRED')
+      const dry = sc(await client.callTool({ name: 'create', arguments: { title: 'x', dry_run: true } }))
+      const done = sc(
+        await client.callTool({ name: 'create', arguments: { title: 'x', confirm: dry.data.confirm_token } }),
+      )
+      expect(done.ok, JSON.stringify(done)).toBe(true)
+      // The token is single-use across surfaces: the CLI cannot spend it again.
+      const again = env(await tasks(box(), ['create', '--title', 'x', '--confirm', dry.data.confirm_token]))
+      expect(again.error.code).toBe('E_CONFLICT')
+    } finally {
+      await client.close()
+    }
+  })
+})
+
+describe('tool mcp --http: a person in the loop', () => {
+  const box = useSandbox()
+
+  it('2026-07-28: a write is approved through elicitation and a checkpoint resumes, both over HTTP', async () => {
+    const server = await startHttp(box())
+    servers.push(server)
+    const asked: string[] = []
+    const client = await httpClient(server.url, {
+      modern: true,
+      elicit: (async (p: { message: string }) => {
+        asked.push(p.message)
+        const code = /code ([0-9A-F]{8})/.exec(p.message)?.[1]
+        if (code) {
+          expect(env(await tasks(box(), ['login', 'approve', code])).ok).toBe(true)
+          return { action: 'accept', content: { done: true } }
+        }
+        return { action: 'accept', content: { approve: true } }
+      }) as never,
+    })
+    try {
+      const created = sc(await client.callTool({ name: 'create', arguments: { title: 'approved' } }))
+      expect(created.ok, JSON.stringify(created)).toBe(true)
+      expect(created.data.title).toBe('approved')
+      const login = sc(await client.callTool({ name: 'login', arguments: {} }))
+      expect(login.ok, JSON.stringify(login)).toBe(true)
+      expect(asked).toHaveLength(2)
+      expect(server.stderr().match(/mcp: login \(pid/g)).toHaveLength(1)
+      expect(server.stderr()).toMatch(/mcp: login resume --id cp_/)
+    } finally {
+      await client.close()
+    }
+  })
+
+  it('2025-11-25 over stateless HTTP never asks (the answer could not come back): the plain gate answers', async () => {
+    const server = await startHttp(box())
+    servers.push(server)
+    const asked: unknown[] = []
+    const client = await httpClient(server.url, {
+      elicit: ((p: unknown) => {
+        asked.push(p)
+        return { action: 'accept', content: { approve: true } }
+      }) as never,
+    })
+    try {
+      const r = sc(await client.callTool({ name: 'create', arguments: { title: 'x' } }))
+      expect(r.error.code).toBe('E_CONFIRMATION_REQUIRED')
+      expect(asked).toHaveLength(0)
+    } finally {
+      await client.close()
+    }
+  })
+})
+
+describe('tool mcp --http: what is refused before the SDK sees a request', () => {
+  const box = useSandbox()
+
+  it('a Host or Origin naming another site (DNS rebinding) is 403; the listener and localhost are served', async () => {
+    const server = await startHttp(box())
+    servers.push(server)
+    const port = new URL(server.url).port
+    const post = (headers: Record<string, string>) =>
+      fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      })
+    // fetch sets Host from the URL; a rebinding page's request carries its own name, as a raw request shows.
+    const raw = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/mcp',
+            method: 'POST',
+            headers: { host, 'content-type': 'application/json' },
+          },
+          (res) => {
+            res.resume()
+            resolve(res.statusCode!)
+          },
+        )
+        req.once('error', reject)
+        req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }))
+      })
+    expect(await raw(`evil.example:${port}`)).toBe(403)
+    expect((await post({ origin: 'http://evil.example' })).status).toBe(403)
+    expect((await post({ origin: 'null' })).status).toBe(403)
+    expect((await post({ origin: `http://localhost:${port}` })).status).not.toBe(403)
+    expect(await raw(`localhost:${port}`)).not.toBe(403)
+  })
+
+  it('an MCP-Protocol-Version the SDK does not speak is 400; a body over the limit 413; another path 404', async () => {
+    const server = await startHttp(box())
+    servers.push(server)
+    const post = (body: string, headers: Record<string, string> = {}) =>
+      fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body,
+      })
+    const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })
+    const bad = await post(ping, { 'mcp-protocol-version': '1999-01-01' })
+    expect(bad.status).toBe(400)
+    const answer = (await bad.json()) as { error: { message: string } }
+    expect(answer.error.message).toMatch(/protocol version/i)
+    const big = await post(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"${'a'.repeat(5 * 1024 * 1024)}"}}`)
+    expect(big.status).toBe(413)
+    expect((await fetch(server.url.replace('/mcp', '/other'))).status).toBe(404)
+    // Still serving.
+    const client = await httpClient(server.url)
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0)
+    await client.close()
+  })
+
+  it('past --max-concurrent a request is 503 with Retry-After while the others run', async () => {
+    const upstream = await silentUpstream()
+    const server = await startHttp(box(), ['--max-concurrent', '1'], {
+      TASKS_API_URL: upstream.url,
+      TASKS_HTTP_TIMEOUT_MS: '60000',
+    })
+    servers.push(server)
+    const client = await httpClient(server.url, { modern: true })
+    try {
+      const pending = client.callTool({ name: 'login', arguments: {} }).catch((e: unknown) => e)
+      await until(() => (/mcp: login \(pid \d+\)/.test(server.stderr()) && upstream.held.length > 0 ? true : undefined))
+      const busy = await fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      })
+      expect(busy.status).toBe(503)
+      expect(busy.headers.get('retry-after')).toBe('1')
+      await server.stop('SIGTERM')
+      await pending
+    } finally {
+      await client.close().catch(() => undefined)
+      await upstream.close()
+    }
+  })
+
+  it('SIGTERM: a call in flight answers its own E_INTERRUPTED, its process is gone, the server exits', async () => {
+    const upstream = await silentUpstream()
+    const server = await startHttp(box(), [], { TASKS_API_URL: upstream.url, TASKS_HTTP_TIMEOUT_MS: '60000' })
+    servers.push(server)
+    const client = await httpClient(server.url, { modern: true })
+    try {
+      const pending = client.callTool({ name: 'login', arguments: {} })
+      const pid = await until(() => {
+        const m = /mcp: login \(pid (\d+)\)/.exec(server.stderr())
+        return m && upstream.held.length > 0 ? Number(m[1]) : undefined
+      })
+      server.child.kill('SIGTERM')
+      const r = sc(await pending)
+      expect(r.error.code).toBe('E_INTERRUPTED')
+      expect(alive(pid)).toBe(false)
+      const { code } = await server.exited
+      expect(code).not.toBeNull()
+    } finally {
+      await client.close().catch(() => undefined)
+      await upstream.close()
+    }
+  })
+
+  it('a listener off loopback without authentication does not start: E_CONFIG', async () => {
+    const run = await tasks(box(), ['mcp', '--http', '--host', '0.0.0.0', '--port', '0'])
+    expect(run.code).toBe(4)
+    expect(env(run).error.code).toBe('E_CONFIG')
+    expect(env(run).error.message).toContain('authentication')
+  })
+})
+
+describe('tool mcp --http with bearer authentication: the subject is the principal', () => {
+  const box = useSandbox()
+  const tokens = () => {
+    const path = join(box().root, 'tokens')
+    const sha = (t: string) => createHash('sha256').update(t).digest('hex')
+    writeFileSync(path, `sha256:${sha('tok-ann')} ann\nsha256:${sha('tok-bob')} bob\n`, { mode: 0o600 })
+    return path
+  }
+
+  it('no token or an unknown one is 401 with WWW-Authenticate naming the RFC 9728 metadata, which is served', async () => {
+    const server = await startHttp(box(), ['--auth-tokens', tokens()])
+    servers.push(server)
+    const post = (headers: Record<string, string>) =>
+      fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      })
+    for (const headers of [{}, { authorization: 'Bearer tok-eve' }, { authorization: 'Basic dG9rLWFubg==' }]) {
+      const r = await post(headers)
+      expect(r.status, JSON.stringify(headers)).toBe(401)
+      expect(r.headers.get('www-authenticate')).toContain(
+        `resource_metadata="${new URL('/.well-known/oauth-protected-resource/mcp', server.url).href}"`,
+      )
+    }
+    const meta = await fetch(new URL('/.well-known/oauth-protected-resource/mcp', server.url))
+    expect(meta.status).toBe(200)
+    expect(await meta.json()).toMatchObject({ resource: server.url, bearer_methods_supported: ['header'] })
+    expect((await post({ authorization: 'Bearer tok-ann' })).status).toBe(200)
+    await expect(httpClient(server.url, { token: 'tok-eve' })).rejects.toThrow()
+  })
+
+  it('a confirm token minted for one subject does not confirm for another, nor on the CLI; the audit names the subject', async () => {
+    seed(box(), [{ id: '1', title: 'one' }])
+    const server = await startHttp(box(), [
+      '--auth-tokens',
+      tokens(),
+      '--host',
+      '0.0.0.0',
+      '--allowed-host',
+      '127.0.0.1',
+    ])
+    servers.push(server)
+    const url = server.url.replace('0.0.0.0', '127.0.0.1')
+    const ann = await httpClient(url, { modern: true, token: 'tok-ann' })
+    const bob = await httpClient(url, { modern: true, token: 'tok-bob' })
+    try {
+      const dry = sc(await ann.callTool({ name: 'edit', arguments: { id: '1', title: 'by ann', dry_run: true } }))
+      const token = dry.data.confirm_token as string
+      const stolen = sc(await bob.callTool({ name: 'edit', arguments: { id: '1', title: 'by ann', confirm: token } }))
+      expect(stolen.ok).toBe(false)
+      expect(stolen.error.details.reason).toBe('other_account')
+      const cli = env(await tasks(box(), ['edit', '1', '--title', 'by ann', '--confirm', token]))
+      expect(cli.error.details.reason).toBe('other_account')
+      const done = sc(await ann.callTool({ name: 'edit', arguments: { id: '1', title: 'by ann', confirm: token } }))
+      expect(done.ok, JSON.stringify(done)).toBe(true)
+      const audit = readFileSync(join(box().env.XDG_DATA_HOME!, 'tasks', 'audit.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+      const applied = audit.filter((r) => r.command === 'edit' && r.mode === 'confirm')
+      expect(applied.map((r) => r.subject)).toEqual(['ann (local)'])
+    } finally {
+      await ann.close()
+      await bob.close()
+    }
+  })
+
+  it('a checkpoint one subject started is resumed only by that subject: another one, or the CLI, gets E_NOT_FOUND', async () => {
+    const server = await startHttp(box(), ['--auth-tokens', tokens()])
+    servers.push(server)
+    const ann = await httpClient(server.url, { token: 'tok-ann' })
+    const bob = await httpClient(server.url, { token: 'tok-bob' })
+    try {
+      const started = sc(await ann.callTool({ name: 'login', arguments: {} }))
+      expect(started.error.code).toBe('E_HUMAN_REQUIRED')
+      const id = started.error.details.checkpoint_id as string
+      const stolen = sc(await bob.callTool({ name: 'login_resume', arguments: { id } }))
+      expect(stolen.error.code).toBe('E_NOT_FOUND')
+      expect(env(await tasks(box(), ['login', 'resume', '--id', id])).error.code).toBe('E_NOT_FOUND')
+      // Its owner still can: the person has not acted yet, so the same checkpoint asks again.
+      const own = sc(await ann.callTool({ name: 'login_resume', arguments: { id } }))
+      expect(own.error.code).toBe('E_HUMAN_REQUIRED')
+      expect(own.error.details.checkpoint_id).toBe(id)
+    } finally {
+      await ann.close()
+      await bob.close()
+    }
+  })
+
+  it("--auth-issuer: the issuer's JWT is served; wrong issuer, expired or another key's signature is 401", async () => {
+    const key = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    const forger = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    const as: Server = createServer((req, res) => {
+      const base = `http://127.0.0.1:${(as.address() as AddressInfo).port}`
+      res.setHeader('content-type', 'application/json')
+      if (req.url === '/.well-known/oauth-authorization-server')
+        return void res.end(JSON.stringify({ issuer: base, jwks_uri: `${base}/jwks` }))
+      if (req.url === '/jwks')
+        return void res.end(
+          JSON.stringify({ keys: [{ ...(key.publicKey.export({ format: 'jwk' }) as object), kid: 'k1' }] }),
+        )
+      res.statusCode = 404
+      res.end('{}')
+    })
+    await new Promise<void>((r) => as.listen(0, '127.0.0.1', r))
+    const issuer = `http://127.0.0.1:${(as.address() as AddressInfo).port}`
+    const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url')
+    const jwt = (claims: Record<string, unknown>, signer = key.privateKey) => {
+      const input = `${b64({ alg: 'ES256', kid: 'k1' })}.${b64({ iss: issuer, sub: 'ann', exp: Math.floor(Date.now() / 1000) + 600, ...claims })}`
+      return `${input}.${sign('sha256', Buffer.from(input), { key: signer, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`
+    }
+    try {
+      const server = await startHttp(box(), ['--auth-issuer', issuer])
+      servers.push(server)
+      const post = (token: string) =>
+        fetch(server.url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            authorization: `Bearer ${token}`,
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+        })
+      expect((await post(jwt({ aud: server.url }))).status).toBe(200)
+      expect((await post(jwt({ aud: server.url, iss: 'http://127.0.0.1:1' }))).status).toBe(401)
+      expect((await post(jwt({ aud: server.url, exp: Math.floor(Date.now() / 1000) - 3600 }))).status).toBe(401)
+      expect((await post(jwt({ aud: server.url }, forger.privateKey))).status).toBe(401)
+      expect((await post(jwt({ aud: 'https://elsewhere.example/mcp' }))).status).toBe(401)
+      const meta = await (await fetch(new URL('/.well-known/oauth-protected-resource/mcp', server.url))).json()
+      expect(meta).toMatchObject({ resource: server.url, authorization_servers: [issuer] })
+      const client = await httpClient(server.url, { modern: true, token: jwt({ aud: server.url }) })
+      expect((await client.listTools()).tools.length).toBeGreaterThan(0)
+      await client.close()
+    } finally {
+      await new Promise((r) => as.close(r))
+    }
+  })
+})

@@ -1,0 +1,74 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { Client } from '@modelcontextprotocol/client'
+import type { Sandbox } from 'agentcli/testing'
+import { TASKS_BIN } from './helpers.js'
+
+/** A `<bin> mcp --http` process this test started, and the URL its log line named. */
+export type HttpServer = {
+  url: string
+  child: ChildProcess
+  stderr(): string
+  /** Resolves with the exit code and stdout once the process has exited. */
+  exited: Promise<{ code: number | null; stdout: string }>
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; stdout: string }>
+}
+
+/** Start `<bin> mcp --http --port 0 …` in the sandbox; resolves once it listens (or rejects with its envelope). */
+export function startHttp(box: Sandbox, args: string[] = [], env: Record<string, string> = {}): Promise<HttpServer> {
+  const child = spawn(process.execPath, [TASKS_BIN, 'mcp', '--http', '--port', '0', ...args], {
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...box.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let log = ''
+  let out = ''
+  child.stdout!.on('data', (c: Buffer) => {
+    out += c.toString('utf8')
+  })
+  const exited = new Promise<{ code: number | null; stdout: string }>((resolve) =>
+    child.once('close', (code) => resolve({ code, stdout: out })),
+  )
+  return new Promise((resolve, reject) => {
+    child.stderr!.on('data', (c: Buffer) => {
+      log += c.toString('utf8')
+      const m = /mcp: listening on (http:\/\/\S+)/.exec(log)
+      if (m)
+        resolve({
+          url: m[1]!,
+          child,
+          stderr: () => log,
+          exited,
+          stop: (signal = 'SIGTERM') => {
+            if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+            return exited
+          },
+        })
+    })
+    void exited.then(({ code, stdout }) =>
+      reject(Object.assign(new Error(`exited ${code}: ${stdout}${log}`), { code, stdout })),
+    )
+  })
+}
+
+/** The official client connected over Streamable HTTP (2025-11-25 handshake, or the 2026-07-28 revision pinned). */
+export async function httpClient(
+  url: string,
+  options: { modern?: boolean; token?: string; elicit?: (params: never) => unknown } = {},
+): Promise<Client> {
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client')
+  const client = new Client(
+    { name: 'agentcli-test', version: '1.0.0' },
+    {
+      ...(options.elicit ? { capabilities: { elicitation: { form: {}, url: {} } } } : {}),
+      ...(options.modern ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}),
+    },
+  )
+  if (options.elicit) {
+    const answer = options.elicit
+    client.setRequestHandler('elicitation/create', async (request) => (await answer(request.params as never)) as never)
+  }
+  const token = options.token
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), token ? { authProvider: { token: async () => token } } : {}),
+  )
+  return client
+}
