@@ -19,6 +19,8 @@ export type CompactReference = Omit<Reference, 'global_flags' | 'commands' | 'er
   closed_objects: boolean
   /** False when the implied-literal-type shorthand is off in this document (see `untypeLiterals`). */
   implied_literal_types: boolean
+  /** True when the `date-time` pattern is left out of the schemas (see `unpatternFormats`); absent in older documents. */
+  implied_formats?: boolean
   /** `release_readiness` without the keys its level and statuses imply. */
   release_readiness: CompactReadiness
   global_flags: CompactParam[]

@@ -4,6 +4,7 @@ import { compactReadiness } from './_compact-readiness.js'
 import { isFrameworkRef } from './_reference-schema.js'
 import { closeObjects } from './_schema-closed.js'
 import { shareSchemas } from './_schema-defs.js'
+import { unpatternFormats } from './_schema-formats.js'
 import { untypeLiterals } from './_schema-literals.js'
 import { type CommandReference, type CompactReference, TOOL_WIDE_KEYS } from './compact-reference.js'
 import { DIALECT, expandReference, retryableByDefault } from './expand.js'
@@ -66,17 +67,19 @@ function dryRunPreview(commands: readonly CompactCommand[], schemas: readonly Sc
   return preview
 }
 
-type Shorthands = { closed: boolean; literals: boolean }
+type Shorthands = { closed: boolean; literals: boolean; formats: boolean }
 
 /** The per-schema shorthands to try, in order: the first that gives the document back exactly is used. */
-const SHORTHANDS: readonly Shorthands[] = [
-  { closed: true, literals: true },
-  { closed: false, literals: true },
-  { closed: true, literals: false },
-  { closed: false, literals: false },
-]
+const SHORTHANDS: readonly Shorthands[] = [true, false].flatMap((formats) =>
+  [
+    { closed: true, literals: true },
+    { closed: false, literals: true },
+    { closed: true, literals: false },
+    { closed: false, literals: false },
+  ].map((s) => ({ ...s, formats })),
+)
 
-function build(ref: Reference, { closed, literals }: Shorthands): CompactReference {
+function build(ref: Reference, { closed, literals, formats }: Shorthands): CompactReference {
   const commands = ref.commands.map((c) => compactCommand(c, ref.tool))
   const outputs = commands.map((c) =>
     c.output_schema && !c.verbatim && !isFrameworkRef(c.output_schema) ? undialect(c.output_schema) : undefined,
@@ -93,7 +96,10 @@ function build(ref: Reference, { closed, literals }: Shorthands): CompactReferen
     if (command.result_schema && typeof command.result_schema === 'object')
       slots.push({ command, key: 'result_schema', schema: undialect(command.result_schema) })
   }
-  const untype = (s: Schema) => (literals ? (untypeLiterals(s) as Schema) : s)
+  const untype = (s: Schema) => {
+    const typed = literals ? (untypeLiterals(s) as Schema) : s
+    return formats ? (unpatternFormats(typed) as Schema) : typed
+  }
   const prepared = [...slots.map((s) => s.schema), ...(preview ? [preview] : [])].map((s) =>
     untype(closed ? (closeObjects(s) as Schema) : s),
   )
@@ -110,6 +116,7 @@ function build(ref: Reference, { closed, literals }: Shorthands): CompactReferen
     schema_dialect: DIALECT,
     closed_objects: closed,
     implied_literal_types: literals,
+    implied_formats: formats,
     global_flags: global_flags.map(compactParam),
     error_codes: Object.fromEntries(
       Object.entries(error_codes).map(([code, e]) => [

@@ -3,6 +3,7 @@ import { expandReadiness } from './_compact-readiness.js'
 import { isFrameworkRef } from './_reference-schema.js'
 import { openObjects } from './_schema-closed.js'
 import { resolveSchema } from './_schema-defs.js'
+import { repatternFormats } from './_schema-formats.js'
 import { retypeLiterals } from './_schema-literals.js'
 import type { CommandReference, CompactReference, TOOL_WIDE_KEYS } from './compact-reference.js'
 import type { Reference } from './reference.js'
@@ -38,6 +39,7 @@ export function expandReference(doc: CompactReference | CommandReference | Refer
     schema_dialect,
     closed_objects,
     implied_literal_types,
+    implied_formats,
     release_readiness,
     $defs,
     param_defs,
@@ -50,7 +52,8 @@ export function expandReference(doc: CompactReference | CommandReference | Refer
   } = doc as CompactReference & Partial<CommandReference>
   const schema = (s: unknown) => {
     const resolved = resolveSchema(s, $defs)
-    const typed = implied_literal_types ? retypeLiterals(resolved) : resolved
+    const patterned = implied_formats ? repatternFormats(resolved) : resolved
+    const typed = implied_literal_types ? retypeLiterals(patterned) : patterned
     return redialect((closed_objects ? openObjects(typed) : typed) as Record<string, unknown>, schema_dialect)
   }
   const expanded = commands.map((c) => {

@@ -20,13 +20,14 @@ function onTerminal(args: string): string {
 }
 
 describe('reference --compact', () => {
-  it('is at most 27 KB for the example tool and expands to exactly the full reference', async () => {
+  it('is at most 30 KB for the example tool and expands to exactly the full reference', async () => {
     const compact = await tasks(box(), ['reference', '--compact'])
     const full = await tasks(box(), ['reference'])
     expect(compact.code).toBe(0)
     // Issue 17's target was 24 KB; issue 24 added the `approve` built-in, each write's declared risk and the
-    // dry-run's impact and approval (about 2.6 KB).
-    expect(Buffer.byteLength(compact.stdout)).toBeLessThanOrEqual(27 * 1024)
+    // dry-run's impact and approval (about 2.6 KB); issue 25 the flags of `mcp --http` and its auth (about 2 KB);
+    // the date-time pattern zod repeats is implied (implied_formats).
+    expect(Buffer.byteLength(compact.stdout)).toBeLessThanOrEqual(30 * 1024)
     expect(Buffer.byteLength(compact.stdout)).toBeLessThan(Buffer.byteLength(full.stdout) / 2)
     const doc = env(compact).data
     expect(isCompactReference(doc)).toBe(true)

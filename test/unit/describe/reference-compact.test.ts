@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
 import { REFERENCE_OUTPUT_SCHEMA } from '../../../src/describe/_reference-schema.js'
 import type { CommandDescription } from '../../../src/describe/command.js'
 import { compactReference } from '../../../src/describe/compact.js'
@@ -224,5 +225,18 @@ describe('compactReference / expandReference', () => {
     const compact = compactReference(ref)
     expect(compact.implied_literal_types).toBe(false)
     expect(roundTrip(ref)).toEqual(ref)
+  })
+
+  it("leaves out zod's date-time pattern, and keeps every pattern when one date-time schema has another or none", () => {
+    const when = { type: 'string', format: 'date-time', pattern: z.toJSONSchema(z.iso.datetime()).pattern }
+    const ref = reference([command('a', { $schema: DIALECT, properties: { at: when, again: when } })])
+    const compact = compactReference(ref)
+    expect(compact.implied_formats).toBe(true)
+    expect(JSON.stringify(compact)).not.toContain('02-29')
+    expect(roundTrip(ref)).toEqual(ref)
+    const bare = { type: 'string', format: 'date-time' }
+    const mixed = reference([command('a', { $schema: DIALECT, properties: { at: when, other: bare } })])
+    expect(compactReference(mixed).implied_formats).toBe(false)
+    expect(roundTrip(mixed)).toEqual(mixed)
   })
 })
