@@ -72,7 +72,8 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
   // The entry's run state, read once on first use: from then on this call's state flows from here.
   private context: { state: RunState | undefined } | undefined
 
-  private get runState(): RunState | undefined {
+  /** The entry's state of this run (universal flags, catalogue, signal, grace), read once; undefined off the entry. */
+  protected get runState(): RunState | undefined {
     this.context ??= { state: getRunState() }
     return this.context.state
   }

@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { AgentError } from '../errors/agent-error.js'
-import { getRunState } from '../runtime/run-state.js'
 import type { CallPrincipal } from './call-tool.js'
 import { KILL_GRACE_MS, stopAll } from './children.js'
 import { type FactoryOptions, mcpFactory } from './factory.js'
@@ -31,6 +30,8 @@ export type HttpServeOptions = FactoryOptions & {
   maxConcurrent?: number
   /** Aborted (SIGINT/SIGTERM of the server): stop accepting, let running calls answer (interrupted), close. */
   signal?: AbortSignal
+  /** The run's own `extendInterruptGrace` (from the command's run state): lets running calls print their answer. */
+  extendInterruptGrace?: ((ms: number) => void) | undefined
   /** Called once listening, with the endpoint's URL (the command logs it on stderr). */
   onListening?: (url: string) => void
 }
@@ -74,7 +75,7 @@ export async function serveMcpHttp(options: HttpServeOptions): Promise<{ request
     },
   )
   // Calls that stop as asked print their own E_INTERRUPTED: the process waits for them before it exits.
-  getRunState()?.extendInterruptGrace?.(KILL_GRACE_MS + 1000)
+  options.extendInterruptGrace?.(KILL_GRACE_MS + 1000)
 
   let requests = 0
   let inFlight = 0

@@ -90,6 +90,7 @@ export default class Mcp extends AgentCommand {
           : undefined
       return serveMcpHttp({
         ...(auth ? { auth } : {}),
+        extendInterruptGrace: this.runState?.extendInterruptGrace,
         config: this.config,
         catalogue: this.catalogue,
         discovery: flags.discovery,

@@ -88,7 +88,7 @@ describe('differential: the same invocations through the CLI and MCP give the sa
     ])
     const ref = env(await tasks(box(), ['reference'])).data as Ref & { commands: CommandDescription[] }
     const r = prng(7)
-    const corpus = Array.from({ length: 120 }, () => invocation(r, ref).args)
+    const corpus = Array.from({ length: 140 }, () => invocation(r, ref).args)
     const hand = [
       ['get', '1'],
       ['list', '--limit', '1'],

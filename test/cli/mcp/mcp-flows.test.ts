@@ -39,7 +39,7 @@ describe.each([
       elicit: async (p) => {
         messages.push(p.message)
         // The person at the client enters the code on the approval page (the example's stand-in for a browser).
-        const code = /code ([0-9A-F]{8})/.exec(p.message)![1]!
+        const code = /(?:code|approve) ([0-9A-F]{8})/.exec(p.message)![1]!
         expect(env(await tasks(box(), ['login', 'approve', code])).ok).toBe(true)
         return { action: 'accept', content: { done: true } }
       },
@@ -239,7 +239,7 @@ describe('tool mcp off PATH: a checkpoint resumes whichever way the server was s
       ...start,
       env: { PATH },
       elicit: async (p) => {
-        const code = /code ([0-9A-F]{8})/.exec(p.message)![1]!
+        const code = /(?:code|approve) ([0-9A-F]{8})/.exec(p.message)![1]!
         codes.push(code)
         expect(env(await tasks(box(), ['login', 'approve', code])).ok).toBe(true)
         return { action: 'accept', content: { done: true } }

@@ -83,7 +83,7 @@ describe('tool mcp --http: a person in the loop', () => {
       modern: true,
       elicit: (async (p: { message: string }) => {
         asked.push(p.message)
-        const code = /code ([0-9A-F]{8})/.exec(p.message)?.[1]
+        const code = /(?:code|approve) ([0-9A-F]{8})/.exec(p.message)?.[1]
         if (code) {
           expect(env(await tasks(box(), ['login', 'approve', code])).ok).toBe(true)
           return { action: 'accept', content: { done: true } }

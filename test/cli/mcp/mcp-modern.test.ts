@@ -56,7 +56,7 @@ describe('tool mcp on the 2026-07-28 revision', () => {
     const s = await openSession(box(), {
       modern: true,
       elicit: async (p) => {
-        const code = /code ([0-9A-F]{8})/.exec(p.message)![1]!
+        const code = /(?:code|approve) ([0-9A-F]{8})/.exec(p.message)![1]!
         expect(env(await tasks(box(), ['login', 'approve', code])).ok).toBe(true)
         return { action: 'accept', content: { done: true } }
       },

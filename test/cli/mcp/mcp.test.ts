@@ -95,8 +95,10 @@ describe('tool mcp: the size of the listing', () => {
       const listing = await s.client.listTools()
       const text = JSON.stringify(listing)
       // 74 KB before: the error branch in full per tool, zod's 300-byte date-time pattern beside every format, and
-      // ±2^53-1 integer bounds. What remains is the tools' own descriptions, arguments and data shapes.
-      expect(Buffer.byteLength(text)).toBeLessThanOrEqual(54 * 1024)
+      // ±2^53-1 integer bounds. What remains is the tools' own descriptions, arguments and data shapes (the
+      // approve tool, each write's risk and its dry-run's impact and approval add about 7 KB). Issue 25's 25 KB is
+      // not reached.
+      expect(Buffer.byteLength(text)).toBeLessThanOrEqual(62 * 1024)
       expect(text).not.toContain(String(Number.MAX_SAFE_INTEGER))
       expect(text).not.toContain('$schema')
       expect(text).not.toMatch(/"format":"date-time","pattern"|"pattern":"\^\(\?:\(\?:\\\\d/)

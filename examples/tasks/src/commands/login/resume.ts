@@ -1,4 +1,4 @@
-import { AgentCommand, AgentError, Flags, humanError, output, UPSTREAM_ERRORS } from 'agentcli'
+import { AgentCommand, AgentError, Flags, humanError, invocation, output, UPSTREAM_ERRORS } from 'agentcli'
 import { remoteAuthority, requireApiUrl } from '../../api.js'
 import { localAuthority } from '../../auth/device.js'
 import { storageFlags, storageMode, storageSuffix } from '../../auth/flags.js'
@@ -32,7 +32,10 @@ export default class LoginResume extends AgentCommand {
       const resume = `${this.config.bin} login resume --id ${flags.id}${storageSuffix(flags)}`
       throw humanError(
         checkpoint,
-        `Not approved yet: open ${checkpoint.state.url} and enter the code ${checkpoint.state.user_code}`,
+        // The same way to approve as login published: the remote page and code, or the local command.
+        checkpoint.state.remote
+          ? `Not approved yet: open ${checkpoint.state.url} and enter the code ${checkpoint.state.user_code}`
+          : `Not approved yet: a person approves this login by running: ${invocation(this.config.bin)} login approve ${checkpoint.state.user_code}`,
         resume,
         {
           url: checkpoint.state.url,
