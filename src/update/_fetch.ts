@@ -48,24 +48,37 @@ export async function fetchText(
       )
     const over = (got: number, atLeast: boolean) =>
       tooLarge(cap.limit, cap.maxBytes, got, { stage: 'download', what: asset.name, where: asset.url, atLeast })
-    const declared = Number(response.headers.get('content-length'))
-    if (Number.isFinite(declared) && declared > cap.maxBytes) {
-      await response.body?.cancel().catch(() => undefined)
-      throw over(declared, false)
-    }
-    const chunks: Uint8Array[] = []
-    let size = 0
-    const reader = response.body?.getReader()
-    for (;;) {
-      const next = await reader?.read()
-      if (!next || next.done) break
-      size += next.value.length
-      if (size > cap.maxBytes) {
-        await reader?.cancel().catch(() => undefined)
-        throw over(size, true)
-      }
-      chunks.push(next.value)
-    }
-    return Buffer.concat(chunks).toString('utf8')
+    return (await readBody(response, cap.maxBytes, over)).toString('utf8')
   })
+}
+
+/**
+ * Read a response body into memory, at most `maxBytes`: a body declared (Content-Length) larger is refused before
+ * any of it is read, one found larger as soon as the count passes the limit (the stream is cancelled), so memory
+ * never holds more than the limit. `over` names the error (`got` is the declared size, or at least the count).
+ */
+export async function readBody(
+  response: Response,
+  maxBytes: number,
+  over: (got: number, atLeast: boolean) => Error,
+): Promise<Buffer> {
+  const declared = Number(response.headers.get('content-length'))
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await response.body?.cancel().catch(() => undefined)
+    throw over(declared, false)
+  }
+  const chunks: Uint8Array[] = []
+  let size = 0
+  const reader = response.body?.getReader()
+  for (;;) {
+    const next = await reader?.read()
+    if (!next || next.done) break
+    size += next.value.length
+    if (size > maxBytes) {
+      await reader?.cancel().catch(() => undefined)
+      throw over(size, true)
+    }
+    chunks.push(next.value)
+  }
+  return Buffer.concat(chunks)
 }

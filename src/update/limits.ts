@@ -15,6 +15,8 @@ export type UpdateLimits = {
   checksums_bytes: number
   /** The Sigstore bundle over `checksums.txt`, read into memory. */
   bundle_bytes: number
+  /** One npm registry answer (the packument, the provenance attestations), read into memory. */
+  registry_bytes: number
   /** One file of the tarball, from its header (before any of it is written). */
   entry_bytes: number
   /** Every file of the tarball together, from their headers. */
@@ -35,6 +37,8 @@ export const DEFAULT_UPDATE_LIMITS: UpdateLimits = {
   archive_bytes: 512 * MiB,
   checksums_bytes: MiB,
   bundle_bytes: MiB,
+  // The abbreviated packument of a package with thousands of versions is a few MiB; the attestations far less.
+  registry_bytes: 32 * MiB,
   entry_bytes: 512 * MiB,
   unpacked_bytes: 2048 * MiB,
   entries: 200_000,

@@ -5,6 +5,7 @@ import type { ToolConfig } from '../runtime/tool-config.js'
 import { readToolSettings } from '../settings/package-section.js'
 import { toolEnv } from '../settings/tool-env.js'
 import { integrityError } from './errors.js'
+import { updateLimits } from './limits.js'
 import {
   DEFAULT_NPM_REGISTRY,
   downloadVerifiedTarball,
@@ -61,6 +62,7 @@ export async function verifiedNpmTarball(
     signal,
     // The author's download deadline bounds the registry as it bounds a standalone release's assets.
     timeoutMs: Math.min(METADATA_TIMEOUT_MS, downloadMs),
+    maxBytes: updateLimits(config).registry_bytes,
   })
   const dir = await mkdtemp(join(tmpdir(), `${config.bin}-npm-update-`))
   const cleanup = () => rm(dir, { recursive: true, force: true })

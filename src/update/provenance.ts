@@ -5,7 +5,9 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 import { AgentError, isAgentError } from '../errors/agent-error.js'
+import { readBody } from './_fetch.js'
 import { integrityError } from './errors.js'
+import { DEFAULT_UPDATE_LIMITS, tooLarge } from './limits.js'
 import { type SigningIdentity, verifyBundle } from './signature.js'
 
 /** The predicate type of the build provenance `npm publish --provenance` stores (SLSA v1). */
@@ -80,9 +82,10 @@ async function fetchWithin<T>(
 async function getJson(
   url: string,
   what: string,
-  ms: number,
+  bounds: { ms: number; maxBytes: number },
   signal?: AbortSignal,
 ): Promise<{ status: number; body: unknown }> {
+  const { ms, maxBytes } = bounds
   // The abbreviated packument carries dist.integrity and dist.tarball, at a fraction of the full document's size.
   const accept = 'application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8'
   const init = { headers: { accept } }
@@ -93,7 +96,10 @@ async function getJson(
         details: { stage: 'verify_signature', url, status: response.status },
       })
     // Read under the deadline first: a body that stalls is a timeout, only a body that arrived can be "not JSON".
-    const text = await response.text()
+    // Read no further than the limit: a hostile registry cannot fill the memory of the machine that updates.
+    const over = (got: number, atLeast: boolean) =>
+      tooLarge('registry_bytes', maxBytes, got, { stage: 'verify_signature', what: `the ${what}`, where: url, atLeast })
+    const text = (await readBody(response, maxBytes, over)).toString('utf8')
     try {
       return { status: response.status, body: JSON.parse(text) as unknown }
     } catch {
@@ -108,7 +114,8 @@ async function getJson(
  * verified by the update engine's own verifier against the pinned trusted root and the exact workflow identity,
  * and its in-toto subject naming this package version with that same SHA-512. A missing attestation is refused
  * (fail closed): npm itself does not check provenance on install, so nothing else would. Each registry request
- * is bounded by `timeoutMs` (default 30 s).
+ * is bounded by `timeoutMs` (default 30 s) and its body by `maxBytes` (default the `registry_bytes` limit, 32 MiB;
+ * over it is `E_INTEGRITY` `too_large` with the URL as `path`).
  */
 export async function verifyNpmProvenance(options: {
   registry: string
@@ -118,11 +125,15 @@ export async function verifyNpmProvenance(options: {
   trustedRoot: unknown
   signal?: AbortSignal
   timeoutMs?: number
+  maxBytes?: number
 }): Promise<VerifiedPackage> {
   const registry = options.registry.endsWith('/') ? options.registry : `${options.registry}/`
   const { name, version } = options
-  const ms = options.timeoutMs ?? METADATA_TIMEOUT_MS
-  const packument = await getJson(`${registry}${encodeName(name)}`, 'package metadata', ms, options.signal)
+  const bounds = {
+    ms: options.timeoutMs ?? METADATA_TIMEOUT_MS,
+    maxBytes: options.maxBytes ?? DEFAULT_UPDATE_LIMITS.registry_bytes,
+  }
+  const packument = await getJson(`${registry}${encodeName(name)}`, 'package metadata', bounds, options.signal)
   const dist = (packument.body as { versions?: Record<string, { dist?: { integrity?: string; tarball?: string } }> })
     ?.versions?.[version]?.dist
   if (!dist)
@@ -138,7 +149,7 @@ export async function verifyNpmProvenance(options: {
   const attestations = await getJson(
     `${registry}-/npm/v1/attestations/${encodeName(name)}@${version}`,
     'provenance attestation',
-    ms,
+    bounds,
     options.signal,
   )
   const list = (attestations.body as { attestations?: Array<{ predicateType?: string; bundle?: unknown }> } | null)

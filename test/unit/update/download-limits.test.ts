@@ -168,6 +168,8 @@ describe('updateLimits: declared by the tool, validated', () => {
   it('defaults, and a declared value over them', () => {
     expect(updateLimits(config(undefined))).toEqual(DEFAULT_UPDATE_LIMITS)
     expect(updateLimits(config({ archive_bytes: 1000 })).archive_bytes).toBe(1000)
+    expect(DEFAULT_UPDATE_LIMITS.registry_bytes).toBe(32 * 1024 * 1024)
+    expect(updateLimits(config({ registry_bytes: 4096 })).registry_bytes).toBe(4096)
   })
 
   it.each([

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
+import { createServer, type RequestListener, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -335,26 +335,35 @@ describe('verifyNpmProvenance: every answer of a broken registry fails closed', 
   })
 })
 
+/**
+ * A raw loopback server for the describe block that calls it (msw's upstream sends nothing until a body is
+ * complete, so a body that stalls or streams needs its own socket); returns its URL once it listens.
+ */
+function rawServer(handler: RequestListener): () => string {
+  let server: Server | undefined
+  let url = ''
+  beforeAll(async () => {
+    const listening = createServer(handler)
+    server = listening
+    await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve))
+    url = `http://127.0.0.1:${(listening.address() as AddressInfo).port}/`
+  })
+  afterAll(async () => {
+    const listening = server
+    if (!listening) return
+    listening.closeAllConnections()
+    await new Promise<void>((resolve) => listening.close(() => resolve()))
+  })
+  return () => url
+}
+
 describe('a registry whose answer stalls after its headers', () => {
   // The loopback upstream sends nothing until a handler's body is complete, so a raw server stands in here: the
   // headers and a first chunk arrive, then nothing. Whatever was read must not count as an answer.
-  let stalled: Server
-  let url: string
-  beforeAll(async () => {
-    stalled = createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' })
-      res.write('{"versions":')
-    })
-    await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve))
-    url = `http://127.0.0.1:${(stalled.address() as AddressInfo).port}/`
+  const stalled = rawServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.write('{"versions":')
   })
-  afterAll(
-    () =>
-      new Promise<void>((resolve) => {
-        stalled.closeAllConnections()
-        stalled.close(() => resolve())
-      }),
-  )
 
   const code = (error: unknown) => {
     const e = error as { code?: string; details?: Record<string, unknown> }
@@ -364,7 +373,7 @@ describe('a registry whose answer stalls after its headers', () => {
   it('a packument body that stalls is E_TIMEOUT within timeoutMs, not an integrity verdict on half a body', async () => {
     const started = Date.now()
     const error = await verifyNpmProvenance({
-      registry: url,
+      registry: stalled(),
       name: NAME,
       version: VERSION,
       identity: { subject: SUBJECT, issuer: authority.issuer },
@@ -378,7 +387,14 @@ describe('a registry whose answer stalls after its headers', () => {
   it('a tarball body that stalls is E_TIMEOUT at the download stage within timeoutMs', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentcli-provenance-'))
     try {
-      const pkg = { name: NAME, version: VERSION, tarball: `${url}t.tgz`, integrity: '', sha512: '', signed_by: '' }
+      const pkg = {
+        name: NAME,
+        version: VERSION,
+        tarball: `${stalled()}t.tgz`,
+        integrity: '',
+        sha512: '',
+        signed_by: '',
+      }
       const started = Date.now()
       const error = await downloadVerifiedTarball(pkg, dir, undefined, 400).catch((e: unknown) => e)
       expect(Date.now() - started).toBeLessThan(5_000)
@@ -386,5 +402,95 @@ describe('a registry whose answer stalls after its headers', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  })
+})
+
+describe('a registry answer is read no further than registry_bytes', () => {
+  // Raw loopback servers: one declares a body far over the limit and sends a few bytes, one streams past the
+  // limit without a Content-Length; both then hold the connection open, so only a refusal at the limit (never
+  // a read to the end, which would hang until the deadline) can answer before timeoutMs.
+  const LIMIT = 64 * 1024
+  let mode: 'declared' | 'streamed' = 'declared'
+  let sent = 0
+  const server = rawServer((_req, res) => {
+    sent = 0
+    if (mode === 'declared') {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(10 * 1024 ** 3) })
+      res.write('{"versions":')
+      return
+    }
+    res.writeHead(200, { 'content-type': 'application/json' })
+    const chunk = Buffer.alloc(16 * 1024, 0x20)
+    // Past the limit by one chunk, then nothing more: the reader must stop at the count, not at the end.
+    for (; sent <= LIMIT; sent += chunk.length) res.write(chunk)
+  })
+
+  const bounded = (registry: string, maxBytes?: number) =>
+    verifyNpmProvenance({
+      registry,
+      name: NAME,
+      version: VERSION,
+      identity: { subject: SUBJECT, issuer: authority.issuer },
+      trustedRoot: authority.trustedRoot,
+      timeoutMs: 20_000,
+      ...(maxBytes === undefined ? {} : { maxBytes }),
+    }).catch((e: unknown) => e as { code?: string; details?: Record<string, unknown> })
+
+  it('a packument whose Content-Length is over the limit is too_large from the header, the URL as path', async () => {
+    mode = 'declared'
+    const error = await bounded(server(), LIMIT)
+    expect(error).toMatchObject({
+      code: 'E_INTEGRITY',
+      details: {
+        reason: 'too_large',
+        stage: 'verify_signature',
+        name: 'the package metadata',
+        path: `${server()}@acme%2ftool`,
+        limit: LIMIT,
+        got: 10 * 1024 ** 3,
+        setting: 'agentcli.update.limits.registry_bytes',
+      },
+    })
+    expect((error as Error).message).not.toContain('at least')
+  })
+
+  it('the default limit is 32 MiB: the same declared body is refused without a maxBytes', async () => {
+    mode = 'declared'
+    expect(await bounded(server())).toMatchObject({
+      code: 'E_INTEGRITY',
+      details: { reason: 'too_large', limit: 32 * 1024 * 1024, got: 10 * 1024 ** 3 },
+    })
+  })
+
+  it('a packument streamed past the limit without a Content-Length is refused at the count', async () => {
+    mode = 'streamed'
+    const error = await bounded(server(), LIMIT)
+    expect(error).toMatchObject({
+      code: 'E_INTEGRITY',
+      details: { reason: 'too_large', path: `${server()}@acme%2ftool`, limit: LIMIT },
+    })
+    const got = (error as { details: { got: number } }).details.got
+    expect(got).toBeGreaterThan(LIMIT)
+    expect(got).toBeLessThanOrEqual(sent)
+    expect((error as Error).message).toContain('at least')
+  })
+
+  it('answers within the limit still verify; the attestations are held to the same limit', async () => {
+    const bundle = await attest(authority, statement(), SUBJECT)
+    const attestations = { attestations: [{ predicateType: SLSA_PROVENANCE_V1, bundle }] }
+    const size = Buffer.byteLength(JSON.stringify(attestations))
+    serve({ attestations })
+    // The attestations are the larger answer here: exactly their size passes, one byte less is refused.
+    expect(await bounded(registry.url, size)).toMatchObject({ sha512: DIGEST.toString('hex'), signed_by: SUBJECT })
+    expect(await bounded(registry.url, size - 1)).toMatchObject({
+      code: 'E_INTEGRITY',
+      details: {
+        reason: 'too_large',
+        name: 'the provenance attestation',
+        path: `${registry.url}-/npm/v1/attestations/@acme%2ftool@1.2.3`,
+        limit: size - 1,
+        got: size,
+      },
+    })
   })
 })
