@@ -200,14 +200,40 @@ describe('update on an npm install verifies the registry provenance first', () =
   })
 })
 
+/** Declare update timeouts or limits in the installed package.json, as a tool author would ship them. */
+function declareUpdate(section: 'timeouts' | 'limits', values: Record<string, number>): void {
+  const path = join(pkgDir, 'package.json')
+  const pjson = JSON.parse(readFileSync(path, 'utf8'))
+  pjson.agentcli.update[section] = values
+  writeFileSync(path, JSON.stringify(pjson, null, 2))
+}
+
+describe('the registry answers of an npm update are held to the declared registry_bytes', () => {
+  it('a packument over agentcli.update.limits.registry_bytes is E_INTEGRITY too_large naming its URL; npm never runs', async () => {
+    declareUpdate('limits', { registry_bytes: 64 })
+    serve({ attestations: await attested() })
+    const dry = await run(['update', '--dry-run'])
+    expect(dry.code, dry.stdout).toBe(0)
+    const done = await run(['update', '--confirm', env(dry).data.confirm_token])
+    expect(done.code, done.stdout).toBe(1)
+    expect(env(done).error).toMatchObject({
+      code: 'E_INTEGRITY',
+      retryable: false,
+      details: {
+        reason: 'too_large',
+        stage: 'verify_signature',
+        path: `${api.url}registry/${PKG}`,
+        limit: 64,
+        setting: 'agentcli.update.limits.registry_bytes',
+        binary_replaced: false,
+      },
+    })
+    expect(npmCalls()).toEqual([])
+  })
+})
+
 describe('the registry steps of an npm update are bounded by the declared download_ms', () => {
-  /** Declare update timeouts in the installed package.json, as a tool author would ship them. */
-  function declareTimeouts(timeouts: Record<string, number>): void {
-    const path = join(pkgDir, 'package.json')
-    const pjson = JSON.parse(readFileSync(path, 'utf8'))
-    pjson.agentcli.update.timeouts = timeouts
-    writeFileSync(path, JSON.stringify(pjson, null, 2))
-  }
+  const declareTimeouts = (timeouts: Record<string, number>) => declareUpdate('timeouts', timeouts)
 
   const stalls: Array<[string, string, string]> = [
     ['the attestations request', `*/registry/-/npm/v1/attestations/${PKG}@0.2.0`, 'verify_signature'],
