@@ -156,9 +156,10 @@ export function outputSchemaOf(c: Pick<CommandDescription, 'output_schema' | 'st
       meta: { type: 'object' },
     },
     required: ['ok', 'schema_version', 'meta'],
+    // Each branch names the member it requires (`{}`: its schema is the frame's), as strict validators ask.
     oneOf: [
-      { properties: { ok: { const: true } }, required: ['data'] },
-      { properties: { ok: { const: false } }, required: ['error'] },
+      { properties: { ok: { const: true }, data: {} }, required: ['data'] },
+      { properties: { ok: { const: false }, error: {} }, required: ['error'] },
     ],
     $defs: { error: ERROR_SCHEMA },
   }

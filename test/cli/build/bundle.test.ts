@@ -158,8 +158,8 @@ export default class Probe extends AgentCommand {
     })
     const built = build(dir)
     expect(built.status, String(built.stderr)).toBe(0)
-    // The example's 25 commands (its own with the deprecated `show`, the built-ins, mcp) and the probe.
-    expect(String(built.stderr)).toMatch(/26 commands, changelog \d+, bundle \d+ KiB/)
+    // The example's 26 commands (its own with the deprecated `show`, the built-ins with approve, mcp) and the probe.
+    expect(String(built.stderr)).toMatch(/27 commands, changelog \d+, bundle \d+ KiB/)
     const list = runCopy(dir, ['list'])
     expect(list.status, list.stderr).toBe(0)
     expect(list.stderr).not.toContain('probe module evaluated')
