@@ -16,6 +16,9 @@ function keysOf(value: unknown, path: string, out: Array<[string, string]>, skip
   }
 }
 
+/** JSON Schema's own keywords, where a document carries schemas (the compact `reference`'s shared `$defs`). */
+const SCHEMA_KEYWORDS = new Set(['$defs', '$ref', '$schema', '$id'])
+
 /** Key names under these members are data (schemas, maps keyed by ids or codes), not contract keys. */
 const OPAQUE = new Set([
   'output_schema',
@@ -92,6 +95,7 @@ export function envelopeViolations(
   const found: Array<[string, string]> = []
   keysOf(doc, '$', found, OPAQUE)
   for (const [key, path] of found)
-    if (!SNAKE.test(key) && !/^\d+$/.test(key)) v.push({ rule: 'snake_case_keys', evidence: `${path}` })
+    if (!SNAKE.test(key) && !/^\d+$/.test(key) && !SCHEMA_KEYWORDS.has(key))
+      v.push({ rule: 'snake_case_keys', evidence: `${path}` })
   return v
 }
