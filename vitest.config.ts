@@ -32,7 +32,7 @@ export default defineConfig({
         'src/write/gate.ts',
         'src/policy/**',
         'src/approvals/**',
-        'src/command-risk.ts',
+        'src/write/risk.ts',
         'src/output/redact*.ts',
         'src/http/client.ts',
         'src/http/origin.ts',

@@ -14,7 +14,6 @@ export {
   humanError,
 } from './checkpoints/checkpoint.js'
 export { AgentCommand, type CommandKind, type CommandResult } from './command.js'
-export { BLAST_RADII, type BlastRadius, RISK_ACTIONS, type Risk, type RiskAction } from './command-risk.js'
 export type { IdempotencyLedger } from './confirm/idempotency.js'
 export type { TokenLedger } from './confirm/ledger.js'
 export { type BatchItem, batchSchema, type Change } from './confirm/preview.js'
@@ -80,4 +79,5 @@ export {
   toolEnv,
 } from './settings/tool-env.js'
 export type { Format } from './universal-flags/globals.js'
+export { BLAST_RADII, type BlastRadius, RISK_ACTIONS, type Risk, type RiskAction } from './write/risk.js'
 export { idempotencyFlags, type Plan, WriteCommand, type WriteJobContext } from './write-command.js'

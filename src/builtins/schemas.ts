@@ -1,5 +1,5 @@
-import { riskSchema } from '../command-risk.js'
 import { deprecatedField, type ZodNamespace } from '../index.js'
+import { riskSchema } from '../write/risk.js'
 
 const evidence = (z: ZodNamespace) => z.enum(['verified', 'missing', 'not_applicable', 'unknown'])
 

@@ -1,7 +1,6 @@
 import type { Command } from '@oclif/core'
 import type { ZodType } from 'zod'
 import { type CommandKind, kindOf } from '../command-kind.js'
-import { type Risk, riskOf } from '../command-risk.js'
 import type { ErrorCode } from '../errors/catalogue.js'
 import { acceptedFields } from '../output/fields.js'
 import { effectiveOutput } from '../schema/declared-output.js'
@@ -15,6 +14,7 @@ import {
 } from '../schema/deprecation.js'
 import type { OutputSchema, ZodNamespace } from '../schema/output.js'
 import { UNIVERSAL_FLAG_NAMES } from '../universal-flags/table.js'
+import { type Risk, riskOf } from '../write/risk.js'
 import { toJsonSchema } from './json-schema.js'
 import { describeParams, type Param } from './params.js'
 

@@ -1,4 +1,4 @@
-import { riskText } from '../command-risk.js'
+import { riskText } from '../write/risk.js'
 import type { Reference } from './reference.js'
 
 /** The directory name, and so the skill name, of a tool's skill. */

@@ -1,4 +1,4 @@
-import type { Risk } from '../command-risk.js'
+import type { Risk } from '../write/risk.js'
 import type { EffectivePolicy, PolicyDecision, PolicyRule, RuleWhen } from './policy.js'
 
 /**

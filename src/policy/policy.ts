@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
-import { BLAST_RADII, RISK_ACTIONS } from '../command-risk.js'
 import { canonicalJson } from '../confirm/canonical.js'
 import { AgentError } from '../errors/agent-error.js'
+import { BLAST_RADII, RISK_ACTIONS } from '../write/risk.js'
 
 /** What a rule decides: let the call through, ask a person first, or refuse it. */
 export const POLICY_DECISIONS = ['allow', 'approve', 'deny'] as const

@@ -1,7 +1,7 @@
 import { CommandHelp, Help } from '@oclif/core/help'
 import { COMMAND_KINDS, kindOf } from '../command-kind.js'
-import { type Risk, riskText, UNDECLARED_RISK } from '../command-risk.js'
 import { flagDeprecation, type OclifDeprecation } from '../schema/deprecation.js'
+import { type Risk, riskText, UNDECLARED_RISK } from '../write/risk.js'
 
 type Described = {
   flags?: Record<string, { deprecated?: OclifDeprecation | false }>

@@ -1,5 +1,4 @@
 import type { AuditFacts } from '../audit/record.js'
-import type { Risk } from '../command-risk.js'
 import type { LandedItem } from '../confirm/batch.js'
 import type { IdempotencyLedger, IdempotencyLookup } from '../confirm/idempotency.js'
 import type { TokenLedger } from '../confirm/ledger.js'
@@ -8,6 +7,7 @@ import type { Binding } from '../confirm/token.js'
 import type { JobPlan } from '../jobs/runtime.js'
 import type { GateCall } from './gate.js'
 import type { Plan } from './plan.js'
+import type { Risk } from './risk.js'
 
 /** The state of one write call: held by the command instance, handed to each step of the flow explicitly. */
 export type WriteState = {

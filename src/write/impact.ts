@@ -1,5 +1,5 @@
-import type { Risk } from '../command-risk.js'
 import type { Plan } from './plan.js'
+import type { Risk } from './risk.js'
 
 /** How many target ids a preview names; the rest are counted in `targets_more`. */
 export const NAMED_TARGETS = 100

@@ -6,7 +6,6 @@
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { AuditFacts } from '../../../src/audit/record.js'
-import { UNDECLARED_RISK } from '../../../src/command-risk.js'
 import type { IdempotencyLedger, IdempotencyLookup } from '../../../src/confirm/idempotency.js'
 import type { TokenLedger } from '../../../src/confirm/ledger.js'
 import type { Target } from '../../../src/confirm/targets.js'
@@ -17,6 +16,7 @@ import { lookupKey, newWriteState, replay, type WriteCall, type WriteSteps } fro
 import { confirmWrite } from '../../../src/write/confirm-flow.js'
 import type { Plan } from '../../../src/write/plan.js'
 import { driftError, goneOrRethrow, refuse } from '../../../src/write/refusals.js'
+import { UNDECLARED_RISK } from '../../../src/write/risk.js'
 
 const KEY = Buffer.alloc(32, 7)
 const OLD_KEY = Buffer.alloc(32, 9)

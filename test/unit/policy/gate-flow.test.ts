@@ -8,7 +8,6 @@ import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vites
 import { approvalRequest } from '../../../src/approvals/request.js'
 import type { ApprovalStore } from '../../../src/approvals/store.js'
 import type { AuditFacts } from '../../../src/audit/record.js'
-import { UNDECLARED_RISK } from '../../../src/command-risk.js'
 import type { TokenLedger } from '../../../src/confirm/ledger.js'
 import type { Target } from '../../../src/confirm/targets.js'
 import type { Binding } from '../../../src/confirm/token.js'
@@ -21,6 +20,7 @@ import { previewWrite } from '../../../src/write/dry-run.js'
 import { writeFlow } from '../../../src/write/flow.js'
 import type { GateCall } from '../../../src/write/gate.js'
 import type { Plan } from '../../../src/write/plan.js'
+import { UNDECLARED_RISK } from '../../../src/write/risk.js'
 import { sshKeys, sshSign } from '../../support/ssh-keys.js'
 
 const keys = sshKeys()

@@ -5,10 +5,10 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { UNDECLARED_RISK } from '../../../src/command-risk.js'
 import { evaluate, matches, type PolicyFacts } from '../../../src/policy/evaluate.js'
 import { loadPolicy, POLICY_FILE, readOperatorPolicy } from '../../../src/policy/load.js'
 import { effectivePolicy, type PolicyDocument, parsePolicy } from '../../../src/policy/policy.js'
+import { UNDECLARED_RISK } from '../../../src/write/risk.js'
 
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOYjv6yZc0ZK8n5bH3c3o6b0s0bGv5i7l4y0b1b2b3b4 alice'
 const facts: PolicyFacts = {

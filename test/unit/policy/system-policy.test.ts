@@ -6,7 +6,6 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, renameSync, rmSync, symli
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { UNDECLARED_RISK } from '../../../src/command-risk.js'
 import type { AgentError } from '../../../src/errors/agent-error.js'
 import { openStateFile } from '../../../src/fs/state-file.js'
 import { evaluate, type PolicyFacts } from '../../../src/policy/evaluate.js'
@@ -18,6 +17,7 @@ import {
   systemPolicyPath,
 } from '../../../src/policy/load.js'
 import { effectivePolicy, type PolicyDocument } from '../../../src/policy/policy.js'
+import { UNDECLARED_RISK } from '../../../src/write/risk.js'
 
 const AS_ROOT = process.getuid?.() === 0
 const NOBODY = 65534

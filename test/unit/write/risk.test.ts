@@ -1,10 +1,10 @@
 // A write's declared risk: validated when described, the strictest reading when undeclared, and the dry-run's
 // impact names every target (up to a bound) with whether the change can be undone.
 import { describe, expect, it } from 'vitest'
-import { riskOf, riskText, UNDECLARED_RISK } from '../../../src/command-risk.js'
 import { describeCommand } from '../../../src/describe/command.js'
 import { loadZod } from '../../../src/schema/output.js'
 import { impactOf, NAMED_TARGETS } from '../../../src/write/impact.js'
+import { riskOf, riskText, UNDECLARED_RISK } from '../../../src/write/risk.js'
 
 const del = { action: 'delete', blast_radius: 'set', reversible: false, undo: null, cost: null } as const
 

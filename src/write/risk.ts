@@ -1,4 +1,4 @@
-import type { ZodNamespace } from './schema/output.js'
+import type { ZodNamespace } from '../schema/output.js'
 
 /**
  * What a write does to the world, declared once per command beside its `kind` (`static risk`) and shown in
