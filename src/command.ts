@@ -40,6 +40,7 @@ type AnyInput = Interfaces.Input<Loose, Loose, Loose>
  * `execute()` returns against it.
  */
 export abstract class AgentCommand<O extends OutputSchema | undefined = undefined> extends CommandServices {
+  /** The universal flags (`--format`, `--fields`, `--quiet`, …), from the one table; not for a tool's own flags. */
   static override baseFlags = GLOBAL_FLAGS
   /** Version of this command's output schema; bump the major on a breaking change (spec 002 §14). */
   static schemaVersion = '1.0'

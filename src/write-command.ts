@@ -42,6 +42,7 @@ export type { Plan, WriteJobContext } from './write/plan.js'
  */
 export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefined = undefined> extends AgentCommand {
   static override kind = 'write' as const
+  /** The universal flags and a write's own (`--dry-run`, `--confirm`, …); not for a tool's own flags. */
   static override baseFlags = { ...GLOBAL_FLAGS, ...WRITE_FLAGS }
   /** How long a confirm token stays valid. */
   static confirmTtlSeconds = 600

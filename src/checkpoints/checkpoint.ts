@@ -31,13 +31,19 @@ export type HumanApproval = {
 
 /** A persisted checkpoint: where a command stopped for a person, and the state it needs to continue. */
 export type Checkpoint<S = unknown> = {
+  /** The checkpoint id (`cp_…`), what the resume command takes. */
   id: string
+  /** The id of the command that stopped. */
   command: string
+  /** What the person has to do. */
   action: HumanAction
   /** How the person approves it (see {@link HumanApproval}). */
   approval?: HumanApproval
+  /** The state the resume step needs, as the request gave it; kept locally, never printed. */
   state: S
+  /** When it was made (ISO 8601 UTC). */
   created_at: string
+  /** When it lapses (ISO 8601 UTC): a resume after that is `E_CONFLICT`. */
   expires_at: string
   /** Set when a resume completed the step: the checkpoint is spent (its state is dropped). */
   used_at?: string
@@ -47,6 +53,7 @@ export type Checkpoint<S = unknown> = {
 
 /** What a command passes when it needs a person. */
 export type HumanRequest<S> = {
+  /** What the person has to do (see {@link HumanAction}). */
   action: HumanAction
   /** What to tell the person, in one sentence. */
   message: string
@@ -58,6 +65,7 @@ export type HumanRequest<S> = {
   approval?: HumanApproval
   /** Shown to the agent: a URL, a code to enter, a QR image path… */
   details?: Record<string, unknown>
+  /** How long the checkpoint can be resumed, in seconds (default 900: fifteen minutes). */
   ttlSeconds?: number
 }
 

@@ -37,6 +37,10 @@ export type IdempotencyLookup =
  * in a `scope` (see {@link idempotencyScope}): the same key used by another account, profile or tool is another key.
  */
 export type IdempotencyLedger = {
+  /**
+   * What the ledger holds for a key: nothing yet, a recorded result, another call's arguments under the same key
+   * (`mismatch`), a write under way, or one that stopped part-way (`partial`, with the items that landed).
+   */
   lookup(scope: string, command: string, key: string, args: unknown): Promise<IdempotencyLookup>
   /**
    * Run `write` once per key, recording intent before and the result after; replays the result afterwards. A

@@ -1,7 +1,18 @@
 import type { ZodNamespace } from '../schema/output.js'
 
 /** One change a write would make (spec 002 §7). */
-export type Change = { action: string; resource: string; id: string | null; before: unknown; after: unknown }
+export type Change = {
+  /** What happens to the resource (`create`, `update`, `delete`, …). */
+  action: string
+  /** The kind of resource changed (`note`, `file`, …). */
+  resource: string
+  /** The resource's id, or null when it has none yet (a create). */
+  id: string | null
+  /** The resource before the change (null when it does not exist yet). */
+  before: unknown
+  /** The resource after the change (null when it is deleted). */
+  after: unknown
+}
 
 /** The `data` of a `--dry-run`, as a schema (added to every write command's `output_schema`). */
 export const dryRunSchema = (z: ZodNamespace) =>

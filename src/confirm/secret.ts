@@ -13,6 +13,7 @@ export type KeyRing = { current: { id: string | null; key: Buffer }; keys: Reado
 
 /** Where the confirm secret comes from: a file by default; injectable (e.g. dry-run here, confirm elsewhere). */
 export type SecretSource = {
+  /** Where the key comes from, in words (a path, an env var): said in errors, never the key. */
   readonly description: string
   /** The signing key. */
   get(): Promise<Buffer>

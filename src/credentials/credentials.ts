@@ -14,10 +14,15 @@ export type StorageMode = 'auto' | 'keychain' | 'file'
 
 /** What `context` reports (spec 002 §15.1): booleans and dates, never a secret. */
 export type CredentialStatus = {
+  /** Whether a credential is stored or injected at all. */
   configured: boolean
+  /** Whether it has not expired (a credential that does not expire is valid). */
   valid: boolean
+  /** When it expires (ISO 8601 UTC), or null. */
   expires_at: string | null
+  /** Whether the tool can refresh it: it refreshes, the record has a refresh token, and it is not injected. */
   refreshable: boolean
+  /** Where it came from, or null when none is configured. */
   source: CredentialSource | null
 }
 

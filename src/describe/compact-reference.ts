@@ -23,11 +23,13 @@ export type CompactReference = Omit<Reference, 'global_flags' | 'commands' | 'er
   implied_formats?: boolean
   /** `release_readiness` without the keys its level and statuses imply. */
   release_readiness: CompactReadiness
+  /** The universal flags, once for every command. */
   global_flags: CompactParam[]
   /** `retryable` is left out when it is the default of its exit code (see `retryableByDefault`). */
   error_codes: Record<string, { exit: number; retryable?: boolean; description: string }>
   /** Parameters shared by several commands; a number in a command's `params` is an index here. */
   param_defs: CompactParam[]
+  /** Every command, its parameters given as indexes into `param_defs` where shared. */
   commands: CompactCommand[]
   /**
    * The dry-run preview of every write (present when all writes share it): a write's `output_schema` is then only
@@ -35,6 +37,7 @@ export type CompactReference = Omit<Reference, 'global_flags' | 'commands' | 'er
    * write declares none and leaves `output_schema` out).
    */
   dry_run_schema?: Record<string, unknown>
+  /** JSON Schema definitions shared by the commands' schemas (`$ref: "#/$defs/…"`). */
   $defs: Record<string, unknown>
 }
 

@@ -18,19 +18,29 @@ export const CONTRACT_SCHEMA_VERSION = '1.0'
 
 /** What `reference` returns. */
 export type Reference = {
+  /** The tool's bin name. */
   tool: string
+  /** The tool's version. */
   version: string
+  /** The version of this document's shape (`CONTRACT_SCHEMA_VERSION`). */
   schema_version: string
   /** The agentcli contract major this tool speaks (seed 001 §3): a client pins a compatibility floor on it. */
   contract_version: number
+  /** What the tool does, from its package.json. */
   description: string
+  /** The risk tier the tool declares (package.json `agentcli.risk_tier`), else `unknown`. */
   risk_tier: string
+  /** How ready for release the tool says it is (package.json `agentcli.release_readiness`). */
   release_readiness: ReleaseReadiness
+  /** The universal flags every command takes. */
   global_flags: Param[]
   /** What each command `type` means: `read`, `local`, `write`. */
   command_kinds: Record<CommandKind, string>
+  /** Every command: its parameters, kind, risk, output schema, errors and examples. */
   commands: CommandDescription[]
+  /** What each exit code means. */
   exit_codes: Record<string, string>
+  /** Every error code the tool can answer (core and its own), with its exit code and whether a retry may help. */
   error_codes: Record<string, { exit: number; retryable: boolean; description: string }>
 }
 

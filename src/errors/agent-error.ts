@@ -18,6 +18,7 @@ export type AgentErrorOptions = {
  * at render time, so a code can never disagree with its exit.
  */
 export class AgentError extends Error {
+  /** Always `AgentError`, as stack traces and `util.inspect` show it. */
   override name = 'AgentError'
   /** The stable code agents branch on. */
   readonly code: ErrorCode

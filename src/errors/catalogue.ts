@@ -135,8 +135,11 @@ export class CatalogueDefinitionError extends Error {
 
 /** A catalogue: the core table plus a tool's validated extensions. */
 export type Catalogue = {
+  /** Every code, core and declared, with its exit code, `retryable` and description. */
   readonly entries: Readonly<Record<string, CatalogueEntry>>
+  /** The codes the tool declared itself (package.json `agentcli.errors`). */
   readonly extensions: readonly string[]
+  /** The entry of a code, or undefined when the code is neither core nor declared. */
   lookup(code: string): CatalogueEntry | undefined
 }
 

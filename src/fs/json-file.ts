@@ -6,10 +6,18 @@ import { writeFileAtomic } from './atomic-write.js'
 import { openStateFile } from './state-file.js'
 
 /** Options of {@link readJsonFile}: `secret` also refuses a file others can read (credentials, keys). */
-export type ReadOptions = { secret?: boolean }
+export type ReadOptions = {
+  /** Refuse (`E_CONFIG`) a file that others or the group can read, as well as one they can write. */
+  secret?: boolean
+}
 
 /** Options of {@link writeJsonAtomic}. */
-export type WriteOptions = { mode?: number; dirMode?: number }
+export type WriteOptions = {
+  /** The file's mode (default 0600). */
+  mode?: number
+  /** The mode of a directory created for it (default 0700). */
+  dirMode?: number
+}
 
 /**
  * Read a JSON file. A missing file gives `fallback`; a file that is not valid JSON, or that `check` rejects, is

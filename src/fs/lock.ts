@@ -8,7 +8,9 @@ import { checkStateDir } from './state-file.js'
 
 /** Options of {@link withFileLock}. */
 export type LockOptions = {
+  /** How long to wait for a lock someone else holds before `E_TIMEOUT` (default 10 000 ms). */
   timeoutMs?: number
+  /** After how long a held lock is taken as left by a dead process and broken (default 10 000 ms, at least 2 000). */
   staleMs?: number
   /** The run's signal (`this.signal`): a wait for a held lock stops with `E_INTERRUPTED` once it aborts. */
   signal?: AbortSignal

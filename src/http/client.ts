@@ -6,6 +6,7 @@ import { errorForFailure, errorForResponse, retryAfterSeconds } from './status.j
 
 /** Options of {@link httpClient}. */
 export type HttpOptions = {
+  /** The upstream's base URL: request paths resolve against it, and only its origin is sent the token. */
   baseUrl: string
   /** Per-request timeout. */
   timeoutMs?: number
@@ -19,20 +20,31 @@ export type HttpOptions = {
   refresh?: () => Promise<string>
   /** The longest Retry-After the client waits out itself. */
   maxRetryAfterSeconds?: number
+  /** The `user-agent` header (default `agentcli`; `upstream()` sends the tool's name and version). */
   userAgent?: string
 }
 
 /** Options of one request. */
 export type RequestOptions = {
+  /** Query parameters, added to the URL; an undefined value is left out. */
   query?: Record<string, string | number | undefined>
+  /** A body, sent as JSON (`content-type: application/json`); none when undefined. */
   body?: unknown
+  /** Extra headers, over the defaults (`accept: application/json`, `user-agent`). */
   headers?: Record<string, string>
   /** Whether a retry is safe; true by default for GET, HEAD, OPTIONS, PUT and DELETE. */
   idempotent?: boolean
 }
 
 /** A successful response. */
-export type HttpResponse<T> = { status: number; data: T; headers: Headers }
+export type HttpResponse<T> = {
+  /** The HTTP status (2xx; a failure is thrown as an `AgentError`). */
+  status: number
+  /** The body: parsed JSON when the response says JSON or JSON was asked for, else the text. */
+  data: T
+  /** The response's headers. */
+  headers: Headers
+}
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'])
 const RETRYABLE = new Set(['E_NETWORK', 'E_RATE_LIMITED', 'E_SERVER', 'E_TIMEOUT'])
@@ -175,10 +187,15 @@ export function httpClient(options: HttpOptions) {
   }
 
   return {
+    /** Send a request with any method to a path (resolved against `baseUrl`) or a URL. */
     request,
+    /** `GET` a path: idempotent, so retried on a retryable failure. */
     get: <T = unknown>(path: string, opts?: RequestOptions) => request<T>('GET', path, opts),
+    /** `POST` to a path: not retried unless `idempotent: true` says a retry is safe. */
     post: <T = unknown>(path: string, opts?: RequestOptions) => request<T>('POST', path, opts),
+    /** `PUT` to a path: idempotent, so retried on a retryable failure. */
     put: <T = unknown>(path: string, opts?: RequestOptions) => request<T>('PUT', path, opts),
+    /** `DELETE` a path: idempotent, so retried on a retryable failure. */
     delete: <T = unknown>(path: string, opts?: RequestOptions) => request<T>('DELETE', path, opts),
   }
 }

@@ -17,6 +17,7 @@ import { canMove, type JobRecord, type JobStore } from './types.js'
 
 /** What `work()` receives in the worker process. */
 export type JobContext = {
+  /** The job's id (`job status <id>`). */
   job_id: string
   /** Aborted when the job is cancelled or the worker is told to stop. */
   signal: AbortSignal
@@ -31,14 +32,25 @@ export type JobContext = {
 
 /** What a confirmed async write hands its worker: the token it consumed and the targets and versions it verified. */
 export type JobPlan = {
+  /** The id of the confirm token the submission consumed. */
   token_id: string
+  /** The targets the confirm bound, each with the version it saw: the worker applies to nothing else. */
   targets: Array<{ id: string; version: string | number | null }>
   /** The digest of the policy the confirm was judged by, when there was one: the worker re-checks it. */
   policy?: string
 }
 
 /** What submitting returns (spec 002 §15.2). */
-export type SubmittedJob = { job_id: string; status: 'pending'; poll: string; result: string }
+export type SubmittedJob = {
+  /** The new job's id. */
+  job_id: string
+  /** Always `pending` at submission. */
+  status: 'pending'
+  /** The command that reports its status (`tool job status <id>`). */
+  poll: string
+  /** The command that returns its result once it has succeeded (`tool job result <id>`). */
+  result: string
+}
 
 /**
  * The store every command and the worker use; the one place to plug in another backend: with a state URL

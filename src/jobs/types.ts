@@ -7,22 +7,39 @@ export type JobStatus = (typeof JOB_STATUSES)[number]
 
 /** A job as the store keeps it. */
 export type JobRecord = {
+  /** The job's id. */
   job_id: string
+  /** The id of the command that submitted it (and whose `work()` runs it). */
   command: string
+  /** The arguments of the submitting call, as the worker replays them. */
   argv: string[]
+  /** The command's `schemaVersion` at submission. */
   schema_version: string
+  /** Where the job stands. */
   status: JobStatus
+  /** The last progress reported, in [0, 1], or null. */
   progress: number | null
+  /** The last estimate of the seconds left, or null. */
   eta_seconds: number | null
+  /** The last note reported with progress, or null. */
   message: string | null
+  /** When it was submitted (ISO 8601 UTC). */
   submitted_at: string
+  /** When a worker started it, or null. */
   started_at: string | null
+  /** When it succeeded, failed or was cancelled, or null. */
   finished_at: string | null
+  /** When the record last changed. */
   updated_at: string
+  /** The worker's process id, or null before one started. */
   worker_pid: number | null
+  /** The worker process's start time, so that a reused pid is not taken for the worker. */
   worker_start: string | null
+  /** Whether `job cancel` asked for it to stop. */
   cancel_requested: boolean
+  /** The error of a failed job, or null. */
   error: ErrorBody | null
+  /** The shape of a succeeded job's result: one value (`data`) or NDJSON items; null before it has one. */
   result_kind: 'data' | 'items' | null
   /** On a fleet's store: which worker claimed the job (`host:pid:time`). */
   worker_host?: string | null
@@ -34,14 +51,21 @@ export type JobRecord = {
 
 /** Where jobs live. The embedded file store is the default; a fleet can put jobs on a queue or workflow engine. */
 export type JobStore = {
+  /** Store a new record. */
   create(record: JobRecord): Promise<void>
+  /** A job's record, or undefined when there is none. */
   get(id: string): Promise<JobRecord | undefined>
   /** Change a record under the store's lock; `change` returns the new record, or undefined to leave it. */
   update(id: string, change: (record: JobRecord) => JobRecord | undefined): Promise<JobRecord>
+  /** Every job's record. */
   list(): Promise<JobRecord[]>
+  /** Store a job's result (one value). */
   writeResult(id: string, data: unknown): Promise<void>
+  /** A job's stored result. */
   readResult(id: string): Promise<unknown>
+  /** Add items to a job's large result (what `ctx.emit()` writes). */
   appendItems(id: string, items: unknown[]): Promise<void>
+  /** A job's items, in the order they were added. */
   readItems(id: string): AsyncIterable<unknown>
 }
 

@@ -6,10 +6,24 @@ import { compareKeys, decodeCursor, encodeCursor, type SortKey } from './cursor.
 export type { SortKey } from './cursor.js'
 
 /** A page of a list (spec 002 §8). */
-export type Page<T> = { items: T[]; count: number; next_cursor: string | null; has_more: boolean }
+export type Page<T> = {
+  /** The items of this page. */
+  items: T[]
+  /** How many items this page holds. */
+  count: number
+  /** The cursor of the next page (`--cursor`), or null on the last. */
+  next_cursor: string | null
+  /** Whether another page follows. */
+  has_more: boolean
+}
 
 /** Bounds of a list command's `--limit`: never unbounded. */
-export type PaginationOptions = { defaultLimit?: number; maxLimit?: number }
+export type PaginationOptions = {
+  /** `--limit` when the call gives none (default 20). */
+  defaultLimit?: number
+  /** The largest `--limit` accepted (default 100). */
+  maxLimit?: number
+}
 
 /** What `--cursor` says in `reference` and `--help`: filters are repeated, never carried. */
 export const CURSOR_DESCRIPTION =
@@ -42,17 +56,25 @@ export type PaginateOptions<T> = {
    * neither repeat nor skip. Default: the item's `id` (decimal-integer ids order numerically).
    */
   sortKey?: ((item: T) => SortKey) | undefined
+  /** The order of `sortKey` (default `asc`). */
   order?: 'asc' | 'desc' | undefined
   /** Everything that selects and orders the items (filters, sort, page size, the command): the cursor binds it. */
   query: Record<string, unknown>
+  /** The page size (`--limit`). */
   limit: number
+  /** The cursor the call gave (`--cursor`), if any: the page starts after it. */
   cursor?: string | undefined
   /** Who minted the cursor (tool and command); a cursor from another tool or command does not verify. */
   issuer: string
 }
 
 /** The result of {@link paginate}: the page, and how many items follow it (for `meta.truncation_hint`). */
-export type Paginated<T> = { page: Page<T>; remaining: number }
+export type Paginated<T> = {
+  /** The page. */
+  page: Page<T>
+  /** How many items follow it. */
+  remaining: number
+}
 
 function byId(item: unknown): SortKey {
   const id = (item as { id?: unknown } | null)?.id

@@ -3,14 +3,23 @@ import type { Catalogue } from '../errors/catalogue.js'
 import { dataEmoji, plainMembers, plainText } from './decoration.js'
 
 /** A notice carried in `meta.notices` (e.g. an update is available). */
-export type Notice = { type: string; [key: string]: unknown }
+export type Notice = {
+  /** What kind of notice (`update_available`, `deprecated`, …); the other keys depend on it. */
+  type: string
+  [key: string]: unknown
+}
 
 /** `meta`: `duration_ms` always; the rest only when it says something. */
 export type Meta = {
+  /** How long the call took, in milliseconds. */
   duration_ms: number
+  /** Things worth knowing that are not the data (an update, a deprecation). */
   notices?: Notice[]
+  /** True when the data leaves items out (a page of a longer list). */
   truncated?: boolean
+  /** How to get what was left out (the flags of the next page). */
   truncation_hint?: string
+  /** True when an idempotent write returned the result recorded for its key instead of writing again. */
   replayed?: boolean
   /** The async job a `--wait` call submitted and waited for. */
   job_id?: string
@@ -18,13 +27,40 @@ export type Meta = {
 }
 
 /** The `error` member of a failure envelope. */
-export type ErrorBody = { code: string; message: string; details: Record<string, unknown>; retryable: boolean }
+export type ErrorBody = {
+  /** The stable `E_*` code to branch on (docs/errors.md). */
+  code: string
+  /** What went wrong, for people; never branch on it. */
+  message: string
+  /** Machine-readable particulars (`allowed`, `got`, `fix`, `resume`, …). */
+  details: Record<string, unknown>
+  /** Whether the same call may succeed later (from the catalogue: true exactly for exits 7 and 8). */
+  retryable: boolean
+}
 
 /** Success envelope (spec 002 §3). Key order is part of the contract: ok, schema_version, data, meta. */
-export type SuccessEnvelope<D = unknown> = { ok: true; schema_version: string; data: D; meta: Meta }
+export type SuccessEnvelope<D = unknown> = {
+  /** Always true here. */
+  ok: true
+  /** The version of the command's output schema. */
+  schema_version: string
+  /** What the command returned. */
+  data: D
+  /** About the call, not the data. */
+  meta: Meta
+}
 
 /** Failure envelope, same shape with `error` in place of `data`. */
-export type ErrorEnvelope = { ok: false; schema_version: string; error: ErrorBody; meta: Meta }
+export type ErrorEnvelope = {
+  /** Always false here. */
+  ok: false
+  /** The version of the command's output schema. */
+  schema_version: string
+  /** What failed. */
+  error: ErrorBody
+  /** About the call. */
+  meta: Meta
+}
 
 /** Either envelope. */
 export type Envelope<D = unknown> = SuccessEnvelope<D> | ErrorEnvelope

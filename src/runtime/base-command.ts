@@ -29,27 +29,47 @@ export class CommandExit extends Error {
  */
 export abstract class BaseCommand {
   static _base = 'agentcli'
+  /** Other ids the command answers to (oclif's `aliases`), e.g. `['ls']`. */
   static aliases: string[] = []
+  /** The positional arguments, built with `Args` (oclif's `args`). */
   static args: Loose = {}
+  /** Flags every command of a base class takes: the universal flags (and a write's); not for a tool's own. */
   static baseFlags: Loose
+  /** Whether calling the command by an alias warns that the alias is deprecated. */
   static deprecateAliases?: boolean
+  /** How the command is deprecated (`state: 'deprecated'`): what replaces it (`to`), the version removing it. */
   static deprecationOptions?: Deprecation
+  /** What the command does, in full: `--help` and `reference` show it. */
   static description: string | undefined
   /** Never oclif's `--json`: the universal `--json` is agentcli's own. */
   static enableJsonFlag = false
+  /** Example calls (`'<%= config.bin %> <%= command.id %> --limit 5'`), shown in `--help`, `reference` and SKILL.md. */
   static examples: unknown
+  /** The command's own flags, built with `Flags`. */
   static flags: Loose
+  /** Whether help is computed at run time (oclif's `hasDynamicHelp`); agentcli's commands keep it false. */
   static hasDynamicHelp = false
+  /** Whether the command is left out of help and listings (it still runs). */
   static hidden: boolean | undefined
+  /** Aliases that work but are listed nowhere. */
   static hiddenAliases: string[] = []
+  /** The command's id (`job:status`): its key in the tool's `COMMANDS` map, set by the framework, not the author. */
   static id: string
+  /** The oclif plugin the command came from; set by oclif when it loads the command. */
   static plugin: unknown
+  /** The alias of that plugin; set by oclif. */
   static pluginAlias: string | undefined
+  /** The name of that plugin; set by oclif. */
   static pluginName: string | undefined
+  /** The type of that plugin (`core`, `user`, `link`); set by oclif. */
   static pluginType: string | undefined
+  /** A state shown in help (`beta`, `deprecated`). */
   static state?: string
+  /** Whether arguments beyond those declared are refused (`E_USAGE`); true by default. */
   static strict = true
+  /** One line saying what the command does: the first line of `--help`, and `reference`'s summary. */
   static summary: string | undefined
+  /** Usage lines shown in `--help` instead of the generated one. */
   static usage: unknown
 
   /** The arguments of this call, the command's id words removed. */

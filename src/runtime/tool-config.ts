@@ -16,16 +16,27 @@ export type ToolPjson = { name?: string; version?: string; oclif?: Record<string
  */
 export type ToolConfig = ToolDirs &
   ScopedEnv & {
+    /** The tool's root directory (where its package.json is). */
     root: string
+    /** The package name. */
     name: string
+    /** The package version. */
     version: string
+    /** The tool's package.json. */
     pjson: ToolPjson
+    /** The command name (`oclif.bin`, else the package name). */
     bin: string
+    /** Other names the tool answers to (`oclif.binAliases`). */
     binAliases?: string[] | undefined
+    /** The directory name of its config, data and cache dirs (`oclif.dirname`, else the package name). */
     dirname: string
+    /** `process.platform`. */
     platform: string
+    /** The CPU architecture (`x64`, `arm64`, `x86`). */
     arch: string
+    /** Whether it runs on Windows. */
     windows: boolean
+    /** `<name>/<version> <platform>-<arch> node-<version>`, for upstream requests. */
     userAgent: string
   }
 

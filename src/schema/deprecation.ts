@@ -7,16 +7,33 @@ import type { Notice } from '../output/envelope.js'
  * the version it goes away in (a command's or flag's: the tool version; an output field's: the command's
  * `schema_version` whose major removes it). Either may be unknown (null); it still works until then.
  */
-export type Deprecation = { message: string; replaced_by: string | null; removed_in: string | null }
+export type Deprecation = {
+  /** What to tell the reader. */
+  message: string
+  /** What to use instead, or null. */
+  replaced_by: string | null
+  /** The version that removes it, or null. */
+  removed_in: string | null
+}
 
 /** A deprecated output field as `reference` lists it: its dotted path in `data`. */
-export type DeprecatedField = Deprecation & { path: string }
+export type DeprecatedField = Deprecation & {
+  /** The field's dotted path in `data`. */
+  path: string
+}
 
 /** oclif's own deprecation markers: `deprecated` on a flag, `deprecationOptions` with `state: 'deprecated'`. */
 export type OclifDeprecation = true | { to?: string; version?: string | number; message?: string }
 
 /** What an author passes to mark an output field deprecated. */
-export type FieldDeprecationOptions = { replacedBy?: string; removedIn?: string; message?: string }
+export type FieldDeprecationOptions = {
+  /** The field to read instead. */
+  replacedBy?: string
+  /** The `schema_version` whose major removes the field. */
+  removedIn?: string
+  /** A message of its own (default: derived from the rest). */
+  message?: string
+}
 
 /** The message of a deprecation that declares none (the compact `reference` derives it back from the rest). */
 export function deprecationMessage(subject: string, replacedBy: string | null, removedIn: string | null): string {

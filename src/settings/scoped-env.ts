@@ -2,9 +2,13 @@ import { toolEnv } from './tool-env.js'
 
 /** oclif's `scopedEnvVar…` methods of a Config (what oclif and a command read of `<BIN>_<KEY>`). */
 export type ScopedEnv = {
+  /** The value of `<BIN>_<KEY>` (the first set among the bin and its aliases), if any. */
   scopedEnvVar(key: string): string | undefined
+  /** The name of the variable for a key: `<BIN>_<KEY>`. */
   scopedEnvVarKey(key: string): string
+  /** The names of the variable for a key under the bin and each alias. */
   scopedEnvVarKeys(key: string): string[]
+  /** Whether `<BIN>_<KEY>` is `true` or `1`. */
   scopedEnvVarTrue(key: string): boolean
 }
 

@@ -13,7 +13,16 @@ export type DirsInput = {
 }
 
 /** A tool's home, cache, config and data directories. */
-export type ToolDirs = { home: string; cacheDir: string; configDir: string; dataDir: string }
+export type ToolDirs = {
+  /** The user's home directory. */
+  home: string
+  /** Where the tool caches (`<BIN>_CACHE_DIR`, else the platform's cache dir). */
+  cacheDir: string
+  /** Where the tool keeps its settings and secrets (`<BIN>_CONFIG_DIR`, else the platform's). */
+  configDir: string
+  /** Where the tool keeps its data, audit log and ledgers (`<BIN>_DATA_DIR`, else the platform's). */
+  dataDir: string
+}
 
 /**
  * The tool's directories, computed here on every path: `<BIN>_CACHE_DIR`/`_CONFIG_DIR`/`_DATA_DIR` (and the same

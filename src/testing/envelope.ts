@@ -1,7 +1,12 @@
 import { type Catalogue, CORE_CATALOGUE } from '../errors/catalogue.js'
 
 /** A broken promise of the machine contract, found in one run's output. */
-export type ContractViolation = { rule: string; evidence: string }
+export type ContractViolation = {
+  /** The rule broken (`one_json_document`, `envelope_keys`, …). */
+  rule: string
+  /** What in the output broke it. */
+  evidence: string
+}
 
 const SNAKE = /^_?[a-z][a-z0-9]*(_[a-z0-9]+)*$/
 

@@ -5,12 +5,15 @@ import { runTool } from './run-tool.js'
 
 /** What the FCC guard found. */
 export type FccReport = {
+  /** The tool's declared `release_readiness.fcc_status`. */
   fcc_status: string
   /** The tool's own leaf commands: the ones the guard requires a test for. */
   leaves: string[]
   /** Built-in commands in the reference, left to the framework's own tests. */
   builtins: string[]
+  /** The leaf commands some test invokes. */
   covered: string[]
+  /** The leaf commands no test invokes. */
   missing: string[]
 }
 

@@ -5,9 +5,13 @@ import { join } from 'node:path'
 
 /** What one run of a tool's real bin produced. */
 export type ToolRun = {
+  /** The exit code, or null when a signal ended it. */
   code: number | null
+  /** The signal that ended it, or null. */
   signal: NodeJS.Signals | null
+  /** Everything on stdout. */
   stdout: string
+  /** Everything on stderr. */
   stderr: string
   /** stdout parsed as one JSON document, or undefined when it is not exactly one. */
   json: unknown
@@ -15,8 +19,11 @@ export type ToolRun = {
 
 /** Options of {@link runTool}. */
 export type RunToolOptions = {
+  /** The run's environment, over a bare `PATH` and `NO_COLOR=1` (give it `sandbox().env`); undefined is left out. */
   env?: Record<string, string | undefined>
+  /** The working directory of the run. */
   cwd?: string
+  /** Kill the run (SIGKILL) after this long (default 20 000 ms). */
   timeoutMs?: number
   /** Validate each command's data against its declared output schema (on by default in tests). */
   validateOutput?: boolean
@@ -25,7 +32,14 @@ export type RunToolOptions = {
 }
 
 /** A throw-away HOME and XDG directories, so a test never touches the user's real ones. */
-export type Sandbox = { root: string; env: Record<string, string>; cleanup(): void }
+export type Sandbox = {
+  /** The temporary directory holding HOME and the XDG directories. */
+  root: string
+  /** HOME and XDG variables pointing into it: pass them to `runTool`. */
+  env: Record<string, string>
+  /** Remove the directory. */
+  cleanup(): void
+}
 
 /** Create a {@link Sandbox}. */
 export function sandbox(prefix = 'agentcli-'): Sandbox {

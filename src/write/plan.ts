@@ -27,7 +27,10 @@ export type Plan<S = unknown> = {
     })
 
 /** What the worker of an async write receives: the plan recomputed there and checked against the confirmed one. */
-export type WriteJobContext<S = unknown> = JobContext & { plan: Plan<S> }
+export type WriteJobContext<S = unknown> = JobContext & {
+  /** The plan recomputed in the worker, whose targets and versions are those that were confirmed. */
+  plan: Plan<S>
+}
 
 /** The rejected items of a plan, as batch items. */
 export function rejectedItems(plan: Plan<unknown>): BatchItem[] {

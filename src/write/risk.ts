@@ -26,7 +26,9 @@ export type BlastRadius = keyof typeof BLAST_RADII
 
 /** A command's declared risk. */
 export type Risk = {
+  /** What the change does (see `RISK_ACTIONS`). */
   readonly action: RiskAction
+  /** How much one call can touch (see `BLAST_RADII`). */
   readonly blast_radius: BlastRadius
   /** Whether the change can be undone at all. */
   readonly reversible: boolean
