@@ -295,9 +295,13 @@ export function buildApiDoc(root = ROOT) {
         ts.isVariableDeclaration(decl) && decl.type
           ? nodeText(decl.type)
           : typeText(checker.getTypeOfSymbolAtLocation(e.symbol, decl), decl)
-      out.push('```ts', `const ${e.name}: ${shorten(text, 400)}`, '```', '')
+      out.push('```ts', `const ${e.name}: ${shorten(text, 200)}`, '```', '')
       const type = checker.getTypeOfSymbolAtLocation(e.symbol, decl)
-      if (!checker.isArrayLikeType(type) && type.getCallSignatures().length === 0) {
+      if (
+        type.flags & (ts.TypeFlags.Object | ts.TypeFlags.Intersection) &&
+        !checker.isArrayLikeType(type) &&
+        type.getCallSignatures().length === 0
+      ) {
         const names = checker.getPropertiesOfType(type).map((p) => p.name)
         if (names.length > 0)
           out.push(
