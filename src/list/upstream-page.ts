@@ -20,7 +20,9 @@ export type UpstreamPageResult<T> = {
 
 /** What `this.upstreamPage()` takes: the call's `--limit`/`--cursor` and how to fetch one upstream page. */
 export type UpstreamPageOptions<T> = {
+  /** This call's `--limit` (from `paginationFlags()`): at most this many items are returned. */
   limit: number
+  /** This call's `--cursor`, as given: verified before anything goes upstream. */
   cursor?: string | undefined
   /** The `maxLimit` given to `paginationFlags()`, named in `meta.truncation_hint`. */
   maxLimit?: number

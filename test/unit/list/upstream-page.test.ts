@@ -266,6 +266,25 @@ describe('a list over an upstream that paginates with its own cursor', () => {
       })
       expect(error.details.hint).toContain('drop --cursor')
     }
+    // A failure that marks nothing untrusted (not the HTTP client's) gets no `_untrusted` either.
+    const bare = new AgentError('E_VALIDATION', 'HTTP 400', { details: { upstream: { status: 400 } } })
+    const error = await rejected(
+      fetchUpstreamPage({
+        limit: 2,
+        cursor,
+        fetchPage: async () => {
+          throw bare
+        },
+        issuer: ISSUER,
+        query: QUERY,
+      }),
+    )
+    expect(error.details).toEqual({
+      param: '--cursor',
+      reason: 'cursor_expired',
+      upstream: { status: 400 },
+      hint: expect.stringContaining('drop --cursor'),
+    })
   })
 
   it('leaves every other failure as it is: a 400 on the first page, a 5xx, a 404, a non-HTTP error', async () => {
