@@ -19,8 +19,9 @@ export default defineConfig({
     ],
     // Security code carries a 100% gate (unit tests in-process; command-level tests spawn the bin and do not count):
     // confirm tokens and the `--confirm` check order with its refusals; the audit record; the HTTP client's
-    // credential handling (origin binding, redirects, bodies); update verification (signature and identity, the
-    // TUF-refreshed trusted root, npm provenance); the policy gate and approvals (SSH signatures, requests, store).
+    // credential handling (origin binding, redirects, bodies); the upstream token a list's cursor carries; update
+    // verification (signature and identity, the TUF-refreshed trusted root, npm provenance); the policy gate and
+    // approvals (SSH signatures, requests, store).
     coverage: {
       provider: 'v8',
       include: [
@@ -37,6 +38,8 @@ export default defineConfig({
         'src/http/client.ts',
         'src/http/origin.ts',
         'src/http/body.ts',
+        'src/list/upstream-cursor.ts',
+        'src/list/upstream-page.ts',
         'src/update/signature.ts',
         'src/update/trust-root.ts',
         'src/update/provenance.ts',

@@ -5,7 +5,15 @@ import { type Catalogue, defineErrorCodes, type ErrorCode } from './errors/catal
 import type { JobContext, JobPlan, SubmittedJob } from './jobs/runtime.js'
 import type { JobRecord } from './jobs/types.js'
 import { addWaitFlags } from './jobs/wait-flags.js'
-import { listQuery, type Paginated, type PaginateOptions, paginate, truncationMeta } from './list/paginate.js'
+import {
+  listQuery,
+  type Page,
+  type Paginated,
+  type PaginateOptions,
+  paginate,
+  truncationMeta,
+} from './list/paginate.js'
+import { fetchUpstreamPage, type UpstreamPageOptions } from './list/upstream-page.js'
 import type { Meta, Notice } from './output/envelope.js'
 import type { FieldSelection } from './output/fields.js'
 import { type Outcome, type RawOutcome, rawOutcome, type StreamOutcome, streamOutcome } from './output/outcome.js'
@@ -157,10 +165,46 @@ export abstract class AgentCommand<O extends OutputSchema | undefined = undefine
       order?: PaginateOptions<T>['order']
     },
   ): Paginated<T>['page'] {
-    const query = listQuery(this.id ?? '', this.parses.result as never, new Set(Object.keys(GLOBAL_FLAGS)))
-    const paginated = paginate({ ...options, items: all, query, issuer: `${this.config.bin}\0${this.id}` })
+    const paginated = paginate({ ...options, items: all, ...this.listBinding() })
     Object.assign(this.metaExtras, truncationMeta(paginated, options))
     return paginated.page
+  }
+
+  /**
+   * One page of a list whose upstream API paginates with its own cursor or page token, without fetching the whole
+   * list: `fetchPage` is called exactly once, with the upstream token the verified `--cursor` carries (undefined
+   * on the first page) and `--limit`. The returned `next_cursor` carries the upstream's next token inside this
+   * framework's cursor: MAC'd and bound to the tool, the command and this call's query like {@link page}'s, so an
+   * edited, cut or swapped one is `E_VALIDATION` (`cursor_invalid`, `cursor_query_mismatch`; longer than 4096
+   * characters: `cursor_too_large`). An upstream page larger than `--limit` is cut, the next cursor naming the same
+   * upstream page and how many of its items to skip; a smaller one is returned as it is, so a page may hold fewer
+   * than `--limit` items and only `has_more` says the list ended. A 400 or 410 the upstream answers to a carried
+   * token is `E_CONFLICT` with `details.reason: "cursor_expired"`: the agent starts again without `--cursor`.
+   * Declare `UPSTREAM_ERRORS` in `errorCodes`.
+   *
+   * @example
+   * return this.upstreamPage({
+   *   limit: flags.limit,
+   *   cursor: flags.cursor,
+   *   maxLimit: MAX,
+   *   fetchPage: async ({ token, limit }) => {
+   *     const { data } = await api.get<{ items: Issue[]; next: string | null }>('/v1/issues', {
+   *       query: { page_token: token, per_page: limit },
+   *     })
+   *     return { items: data.items, next: data.next }
+   *   },
+   * })
+   */
+  protected async upstreamPage<T>(options: UpstreamPageOptions<T>): Promise<Page<T>> {
+    const page = await fetchUpstreamPage({ ...options, ...this.listBinding() })
+    Object.assign(this.metaExtras, truncationMeta({ page }, options))
+    return page
+  }
+
+  /** What a list's cursor is bound to: the issuer (tool and command) and this call's query. */
+  private listBinding(): { issuer: string; query: Record<string, unknown> } {
+    const query = listQuery(this.id ?? '', this.parses.result as never, new Set(Object.keys(GLOBAL_FLAGS)))
+    return { query, issuer: `${this.config.bin}\0${this.id}` }
   }
 
   /**

@@ -54,6 +54,7 @@ export {
   paginationFlags,
   type SortKey,
 } from './list/paginate.js'
+export type { UpstreamPageOptions, UpstreamPageRequest, UpstreamPageResult } from './list/upstream-page.js'
 export type { Envelope, ErrorBody, ErrorEnvelope, Meta, Notice, SuccessEnvelope } from './output/envelope.js'
 export { type ItemsPreview, previewItems } from './output/preview-items.js'
 export type { Progress, ProgressOptions } from './output/progress.js'

@@ -34,21 +34,34 @@ export function compareKeys(a: SortKey, b: SortKey): number {
  * silently answering a different question. The key is public by design: the issuer (tool and command). The query
  * travels as a digest, so a cursor stays short (it is printed whole, never wrapped) however many filters there are.
  */
-function mac(issuer: string, body: string): Buffer {
-  return createHmac('sha256', `agentcli-cursor\0${issuer}`).update(body).digest().subarray(0, 12)
+/** The MAC of a cursor's body; `label` separates the kinds of cursor, so one kind never verifies as another. */
+export function cursorMac(issuer: string, body: string, label = 'agentcli-cursor'): Buffer {
+  return createHmac('sha256', `${label}\0${issuer}`).update(body).digest().subarray(0, 12)
 }
 
-function queryDigest(query: Record<string, unknown>): string {
+/**
+ * Whether `tag` is `want` in base64url, compared in constant time. Compared as text, not decoded: base64 decoding
+ * ignores a trailing partial character, so a decoded comparison would accept a cursor with characters appended.
+ */
+export function macMatches(tag: string, want: Buffer): boolean {
+  const given = Buffer.from(tag)
+  const expected = Buffer.from(want.toString('base64url'))
+  return given.length === expected.length && timingSafeEqual(given, expected)
+}
+
+/** The digest of a query a cursor carries (short: a cursor is printed whole). */
+export function queryDigest(query: Record<string, unknown>): string {
   return createHash('sha256').update(canonicalJson(query)).digest().subarray(0, 9).toString('base64url')
 }
 
 /** The cursor that continues after `key` under `query`: `c2.<key>.<query digest>.<mac>`. */
 export function encodeCursor(key: SortKey, issuer: string, query: Record<string, unknown>): string {
   const body = `${Buffer.from(JSON.stringify(key)).toString('base64url')}.${queryDigest(query)}`
-  return `${PREFIX}${body}.${mac(issuer, body).toString('base64url')}`
+  return `${PREFIX}${body}.${cursorMac(issuer, body).toString('base64url')}`
 }
 
-function invalid(cursor: string) {
+/** `E_VALIDATION` for a `--cursor` this command did not return as it is. */
+export function invalidCursor(cursor: string) {
   return validationError(
     '--cursor is not a cursor this command returned (edited, cut short, or from another command); pass data.next_cursor exactly as printed, or drop --cursor to start from the first page',
     'a next_cursor from a previous page of this command',
@@ -74,20 +87,24 @@ function isKey(value: unknown): value is SortKey {
 
 /** The key a cursor continues after; `E_VALIDATION` when it was tampered with or made by another query. */
 export function decodeCursor(cursor: string, issuer: string, query: Record<string, unknown>): SortKey {
-  if (!cursor.startsWith(PREFIX)) throw invalid(cursor)
+  if (!cursor.startsWith(PREFIX)) throw invalidCursor(cursor)
   const parts = cursor.slice(PREFIX.length).split('.')
-  if (parts.length !== 3 || parts.some((p) => p.length === 0)) throw invalid(cursor)
+  if (parts.length !== 3 || parts.some((p) => p.length === 0)) throw invalidCursor(cursor)
   const [key, digest, tag] = parts as [string, string, string]
-  const given = Buffer.from(tag, 'base64url')
-  const want = mac(issuer, `${key}.${digest}`)
-  if (given.length !== want.length || !timingSafeEqual(given, want)) throw invalid(cursor)
+  if (!macMatches(tag, cursorMac(issuer, `${key}.${digest}`))) throw invalidCursor(cursor)
   let parsed: unknown
   try {
     parsed = JSON.parse(Buffer.from(key, 'base64url').toString('utf8'))
   } catch {
-    throw invalid(cursor)
+    throw invalidCursor(cursor)
   }
-  if (!isKey(parsed)) throw invalid(cursor)
+  if (!isKey(parsed)) throw invalidCursor(cursor)
+  checkQuery(digest, query)
+  return parsed
+}
+
+/** `E_VALIDATION` naming the flags to repeat when a cursor's query digest is not this call's. */
+export function checkQuery(digest: string, query: Record<string, unknown>): void {
   if (digest !== queryDigest(query)) {
     throw validationError(
       `--cursor was made by another query (other arguments, filters, sort or --limit than this call's: ${asFlags(query)}): repeat exactly the flags of the call that returned the cursor, with --cursor, or drop --cursor to start this query from its first page`,
@@ -96,5 +113,4 @@ export function decodeCursor(cursor: string, issuer: string, query: Record<strin
       { param: '--cursor', reason: 'cursor_query_mismatch' },
     )
   }
-  return parsed
 }

@@ -119,9 +119,12 @@ export function listQuery(
   return Object.keys(args).length > 0 ? { ...query, _command: command, _args: args } : { ...query, _command: command }
 }
 
-/** `meta.truncated` and its hint for a page: set only when items were actually left out. */
+/**
+ * `meta.truncated` and its hint for a page: set only when items were actually left out. Without `remaining` (a
+ * list over an upstream, which does not say how many follow) the hint says only that more follow.
+ */
 export function truncationMeta(
-  paginated: Paginated<unknown>,
+  paginated: { page: Page<unknown>; remaining?: number | undefined },
   options: { limit: number; maxLimit?: number | undefined },
 ): { truncated: true; truncation_hint: string } | undefined {
   if (!paginated.page.has_more) return undefined
@@ -129,8 +132,9 @@ export function truncationMeta(
     options.maxLimit && options.limit < options.maxLimit
       ? `; or start over with a higher --limit (max ${options.maxLimit})`
       : ''
+  const more = paginated.remaining === undefined ? 'more items follow' : `${paginated.remaining} more`
   return {
     truncated: true,
-    truncation_hint: `${paginated.remaining} more: run the same command with the same filters and --cursor ${paginated.page.next_cursor}${widen}`,
+    truncation_hint: `${more}: run the same command with the same filters and --cursor ${paginated.page.next_cursor}${widen}`,
   }
 }

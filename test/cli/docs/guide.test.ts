@@ -110,15 +110,45 @@ function link(tool: string, name: string, target: string) {
   symlinkSync(target, join(tool, 'node_modules', name), 'dir')
 }
 
-/** The mock upstream of the credentials chapter: `GET /v1/issues` for the bearer token `t0ken`. */
+/** Three events of the upstream-cursor chapter's feed, newest first. */
+const EVENTS = [3, 2, 1].map((n) => ({
+  id: `ev${n}`,
+  note_id: String(n),
+  action: 'created',
+  at: `2026-11-0${n}T00:00:00.000Z`,
+}))
+
+/**
+ * The mock upstream of the credentials chapter (`GET /v1/issues`) and of the upstream-cursor chapter
+ * (`GET /v1/activity`, paginated by an opaque `page_token` honoured once), for the bearer token `t0ken`.
+ */
 function upstream(): Promise<Server> {
+  const tokens = new Map<string, number>()
+  let minted = 0
   const server = createServer((req, res) => {
     res.setHeader('content-type', 'application/json')
+    const url = new URL(req.url ?? '/', 'http://upstream')
     if (req.headers.authorization !== 'Bearer t0ken') {
       res.statusCode = 401
       res.end(JSON.stringify({ message: 'bad token' }))
-    } else if (req.url?.startsWith('/v1/issues')) {
+    } else if (url.pathname === '/v1/issues') {
       res.end(JSON.stringify([{ id: 7, title: 'Crash on start', state: 'open' }]))
+    } else if (url.pathname === '/v1/activity') {
+      const token = url.searchParams.get('page_token')
+      const from = token === null ? 0 : tokens.get(token)
+      if (from === undefined) {
+        res.statusCode = 410
+        res.end(JSON.stringify({ message: 'page token expired' }))
+        return
+      }
+      if (token !== null) tokens.delete(token)
+      const to = from + Number(url.searchParams.get('page_size'))
+      let next: string | null = null
+      if (to < EVENTS.length) {
+        next = `pt_${++minted}`
+        tokens.set(next, to)
+      }
+      res.end(JSON.stringify({ events: EVENTS.slice(from, to), next_page_token: next }))
     } else {
       res.statusCode = 404
       res.end('{}')
