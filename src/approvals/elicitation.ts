@@ -8,7 +8,7 @@ export const ELICITATION_PREFIX = 'mcp-elicitation.1.'
 /** The approver id's prefix: `mcp-elicitation:<client or subject>`, as the audit records it. */
 export const ELICITATION_APPROVER = 'mcp-elicitation:'
 /** How long a person's answer counts (and never past the request's own expiry): it is used at once, by the server. */
-export const ELICITATION_TTL_MS = 10 * 60_000
+export const ELICITATION_TTL_MS = 5 * 60_000
 
 // Its own context: a key of the confirm ring MACs tokens too, and an approval must never verify as anything else.
 const MAC_CONTEXT = 'agentcli-mcp-elicitation-v1'

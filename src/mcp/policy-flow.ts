@@ -133,8 +133,10 @@ export function heldOf(envelope: Record<string, unknown>): Held | undefined {
   const error = envelope.error as { code?: string; details?: Record<string, unknown> } | undefined
   const d = error?.details
   if (error?.code !== 'E_HUMAN_REQUIRED' || d?.action !== 'approve') return undefined
-  if (typeof d.request_id !== 'string' || typeof d.request !== 'string' || typeof d.resume !== 'string')
+  // Exactly the gate's shape (src/write/gate.ts): a checkpoint whose action is `approve` is not a held change.
+  if (typeof d.request_id !== 'string' || !/^ar_[0-9a-f]{24}$/.test(d.request_id) || d.checkpoint_id !== undefined)
     return undefined
+  if (typeof d.request !== 'string' || !d.request.startsWith('ar1.') || typeof d.resume !== 'string') return undefined
   return {
     requestId: d.request_id,
     request: d.request,

@@ -1,17 +1,21 @@
 // The third approval channel, through the real bin and the official client: a change the policy holds is asked of
 // a person in the host's form only when the root-owned system policy turns `mcp-elicitation` on (a root-owned tree
 // in a temp dir, pointed at by the test-only preload test/fixtures/system-root.mjs). The person sees the exact
-// change; a yes for this request applies it once and is audited as `mcp-elicitation:<client>`; a no is
-// E_FORBIDDEN; an answer naming another request, the channel off or turned on only in the user's file, a client
-// that cannot elicit, and a filed approval copied to another change all leave the change held (E_HUMAN_REQUIRED).
+// change; a yes for this request applies it once and is audited as `mcp-elicitation:<client or subject>`, counts
+// as one approver of N and for five minutes only; a no is E_FORBIDDEN; an answer naming another request, the
+// channel off or turned on only in the user's file, a client that cannot elicit, and a filed approval copied to
+// another change all leave the change held (E_HUMAN_REQUIRED), nothing applied.
+import { createHash } from 'node:crypto'
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Sandbox } from 'agentcli/testing'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { env, ROOT, seed, storeBytes, tasks, useSandbox } from '../../support/helpers.js'
+import { CLOCK_PRELOAD, env, ROOT, seed, storeBytes, tasks, useSandbox } from '../../support/helpers.js'
+import { httpClient, startHttp } from '../../support/mcp-http.js'
 import { openSession, sc } from '../../support/mcp-session.js'
+import { sshKeys, sshSign } from '../../support/ssh-keys.js'
 
 const box = useSandbox()
 const PRELOAD = pathToFileURL(join(ROOT, 'test/fixtures/system-root.mjs')).href
@@ -114,6 +118,91 @@ describe('approvals through the MCP host (elicitation)', () => {
     }
   }, 90_000)
 
+  it('counts as one approver: a rule asking for two still needs a listed approver, then applies', async () => {
+    const keys = sshKeys()
+    const alice = keys.make('alice')
+    system({
+      ...ON,
+      approvers: [{ id: 'alice', key: alice.pub }],
+      rules: [{ id: 'two', when: { command: ['delete'] }, decision: 'approve', approvals: 2 }],
+    })
+    five(box())
+    const { s, asked } = await session(box(), (p) => ({
+      action: 'accept',
+      content: { approve: true, request_id: idIn(p) },
+    }))
+    try {
+      const { confirm_token: token, approval } = await dryRun(s)
+      const before = storeBytes(box())
+      const call = async () => sc(await s.client.callTool({ name: 'delete', arguments: { ids: IDS, confirm: token } }))
+      // Two forms answered yes (one per call): still one approver.
+      for (let i = 0; i < 2; i++)
+        expect((await call()).error).toMatchObject({
+          code: 'E_HUMAN_REQUIRED',
+          details: { reason: 'approvals_short', approvals_required: 2, approvals_valid: 1 },
+        })
+      expect(asked).toHaveLength(2)
+      expect(String(asked[1].message)).toContain('Approvals: 1 of 2 so far')
+      expect(storeBytes(box())).toBe(before)
+      const { decodeRequest } = await import('../../../src/approvals/request.js')
+      const { fileApprovalStore } = await import('../../../src/approvals/store.js')
+      const r = decodeRequest(approval.request)!
+      await fileApprovalStore(dataDir(box())).add(r.id, sshSign(alice, r.bytes))
+      const done = await call()
+      expect(done.ok, JSON.stringify(done)).toBe(true)
+      const audit = readFileSync(join(dataDir(box()), 'audit.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+      // The store lists approvals in the order of their file names (digests): compare as a set.
+      expect(JSON.parse(audit.at(-1)!).approved_by.sort()).toEqual(['alice', 'mcp-elicitation:client:agentcli-test'])
+    } finally {
+      await s.close()
+      keys.dispose()
+    }
+  }, 90_000)
+
+  it('an answer counts for five minutes only (the token lives ten): later, the same confirm is short of it', async () => {
+    const keys = sshKeys()
+    const alice = keys.make('alice')
+    system({
+      ...ON,
+      approvers: [{ id: 'alice', key: alice.pub }],
+      rules: [{ id: 'two', when: { command: ['delete'] }, decision: 'approve', approvals: 2 }],
+    })
+    five(box())
+    const { s } = await session(box(), (p) => ({ action: 'accept', content: { approve: true, request_id: idIn(p) } }))
+    try {
+      const { confirm_token: token, approval } = await dryRun(s)
+      const held = sc(await s.client.callTool({ name: 'delete', arguments: { ids: IDS, confirm: token } }))
+      expect(held.error).toMatchObject({ details: { approvals_valid: 1 } })
+      const { decodeRequest } = await import('../../../src/approvals/request.js')
+      const { fileApprovalStore } = await import('../../../src/approvals/store.js')
+      const r = decodeRequest(approval.request)!
+      await fileApprovalStore(dataDir(box())).add(r.id, sshSign(alice, r.bytes))
+      const before = storeBytes(box())
+      const confirm = (shift: number) =>
+        tasks(withSystem(box()), ['delete', ...IDS, '--confirm', token], {
+          env: {
+            NODE_OPTIONS: `--import=${PRELOAD} --import=${pathToFileURL(CLOCK_PRELOAD).href}`,
+            TEST_CLOCK_SHIFT_MS: String(shift),
+          },
+        })
+      const late = await confirm(6 * 60_000)
+      expect(late.code, late.stdout).toBe(9)
+      expect(env(late).error.details).toMatchObject({
+        reason: 'approvals_short',
+        approvals_valid: 1,
+        not_counted: [{ index: expect.any(Number), reason: 'expired' }],
+      })
+      expect(storeBytes(box())).toBe(before)
+      const inTime = await confirm(60_000)
+      expect(inTime.code, inTime.stdout).toBe(0)
+    } finally {
+      await s.close()
+      keys.dispose()
+    }
+  }, 90_000)
+
   it('a no is E_FORBIDDEN; a dismissal or an answer naming another request leaves it held; nothing applied', async () => {
     system(ON)
     five(box())
@@ -210,6 +299,38 @@ describe('approvals through the MCP host (elicitation)', () => {
     } finally {
       await yes.close()
       await plain.close()
+    }
+  }, 90_000)
+
+  it('over authenticated HTTP (2026-07-28) the approver is the subject whose host asked the person', async () => {
+    system(ON)
+    five(box())
+    const tokens = join(box().root, 'tokens')
+    writeFileSync(tokens, `sha256:${createHash('sha256').update('tok-ann').digest('hex')} ann\n`, { mode: 0o600 })
+    const server = await startHttp(withSystem(box()), ['--auth-tokens', tokens])
+    const asked: Asked[] = []
+    const client = await httpClient(server.url, {
+      modern: true,
+      token: 'tok-ann',
+      elicit: ((p: Asked) => {
+        asked.push(p)
+        return { action: 'accept', content: { approve: true, request_id: idIn(p) } }
+      }) as never,
+    })
+    try {
+      const dry = sc(await client.callTool({ name: 'delete', arguments: { ids: IDS, dry_run: true } }))
+      const token = dry.data.confirm_token as string
+      const done = sc(await client.callTool({ name: 'delete', arguments: { ids: IDS, confirm: token } }))
+      expect(done.ok, JSON.stringify(done)).toBe(true)
+      expect(asked).toHaveLength(1)
+      const audit = readFileSync(join(dataDir(box()), 'audit.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+      const last = JSON.parse(audit.at(-1)!)
+      expect(last.approved_by).toEqual(['mcp-elicitation:local#ann'])
+    } finally {
+      await client.close()
+      await server.stop()
     }
   }, 90_000)
 })
