@@ -81,7 +81,9 @@ export function policyFlow(deps: PolicyFlowDeps) {
         // Filed only for the request this round was sealed with, and only when the person named that request:
         // an answer a host mixed up with another round's files nothing. The channel is checked again (the
         // operator may have turned it off since the form was shown).
-        if (content.request_id === prepared.id && (await elicitationEnabled(config.bin)))
+        // The id is typed by a person: spaces around it do not matter.
+        const named = typeof content.request_id === 'string' ? content.request_id.trim() : undefined
+        if (named === prepared.id && (await elicitationEnabled(config.bin)))
           await fileElicitation(config, state.request, who())
         return rerun(resume)
       }

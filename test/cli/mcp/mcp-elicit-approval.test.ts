@@ -85,9 +85,10 @@ describe('approvals through the MCP host (elicitation)', () => {
   it('with the channel on in the system policy: the person sees the exact change, a yes applies it once, audited', async () => {
     system(ON)
     five(box())
+    // The person types the id, with a stray space.
     const { s, asked } = await session(box(), (p) => ({
       action: 'accept',
-      content: { approve: true, request_id: idIn(p) },
+      content: { approve: true, request_id: ` ${idIn(p)} ` },
     }))
     try {
       const { confirm_token: token, approval } = await dryRun(s)
