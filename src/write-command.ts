@@ -235,6 +235,7 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
       approvals: () => this.approvalStore(),
       requester: { account: text(principal.account), os_user: text(principal.os_user) },
       resume: [invocation(this.config.bin), ...words].join(' '),
+      keyRing: () => this.keyRing(),
     }
   }
 

@@ -2,6 +2,7 @@ import type { CommandDescription } from '../describe/command.js'
 import { AgentError } from '../errors/agent-error.js'
 import type { Catalogue } from '../errors/catalogue.js'
 import { toAgentError } from '../errors/normalize.js'
+import type { ToolConfig } from '../runtime/tool-config.js'
 import { toolEnv } from '../settings/tool-env.js'
 import { UNIVERSAL_FLAGS } from '../universal-flags/table.js'
 import {
@@ -14,6 +15,7 @@ import {
   resumeArgv,
 } from './_flows.js'
 import { toArgv } from './argv.js'
+import { type PolicyFlow, policyFlow } from './policy-flow.js'
 import { errorEnvelopeOf, mcpHint, toolResult } from './result.js'
 import { type Launcher, runCall } from './run-call.js'
 import { DEFAULT_MAX_ITEMS, MAX_ITEMS_CAP, type ToolDef } from './tools.js'
@@ -41,7 +43,9 @@ export type Ctx = {
 export type CallPrincipal = { subject: string; issuer: string } | undefined
 
 /** What an input-required round hands the client to echo back: which flow, for which tool, with what. */
-export type FlowState = ({ kind: 'approve'; token: string } | { kind: 'resume'; resume: string }) & { tool: string }
+export type FlowState = ({ kind: 'approve'; token: string } | { kind: 'resume'; resume: string } | PolicyFlow) & {
+  tool: string
+}
 /** Seals flow state (the SDK's request-state codec). */
 export type Codec = { mint(payload: FlowState): Promise<string> }
 
@@ -54,6 +58,8 @@ function readState(value: unknown, tool: string): FlowState | undefined {
   if (!state || typeof state !== 'object' || state.tool !== tool) return undefined
   if (state.kind === 'approve' && typeof state.token === 'string') return state as FlowState
   if (state.kind === 'resume' && typeof state.resume === 'string') return state as FlowState
+  if (state.kind === 'policy' && typeof state.request === 'string' && typeof state.resume === 'string')
+    return state as FlowState
   return undefined
 }
 
@@ -72,11 +78,14 @@ export function callHandler(
   principal?: CallPrincipal,
   /** Whether a round trip to the person can come back here (not on stateless 2025-era HTTP: no session). */
   canAsk = true,
+  /** The tool's config: where a person's approval of a held change is filed (see ./policy-flow.ts). */
+  config?: ToolConfig,
 ) {
   // Who the call acts for reaches the CLI as its principal's subject: bound into its tokens, keys and audit line.
   const env = principal
     ? { [toolEnv(launcher.bin).name('MCP_SUBJECT')]: JSON.stringify({ iss: principal.issuer, sub: principal.subject }) }
     : undefined
+  const policy = policyFlow({ sdk, server, codec, launcher, catalogue, principal, config })
   const handle = async (
     def: ToolDef,
     desc: CommandDescription,
@@ -105,6 +114,9 @@ export function callHandler(
         stream: desc.stream,
         maxItems: Math.min(Number(args.max_items ?? DEFAULT_MAX_ITEMS) || DEFAULT_MAX_ITEMS, MAX_ITEMS_CAP),
       })
+      // A change the policy holds: asked of a person at the host only when the system policy allows it.
+      if (policy.held(result.envelope))
+        return (ask && approval && modes.form && (await policy.ask(def, desc, result.envelope))) || answer(result)
       const checkpoint = checkpointOf(result.envelope)
       if (ask && checkpoint && ((checkpoint.url && modes.url) || modes.form)) {
         const request =
@@ -119,8 +131,10 @@ export function callHandler(
           requestState: await codec.mint({ kind: 'resume', resume: checkpoint.resume, tool: def.name }),
         })
       }
-      return toolResult(result.envelope, mcpHint(result.envelope, def.name))
+      return answer(result)
     }
+    const answer = (result: { envelope: Record<string, unknown> }) =>
+      toolResult(result.envelope, mcpHint(result.envelope, def.name))
     const argv = toArgv(desc, args)
     const state = readState(ctx.mcpReq.requestState(), def.name)
     if (state?.kind === 'approve') {
@@ -129,6 +143,8 @@ export function callHandler(
       const yes = view.kind === 'elicit' && view.action === 'accept' && view.content?.approve === true
       return run(yes ? toArgv(desc, { ...args, confirm: state.token }) : argv)
     }
+    if (state?.kind === 'policy')
+      return policy.answered(state, ctx.mcpReq.inputResponses, (resume) => run(resume, false))
     if (state?.kind === 'resume') {
       const view = sdk.inputResponse(ctx.mcpReq.inputResponses, 'human')
       const resume = resumeArgv(launcher.prefixes, state.resume)

@@ -88,7 +88,8 @@ export async function mcpFactory(options: FactoryOptions): Promise<{
         requestState: { verify: codec.verify },
       },
     )
-    const call = callHandler(sdk, server, codec, launcher, catalogue, options.approval !== false, principal, canAsk)
+    const approval = options.approval !== false
+    const call = callHandler(sdk, server, codec, launcher, catalogue, approval, principal, canAsk, config)
     const register = (
       def: Pick<ToolDef, 'name' | 'title' | 'description' | 'inputSchema' | 'annotations'> & {
         outputSchema?: Record<string, unknown>

@@ -35,6 +35,17 @@ export type PolicyRule = {
   approvals?: number
 }
 
+/**
+ * How an approval may reach a held change: `ssh`, a signature by an approver's key (`approve`); `mcp-elicitation`,
+ * a person answering the MCP host's form (`tool mcp`). The server cannot prove that a person, not the model, answered
+ * a form: that channel trusts the host, so only the system policy can turn it on (see {@link effectivePolicy}).
+ */
+export const APPROVAL_CHANNELS = ['ssh', 'mcp-elicitation'] as const
+/** One of {@link APPROVAL_CHANNELS}. */
+export type ApprovalChannel = (typeof APPROVAL_CHANNELS)[number]
+/** The channels that count when the system policy names none: signatures only. */
+export const DEFAULT_CHANNELS: readonly ApprovalChannel[] = ['ssh']
+
 /** A person who may approve: an id, an SSH ed25519 public key, and the account they act as (never the requester). */
 export type Approver = { id: string; key: string; account?: string }
 
@@ -46,6 +57,8 @@ export type PolicyDocument = {
   mode?: 'enforce' | 'shadow'
   approvers?: Approver[]
   rules?: PolicyRule[]
+  /** How approvals may arrive: honoured only in the system policy (in any other source it is checked, then ignored). */
+  approval?: { channels?: ApprovalChannel[] }
 }
 
 /** The policy a call is judged by: the tool's rules then the operator's, and a digest of both. */
@@ -53,6 +66,8 @@ export type EffectivePolicy = {
   mode: 'enforce' | 'shadow'
   rules: PolicyRule[]
   approvers: Approver[]
+  /** The channels an approval counts from: the system policy's, else {@link DEFAULT_CHANNELS}. */
+  channels: readonly ApprovalChannel[]
   /** `pol_` and the SHA-256 of the canonical sources: bound into confirm tokens and approvals. */
   digest: string
 }
@@ -110,15 +125,33 @@ function checkApprover(a: unknown, at: string): string | undefined {
   return undefined
 }
 
+function checkApproval(approval: unknown): string | undefined {
+  if (!isObject(approval)) return 'approval must be an object'
+  for (const key of Object.keys(approval))
+    if (key !== 'channels') return `approval has an unknown key ${JSON.stringify(key)}`
+  const channels = approval.channels
+  if (channels === undefined) return undefined
+  if (!Array.isArray(channels) || channels.length === 0) return 'approval.channels must be a non-empty list'
+  const bad = channels.find((c) => !(APPROVAL_CHANNELS as readonly unknown[]).includes(c))
+  if (bad !== undefined)
+    return `approval.channels: ${JSON.stringify(bad)} is not one of ${APPROVAL_CHANNELS.join(', ')}`
+  if (new Set(channels).size !== channels.length) return 'approval.channels lists a channel twice'
+  return undefined
+}
+
 /** The first thing wrong with a policy document, or undefined: every key is known, every value of its type. */
 function problem(doc: unknown): string | undefined {
   if (!isObject(doc)) return 'the policy must be a JSON object'
   for (const key of Object.keys(doc))
-    if (!['mode', 'approvers', 'rules'].includes(key)) return `unknown key ${JSON.stringify(key)}`
+    if (!['mode', 'approvers', 'rules', 'approval'].includes(key)) return `unknown key ${JSON.stringify(key)}`
   if (doc.mode !== undefined && doc.mode !== 'enforce' && doc.mode !== 'shadow')
     return 'mode must be "enforce" or "shadow"'
   if (doc.rules !== undefined && !Array.isArray(doc.rules)) return 'rules must be a list'
   if (doc.approvers !== undefined && !Array.isArray(doc.approvers)) return 'approvers must be a list'
+  if (doc.approval !== undefined) {
+    const p = checkApproval(doc.approval)
+    if (p) return p
+  }
   for (const [i, rule] of ((doc.rules ?? []) as unknown[]).entries()) {
     const p = checkRule(rule, `rules[${i}]`)
     if (p) return p
@@ -152,7 +185,9 @@ export function parsePolicy(doc: unknown, source: string): PolicyDocument {
  * tightens and never loosens). Without a system policy, approvers come from the tool's defaults and the operator's
  * file (as before); with one (`/etc/<bin>/policy.json`, which the user cannot change), only from it: a user's file
  * cannot add an approver the agent holds the key of. Shadow mode holds only when every source asks for it, so a
- * user's shadow never turns off the system policy. The digest covers every source (the system policy only when
+ * user's shadow never turns off the system policy. The approval channels come from the system policy alone: a
+ * channel that trusts something the agent may control (the MCP host's form) is the operator's choice as root, never
+ * the tool author's default or the user's file. The digest covers every source (the system policy only when
  * there is one, so digests without it are unchanged). Undefined when no source exists.
  */
 export function effectivePolicy(
@@ -170,6 +205,7 @@ export function effectivePolicy(
     mode: sources.every((d) => d.mode === 'shadow') ? 'shadow' : 'enforce',
     rules: sources.flatMap((d) => d.rules ?? []),
     approvers: system ? (system.approvers ?? []) : sources.flatMap((d) => d.approvers ?? []),
+    channels: system?.approval?.channels ?? DEFAULT_CHANNELS,
     digest: `pol_${digest.slice(0, 32)}`,
   }
 }

@@ -1,5 +1,6 @@
 import type { ApprovalStore } from '../approvals/store.js'
 import type { AuditFacts } from '../audit/record.js'
+import type { KeyRing } from '../confirm/secret.js'
 import type { Target } from '../confirm/targets.js'
 import type { Binding, TokenClaims } from '../confirm/token.js'
 import { AgentError } from '../errors/agent-error.js'
@@ -27,6 +28,8 @@ export type GateCall = {
   requester: { account: string | null; os_user: string | null }
   /** This very call, as a shell command: what to run again once approved. */
   resume: string
+  /** The confirm key ring, which verifies elicitation approvals (read only when the system policy turns them on). */
+  keyRing?: () => Promise<KeyRing>
 }
 
 /** The facts after a plan: the larger of the call's own count and the plan's targets, and the plan's size. */
@@ -100,7 +103,13 @@ export async function requireApprovals(
   const { checkApprovals } = await import('../approvals/check.js')
   const request = approvalRequest(change.binding, change.targets, change.claims.id, change.claims.expiresAt)
   const filed = await (await gate.approvals()).list(request.id)
-  const check = checkApprovals(request, filed, gate.policy.approvers, gate.requester, verdict.approvals)
+  const channels = gate.policy.channels
+  const keys = channels.includes('mcp-elicitation') ? (await gate.keyRing?.())?.keys : undefined
+  const check = checkApprovals(request, filed, gate.policy.approvers, gate.requester, verdict.approvals, {
+    channels,
+    ...(keys ? { keys } : {}),
+    now: Date.now(),
+  })
   if (check.ok) {
     audit({ approved_by: check.approvers, approval_request: request.id })
     return check.approvers

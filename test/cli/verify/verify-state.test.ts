@@ -97,6 +97,12 @@ describe('agentcli verify populates before it checks', () => {
     expect(find(checks, 'write.dry_run_no_side_effects:create').evidence).toContain('~/work/create-preview.json')
   }, 60_000)
 
+  it('fails a write whose dry-run says the policy holds it and whose confirm applies it without an approval', async () => {
+    const checks = checksOf(await verify(['--', process.execPath, store('held-applies')]))
+    expect(failed(checks)).toEqual(['write.held:create'])
+    expect(find(checks, 'write.held:create').evidence).toBe('confirm without approval → exit 0; read state CHANGED')
+  }, 60_000)
+
   it('fails a read that finds none of the ids its own list gave, instead of skipping its output check', async () => {
     const checks = checksOf(await verify(['--', process.execPath, store('get-fails')]))
     expect(failed(checks)).toEqual(['self.output_valid:get'])

@@ -223,6 +223,39 @@ describe('the policy gate in the write flow', () => {
     expect(w.applied).toBe(1)
   })
 
+  it('counts an elicitation approval only when the system policy turns the channel on, verified by the confirm keys', async () => {
+    const { mintElicitation } = await import('../../../src/approvals/elicitation.js')
+    const ring = { current: { id: null, key: KEY }, keys: new Map([[null, KEY]]) }
+    const elicit = (w: World, d: DryRun) => {
+      const r = require_().decodeRequest(d.approval!.request)!
+      w.filed.set(r.id, [...(w.filed.get(r.id) ?? []), mintElicitation(ring, r, 'client:host', NOW)])
+    }
+    // Off: the tool's and the user's documents cannot turn it on.
+    const user = { ...doc, approval: { channels: ['ssh', 'mcp-elicitation'] } } satisfies PolicyDocument
+    const off = world({ policy: effectivePolicy(user, user)! })
+    const d0 = await dryRun(off)
+    elicit(off, d0)
+    const e = await failure(confirmWrite(off.steps, d0.confirm_token, off.call))
+    expect(e).toMatchObject({ code: 'E_HUMAN_REQUIRED', details: { not_counted: [{ reason: 'channel_disabled' }] } })
+    expect(off.applied).toBe(0)
+    // On in the system policy: counted, with the gate's key ring, and recorded as the approver.
+    const on = world({ policy: effectivePolicy(undefined, undefined, { ...doc, approval: user.approval })! })
+    on.call.gate!.keyRing = on.steps.keyRing
+    const d1 = await dryRun(on)
+    elicit(on, d1)
+    expect(await confirmWrite(on.steps, d1.confirm_token, on.call)).toEqual({ deleted: 4 })
+    expect(on.facts).toContainEqual({
+      approved_by: ['mcp-elicitation:client:host'],
+      approval_request: d1.approval!.request_id,
+    })
+    // On, but a gate without the key ring verifies nothing (fails closed).
+    const keyless = world({ policy: effectivePolicy(undefined, undefined, { ...doc, approval: user.approval })! })
+    const d2 = await dryRun(keyless)
+    elicit(keyless, d2)
+    const k = await failure(confirmWrite(keyless.steps, d2.confirm_token, keyless.call))
+    expect(k.details).toMatchObject({ not_counted: [{ reason: 'unknown_key' }] })
+  })
+
   it('applies exactly once when approved confirms race', async () => {
     const w = world()
     const d = await dryRun(w)

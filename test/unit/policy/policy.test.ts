@@ -75,6 +75,12 @@ describe('parsePolicy', () => {
     [{ approvers: [{ id: '', key: KEY }] }, 'id must be'],
     [{ approvers: [{ id: 'a', key: 'ssh-rsa AAAA' }] }, 'ssh-ed25519 public key'],
     [{ approvers: [{ id: 'a', key: KEY, account: 1 }] }, 'account must be a string'],
+    [{ approval: [] }, 'approval must be an object'],
+    [{ approval: { channel: ['ssh'] } }, 'approval has an unknown key "channel"'],
+    [{ approval: { channels: [] } }, 'approval.channels must be a non-empty list'],
+    [{ approval: { channels: 'ssh' } }, 'approval.channels must be a non-empty list'],
+    [{ approval: { channels: ['ssh', 'email'] } }, '"email" is not one of ssh, mcp-elicitation'],
+    [{ approval: { channels: ['ssh', 'ssh'] } }, 'lists a channel twice'],
     [
       {
         approvers: [
@@ -108,6 +114,19 @@ describe('effectivePolicy', () => {
     expect(both.approvers).toHaveLength(1)
     expect(effectivePolicy(tool, undefined)!.mode).toBe('shadow')
     expect(effectivePolicy(undefined, { mode: 'enforce' })!.mode).toBe('enforce')
+  })
+
+  it('takes approval channels from the system policy alone: the tool and the user file cannot turn one on', () => {
+    const on: PolicyDocument = { approval: { channels: ['ssh', 'mcp-elicitation'] } }
+    expect(parsePolicy(on, 'p')).toBe(on)
+    expect(parsePolicy({ approval: {} }, 'p')).toEqual({ approval: {} })
+    expect(effectivePolicy(on, on)!.channels).toEqual(['ssh'])
+    expect(effectivePolicy(on, on, {})!.channels).toEqual(['ssh'])
+    expect(effectivePolicy(undefined, undefined, { approval: {} })!.channels).toEqual(['ssh'])
+    expect(effectivePolicy(undefined, undefined, on)!.channels).toEqual(['ssh', 'mcp-elicitation'])
+    // The operator may also turn signatures off, and the user cannot turn them back on.
+    const only = { approval: { channels: ['mcp-elicitation'] } } satisfies PolicyDocument
+    expect(effectivePolicy(undefined, { approval: { channels: ['ssh'] } }, only)!.channels).toEqual(['mcp-elicitation'])
   })
 
   it('digests both sources: any change to either is another digest', () => {
