@@ -16,6 +16,7 @@ import {
 import { toArgv } from './argv.js'
 import { errorEnvelopeOf, mcpHint, toolResult } from './result.js'
 import { type Launcher, runCall } from './run-call.js'
+import type { TaskSurface } from './tasks.js'
 import { DEFAULT_MAX_ITEMS, MAX_ITEMS_CAP, type ToolDef } from './tools.js'
 
 /** Universal flags that are the server's business: an MCP call always answers one JSON envelope. */
@@ -26,6 +27,9 @@ const RESERVED = new Set(
 )
 
 type Sdk = typeof import('@modelcontextprotocol/server')
+
+/** Where a 2026-07-28 request carries its client capabilities. */
+const CAPS = 'io.modelcontextprotocol/clientCapabilities'
 
 /** What a tool handler reads of the SDK's request context. */
 export type Ctx = {
@@ -72,6 +76,8 @@ export function callHandler(
   principal?: CallPrincipal,
   /** Whether a round trip to the person can come back here (not on stateless 2025-era HTTP: no session). */
   canAsk = true,
+  /** The tasks extension: an async command's submission becomes a task for a client that asked for tasks. */
+  tasks?: TaskSurface,
 ) {
   // Who the call acts for reaches the CLI as its principal's subject: bound into its tokens, keys and audit line.
   const env = principal
@@ -105,6 +111,10 @@ export function callHandler(
         stream: desc.stream,
         maxItems: Math.min(Number(args.max_items ?? DEFAULT_MAX_ITEMS) || DEFAULT_MAX_ITEMS, MAX_ITEMS_CAP),
       })
+      if (tasks && desc.async) {
+        const task = await tasks.created(result.envelope, ctx.mcpReq.envelope?.[CAPS], principal)
+        if (task) return task
+      }
       const checkpoint = checkpointOf(result.envelope)
       if (ask && checkpoint && ((checkpoint.url && modes.url) || modes.form)) {
         const request =
