@@ -20,7 +20,8 @@ export default defineConfig({
     // Security code carries a 100% gate (unit tests in-process; command-level tests spawn the bin and do not count):
     // confirm tokens and the `--confirm` check order with its refusals; the audit record; the HTTP client's
     // credential handling (origin binding, redirects, bodies); update verification (signature and identity, the
-    // TUF-refreshed trusted root, npm provenance); the policy gate and approvals (SSH signatures, requests, store).
+    // TUF-refreshed trusted root, npm provenance); the policy gate and approvals (SSH signatures, requests, store);
+    // MCP task ids (bearer tokens bound to their principal).
     coverage: {
       provider: 'v8',
       include: [
@@ -41,6 +42,7 @@ export default defineConfig({
         'src/update/trust-root.ts',
         'src/update/provenance.ts',
         'src/update/errors.ts',
+        'src/mcp/_tasks-map.ts',
       ],
       reporter: ['text-summary'],
       thresholds: { lines: 100, branches: 100, functions: 100, statements: 100 },
