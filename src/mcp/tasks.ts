@@ -15,12 +15,13 @@ import {
   taskKey,
   taskOf,
 } from './_tasks-map.js'
-import type { CallPrincipal } from './call-tool.js'
 import { toolResult } from './result.js'
 import { type Launcher, runCall } from './run-call.js'
 import { DEFAULT_MAX_ITEMS } from './tools.js'
 
 type Sdk = typeof import('@modelcontextprotocol/server')
+/** Who a call acts for (call-tool's `CallPrincipal`, restated: that module imports this one). */
+type CallPrincipal = { subject: string; issuer: string } | undefined
 type Server = InstanceType<Sdk['McpServer']>
 
 /** What a tasks/* handler reads of the SDK's request context. */
@@ -101,7 +102,9 @@ export function taskSurface(options: {
     const jobId = jobOfTaskId(await keyRing(), taskId, who(principal))
     if (!jobId) throw unknownTask()
     const record = await jobs().get(jobId)
-    if (!record) throw unknownTask()
+    // The job's own record says whose it is too (as `job status` checks it): both must name this principal.
+    const owner = principal ? JSON.stringify({ iss: principal.issuer, sub: principal.subject }) : undefined
+    if (!record || record.owner !== owner) throw unknownTask()
     if (isExpired(record, now())) throw unknownTask('Task has expired')
     // A read changes nothing: a dead worker's verdict is computed here, recorded by the next write.
     return reconcile(readOnly(jobs(), record), record, catalogue)

@@ -168,6 +168,19 @@ describe('tool mcp --http: a task belongs to the subject that started it', () =>
       expect(stolen.error?.code, method).toBe(-32602)
       expect(stolen.error?.message).toBe('Failed to retrieve task: Task not found')
     }
+    // The job itself is Ann's: Bob's job tools, and the CLI (no subject), do not find it; Bob's list is empty.
+    const jobId = taskId.split('.')[0]
+    for (const tool of ['job_status', 'job_result', 'job_cancel']) {
+      const r = (await bob('tools/call', { name: tool, arguments: { id: jobId } }, { tasks: false })).result
+      expect(r.structuredContent.error.code, tool).toBe('E_NOT_FOUND')
+    }
+    const bobs = (await bob('tools/call', { name: 'job_list', arguments: {} }, { tasks: false })).result
+    expect(bobs.structuredContent.data.items).toEqual([])
+    expect(env(await fixture(box(), ['job', 'status', '--id', jobId])).error.code).toBe('E_NOT_FOUND')
+    const own = (await ann('tools/call', { name: 'job_status', arguments: { id: jobId } }, { tasks: false })).result
+    expect(own.structuredContent.data.job_id).toBe(jobId)
+    const anns = (await ann('tools/call', { name: 'job_list', arguments: {} }, { tasks: false })).result
+    expect(anns.structuredContent.data.items.map((j: { job_id: string }) => j.job_id)).toEqual([jobId])
     // Bob's cancel did nothing: Ann's job runs to its end.
     expect((await pollTask(ann, taskId, terminal)).result.status).toBe('completed')
     // The routing header must name the task the body names (SEP-2243), checked before anything is read.
