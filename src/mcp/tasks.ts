@@ -128,9 +128,18 @@ export function taskSurface(options: {
       const jobId = declaresTasks(caps) ? submittedJob(envelope) : undefined
       if (!jobId) return undefined
       // The CLI printed the submission after the store had the record: durable here, on every server of a fleet.
-      const record = await jobs().get(jobId)
+      // Not readable back (the store failing now): no handle can be promised, the submission envelope still holds.
+      const record = await jobs()
+        .get(jobId)
+        .catch(() => undefined)
       if (!record) return undefined
-      const taskId = mintTaskId((await keyRing())[0]!, jobId, who(principal))
+      // Without a key (an unreadable secret) the job still runs: its submission envelope is the honest answer.
+      const key = await keyRing().then(
+        (k) => k[0],
+        (error: Error) => void process.stderr.write(`mcp: job ${jobId} answered without a task: ${error.message}\n`),
+      )
+      if (!key) return undefined
+      const taskId = mintTaskId(key, jobId, who(principal))
       return { resultType: 'task', ...taskOf(record, taskId) }
     },
     attach(server, principal) {

@@ -15,6 +15,8 @@ export type Answer = { result?: any; error?: { code: number; message: string; da
 export type RpcOptions = {
   /** Declare the tasks extension in this request's capabilities (default true). */
   tasks?: boolean
+  /** More client capabilities for this request (`elicitation`, say). */
+  capabilities?: Record<string, unknown>
   /** HTTP only: headers over the standard ones (`Mcp-Name` to forge a mismatch, say). */
   headers?: Record<string, string>
 }
@@ -24,11 +26,14 @@ export type Rpc = (method: string, params?: Record<string, unknown>, options?: R
 
 const EXT = 'io.modelcontextprotocol/tasks'
 
-function meta(tasks: boolean): Record<string, unknown> {
+function meta(options: RpcOptions): Record<string, unknown> {
   return {
     'io.modelcontextprotocol/protocolVersion': '2026-07-28',
     'io.modelcontextprotocol/clientInfo': { name: 'agentcli-test', version: '1.0.0' },
-    'io.modelcontextprotocol/clientCapabilities': tasks ? { extensions: { [EXT]: {} } } : {},
+    'io.modelcontextprotocol/clientCapabilities': {
+      ...options.capabilities,
+      ...((options.tasks ?? true) ? { extensions: { [EXT]: {} } } : {}),
+    },
   }
 }
 
@@ -59,7 +64,7 @@ export async function stdioRpc(
     new Promise((resolve) => {
       const id = ++next
       pending.set(id, resolve)
-      void transport.send({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta(options.tasks ?? true) } })
+      void transport.send({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta(options) } })
     })
   return { rpc, stderr: () => log, close: () => transport.close() }
 }
@@ -84,7 +89,7 @@ export function httpRpc(url: string, token?: string): Rpc {
         jsonrpc: '2.0',
         id: ++next,
         method,
-        params: { ...params, _meta: meta(options.tasks ?? true) },
+        params: { ...params, _meta: meta(options) },
       }),
     })
     const text = await res.text()

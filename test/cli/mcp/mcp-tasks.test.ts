@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { TASK_TTL_MS } from '../../../src/mcp/_tasks-map.js'
-import { alive, env, FIXTURE_BIN, fixture, shiftedClock, useSandbox } from '../../support/helpers.js'
+import { alive, env, FIXTURE_BIN, fixture, shiftedClock, TASKS_BIN, useSandbox } from '../../support/helpers.js'
 import { httpRpc, pollTask, type Rpc, startMcpHttp, stdioRpc } from '../../support/mcp-raw.js'
 import { withoutDuration } from '../../support/mcp-session.js'
 
@@ -50,6 +50,44 @@ describe('tool mcp: async commands as tasks (stdio)', () => {
     const cli = env(await fixture(box(), ['job', 'result', '--id', jobId]))
     expect(withoutDuration(done.result.structuredContent)).toEqual(withoutDuration(cli))
     expect(JSON.parse(done.result.content[0].text)).toEqual(done.result.structuredContent)
+  }, 60_000)
+
+  it('the tasks extension is advertised next to the skills one (the example ships skills)', async () => {
+    const s = await stdioRpc(TASKS_BIN, box().env as Record<string, string>)
+    closers.push(s.close)
+    const caps = (await s.rpc('server/discover')).result.capabilities
+    expect(Object.keys(caps.extensions).sort()).toEqual([
+      'io.modelcontextprotocol/skills',
+      'io.modelcontextprotocol/tasks',
+    ])
+  }, 60_000)
+
+  it('a write job: the approval round first (input required), then the task on the round that submits it', async () => {
+    const file = join(box().root, 'in.jsonl')
+    writeFileSync(file, '{"title":"one"}\n{"title":"two"}\n')
+    const s = await stdioRpc(TASKS_BIN, box().env as Record<string, string>)
+    closers.push(s.close)
+    const capabilities = { elicitation: { form: {} } }
+    const asked = (await s.rpc('tools/call', { name: 'import', arguments: { file } }, { capabilities })).result
+    expect(asked.resultType).toBe('input_required')
+    expect(asked.taskId).toBeUndefined()
+    const created = (
+      await s.rpc(
+        'tools/call',
+        {
+          name: 'import',
+          arguments: { file },
+          inputResponses: { approve: { action: 'accept', content: { approve: true } } },
+          requestState: asked.requestState,
+        },
+        { capabilities },
+      )
+    ).result
+    expect(created.resultType).toBe('task')
+    expect(created.requestState).toBeUndefined()
+    const done = (await pollTask(s.rpc, created.taskId, terminal)).result
+    expect(done.status).toBe('completed')
+    expect(done.result.structuredContent.data.imported).toBe(2)
   }, 60_000)
 
   it("a job that fails is a completed task whose result is the tool's error (isError), never a failed task", async () => {
