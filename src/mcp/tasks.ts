@@ -110,8 +110,22 @@ export function taskSurface(options: {
     return reconcile(readOnly(jobs(), record), record, catalogue)
   }
 
-  /** A settled job's answer as the tool result the call would have given with `wait` (`job result`'s envelope). */
+  // A settled job's answer never changes: kept (for the latest few) so a client polling a finished task does not
+  // start a process per poll. Read only after `find` has checked the caller, so the job id alone is the key.
+  const settled = new Map<string, ReturnType<typeof toolResult>>()
   const resultOf = async (record: JobRecord, principal: CallPrincipal) => {
+    const kept = settled.get(record.job_id)
+    if (kept) return kept
+    const result = await fetchResult(record, principal)
+    // Only the job's own answer is kept, never a failure to read it (the store down for a moment).
+    const code = (result.structuredContent.error as { code?: unknown } | undefined)?.code
+    if (result.isError && (record.status !== 'failed' || code !== record.error?.code)) return result
+    settled.set(record.job_id, result)
+    if (settled.size > 256) settled.delete(settled.keys().next().value!)
+    return result
+  }
+  /** A settled job's answer as the tool result the call would have given with `wait` (`job result`'s envelope). */
+  const fetchResult = async (record: JobRecord, principal: CallPrincipal) => {
     const env = principal
       ? { [toolEnv(config.bin).name('MCP_SUBJECT')]: JSON.stringify({ iss: principal.issuer, sub: principal.subject }) }
       : undefined

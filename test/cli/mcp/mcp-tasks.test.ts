@@ -27,7 +27,7 @@ describe('tool mcp: async commands as tasks (stdio)', () => {
   }
 
   it('advertises the extension; a job is a task, durable at once, whose result is the job result envelope', async () => {
-    const { rpc } = await open()
+    const { rpc, stderr } = await open()
     const discovered = await rpc('server/discover')
     expect(discovered.result.capabilities.extensions).toHaveProperty(['io.modelcontextprotocol/tasks'])
     expect(discovered.result.capabilities.tasks).toBeUndefined()
@@ -50,6 +50,9 @@ describe('tool mcp: async commands as tasks (stdio)', () => {
     const cli = env(await fixture(box(), ['job', 'result', '--id', jobId]))
     expect(withoutDuration(done.result.structuredContent)).toEqual(withoutDuration(cli))
     expect(JSON.parse(done.result.content[0].text)).toEqual(done.result.structuredContent)
+    // A settled answer is read once: more polls of the finished task start no process.
+    for (let i = 0; i < 3; i++) expect((await rpc('tasks/get', { taskId: created.taskId })).result).toEqual(done)
+    expect(stderr().split(`job result --id ${jobId}`).length - 1).toBe(1)
   }, 60_000)
 
   it('the tasks extension is advertised next to the skills one (the example ships skills)', async () => {
