@@ -69,11 +69,8 @@ export function taskSurface(options: {
   config: ToolConfig
   catalogue: Catalogue
   launcher: Launcher
-  /** The clock (tests move it through the process's own clock, never through this). */
-  now?: () => number
 }): TaskSurface {
   const { sdk, config, catalogue, launcher } = options
-  const now = options.now ?? Date.now
   const uid = userInfo().uid
   let keys: Promise<Buffer[]> | undefined
   const keyRing = () => {
@@ -105,7 +102,7 @@ export function taskSurface(options: {
     // The job's own record says whose it is too (as `job status` checks it): both must name this principal.
     const owner = principal ? JSON.stringify({ iss: principal.issuer, sub: principal.subject }) : undefined
     if (!record || record.owner !== owner) throw unknownTask()
-    if (isExpired(record, now())) throw unknownTask('Task has expired')
+    if (isExpired(record, Date.now())) throw unknownTask('Task has expired')
     // A read changes nothing: a dead worker's verdict is computed here, recorded by the next write.
     return reconcile(readOnly(jobs(), record), record, catalogue)
   }
