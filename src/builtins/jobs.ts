@@ -1,5 +1,6 @@
 import { AgentError, type Catalogue, type ZodNamespace } from '../index.js'
 import { type JobRecord, type JobStore, reconcile, resolveJobStore } from '../jobs/index.js'
+import { jobOwner } from '../run/jobs.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
 
 /** The public view of a job (worker bookkeeping left out). */
@@ -35,7 +36,8 @@ export async function readJob(
   const record = await store.get(id).catch((error: unknown) => {
     throw error instanceof AgentError ? error : new AgentError('E_IO', `cannot read job ${id}`, { cause: error })
   })
-  if (!record)
+  // Another remote subject's job (or one submitted remotely, read without a subject) is unknown, as a checkpoint is.
+  if (!record || record.owner !== jobOwner(config))
     throw new AgentError('E_NOT_FOUND', `job ${id} not found`, {
       details: { job_id: id },
       hint: 'list jobs with `job list`',

@@ -39,6 +39,7 @@ const CHECKS: Check[] = [
     'null or {code, message, details, retryable}',
   ],
   ['result_kind', (v) => v === null || v === 'data' || v === 'items', 'data, items or null'],
+  ['owner', (v) => v === undefined || (typeof v === 'string' && v.length > 0), 'a subject, or absent'],
 ]
 
 /**
@@ -57,7 +58,8 @@ export function jobRecordProblem(value: unknown, id: string): string | undefined
 
 /** A job as submitted: pending, not yet claimed by a worker, nothing run. */
 export function pendingRecord(
-  fields: Pick<JobRecord, 'job_id' | 'command' | 'argv' | 'schema_version'> & Pick<Partial<JobRecord>, 'plan'>,
+  fields: Pick<JobRecord, 'job_id' | 'command' | 'argv' | 'schema_version'> &
+    Pick<Partial<JobRecord>, 'plan' | 'owner'>,
   now = new Date().toISOString(),
 ): JobRecord {
   return {

@@ -83,6 +83,8 @@ export async function submitJob(options: {
   schemaVersion: string
   /** For a write: what was confirmed, checked by the worker before it applies anything. */
   plan?: JobPlan
+  /** The remote subject the submitting call acts for (`tool mcp --http`): the only one that may see the job. */
+  owner?: string
 }): Promise<SubmittedJob> {
   const { config, store } = options
   const now = new Date().toISOString()
@@ -94,6 +96,7 @@ export async function submitJob(options: {
       argv: storedArgv(options.argv),
       schema_version: options.schemaVersion,
       ...(options.plan ? { plan: options.plan } : {}),
+      ...(options.owner ? { owner: options.owner } : {}),
     },
     now,
   )

@@ -45,6 +45,11 @@ export type JobRecord = {
   worker_host?: string | null
   /** On a fleet's store: the claim lasts until then unless its worker renews it; past it the worker is dead. */
   lease_until?: string | null
+  /**
+   * The remote subject (`tool mcp --http`, JSON `{"iss","sub"}`) that submitted it: only that subject reads,
+   * cancels or gets the result of the job. Absent for a job submitted without one (the CLI, MCP over stdio).
+   */
+  owner?: string
   /** A write job's confirmed plan (token id, targets and versions); the worker applies nothing else. */
   plan?: { token_id: string; targets: Array<{ id: string; version: string | number | null }>; policy?: string }
 }

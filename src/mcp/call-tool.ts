@@ -18,6 +18,7 @@ import { toArgv } from './argv.js'
 import { type PolicyFlow, policyFlow } from './policy-flow.js'
 import { errorEnvelopeOf, mcpHint, toolResult } from './result.js'
 import { type Launcher, runCall } from './run-call.js'
+import type { TaskSurface } from './tasks.js'
 import { DEFAULT_MAX_ITEMS, MAX_ITEMS_CAP, type ToolDef } from './tools.js'
 
 /** Universal flags that are the server's business: an MCP call always answers one JSON envelope. */
@@ -28,6 +29,9 @@ const RESERVED = new Set(
 )
 
 type Sdk = typeof import('@modelcontextprotocol/server')
+
+/** Where a 2026-07-28 request carries its client capabilities. */
+const CAPS = 'io.modelcontextprotocol/clientCapabilities'
 
 /** What a tool handler reads of the SDK's request context. */
 export type Ctx = {
@@ -80,6 +84,8 @@ export function callHandler(
   canAsk = true,
   /** The tool's config: where a person's approval of a held change is filed (see ./policy-flow.ts). */
   config?: ToolConfig,
+  /** The tasks extension: an async command's submission becomes a task for a client that asked for tasks. */
+  tasks?: TaskSurface,
 ) {
   // Who the call acts for reaches the CLI as its principal's subject: bound into its tokens, keys and audit line.
   const env = principal
@@ -117,6 +123,10 @@ export function callHandler(
       // A change the policy holds: asked of a person at the host only when the system policy allows it.
       if (policy.held(result.envelope))
         return (ask && approval && modes.form && (await policy.ask(def, desc, result.envelope))) || answer(result)
+      if (tasks && desc.async) {
+        const task = await tasks.created(result.envelope, ctx.mcpReq.envelope?.[CAPS], principal)
+        if (task) return task
+      }
       const checkpoint = checkpointOf(result.envelope)
       if (ask && checkpoint && ((checkpoint.url && modes.url) || modes.form)) {
         const request =

@@ -70,6 +70,7 @@ export async function mcpFactory(options: FactoryOptions): Promise<{
     // The CLI validates arguments and output itself, so both surfaces refuse with the same code.
     getValidator: () => (input: unknown) => ({ valid: true, data: input as never, errorMessage: undefined }),
   }
+  const tasks = (await import('./tasks.js')).taskSurface({ sdk, config, catalogue, launcher })
   const { discoveryTools } = options.discovery ? await import('./discovery.js') : { discoveryTools: undefined }
 
   // A tool's schemas are wrapped once per process: over HTTP a server instance is built for every request.
@@ -88,8 +89,18 @@ export async function mcpFactory(options: FactoryOptions): Promise<{
         requestState: { verify: codec.verify },
       },
     )
-    const approval = options.approval !== false
-    const call = callHandler(sdk, server, codec, launcher, catalogue, approval, principal, canAsk, config)
+    const call = callHandler(
+      sdk,
+      server,
+      codec,
+      launcher,
+      catalogue,
+      options.approval !== false,
+      principal,
+      canAsk,
+      config,
+      tasks,
+    )
     const register = (
       def: Pick<ToolDef, 'name' | 'title' | 'description' | 'inputSchema' | 'annotations'> & {
         outputSchema?: Record<string, unknown>
@@ -118,6 +129,7 @@ export async function mcpFactory(options: FactoryOptions): Promise<{
       for (const { def, desc } of byName.values()) register(def, (args, ctx) => call(def, desc, args, ctx))
     }
     skills?.attach(server)
+    tasks.attach(server, principal)
     return server
   }
   return { sdk, build }

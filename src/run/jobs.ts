@@ -2,6 +2,8 @@ import type { Catalogue } from '../errors/catalogue.js'
 import type { JobPlan, SubmittedJob } from '../jobs/runtime.js'
 import type { SettledResult } from '../jobs/settle.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
+import { remoteSubject } from '../settings/caller.js'
+import { toolEnv } from '../settings/tool-env.js'
 
 /*
  * The async-job side of one call: submitting it instead of doing the work inline, and `--wait`. The job modules
@@ -17,6 +19,7 @@ export async function submitCall(options: {
   plan?: JobPlan | undefined
 }): Promise<SubmittedJob> {
   const { resolveJobStore, submitJob } = await import('../jobs/runtime.js')
+  const owner = jobOwner(options.config)
   return submitJob({
     config: options.config,
     store: resolveJobStore(options.config),
@@ -24,7 +27,17 @@ export async function submitCall(options: {
     argv: options.argv,
     schemaVersion: options.schemaVersion,
     ...(options.plan ? { plan: options.plan } : {}),
+    ...(owner ? { owner } : {}),
   })
+}
+
+/**
+ * Who owns the jobs this call submits or reads: its remote subject (`tool mcp --http`), as checkpoints are owned;
+ * undefined on the CLI and over stdio (the local user, who owns the store's files anyway).
+ */
+export function jobOwner(config: ToolConfig): string | undefined {
+  const subject = remoteSubject(toolEnv(config.bin))
+  return subject ? JSON.stringify(subject) : undefined
 }
 
 /** `--wait`: block until the submitted job settles (at most `timeoutSeconds`), then its result or its items. */

@@ -1,5 +1,6 @@
 import { AgentCommand, Flags, output, paginationFlags } from '../../../index.js'
 import { resolveJobStore } from '../../../jobs/index.js'
+import { jobOwner } from '../../../run/jobs.js'
 import { jobSchema, readJob, view } from '../../jobs.js'
 
 const MAX = 100
@@ -29,7 +30,9 @@ export default class JobList extends AgentCommand {
 
   async execute() {
     const { flags } = await this.parse(JobList)
-    const records = await resolveJobStore(this.config).list()
+    // Only the jobs this caller may read: its own subject's over `tool mcp --http` (readJob refuses the others).
+    const owner = jobOwner(this.config)
+    const records = (await resolveJobStore(this.config).list()).filter((r) => r.owner === owner)
     const fresh = await Promise.all(records.map((r) => readJob(this.config, this.catalogue, r.job_id)))
     const jobs = fresh.filter((r) => !flags.status || r.status === flags.status).map(view)
     return this.page(jobs, {

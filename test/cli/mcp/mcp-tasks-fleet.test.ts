@@ -1,0 +1,71 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { afterEach, describe, expect, it } from 'vitest'
+import { ENGINES, type Machine, machines, newKey, useFleet } from '../../support/fleet.js'
+import { FIXTURE_BIN } from '../../support/helpers.js'
+import { httpRpc, pollTask, startMcpHttp } from '../../support/mcp-raw.js'
+
+// A fleet's servers share the job store and the key ring: a task started through one `tool mcp --http` is read,
+// finished and cancelled through another, its jobs run by a worker on a third machine.
+
+const fleet = useFleet()
+const stops: Array<() => Promise<void>> = []
+const workers: ChildProcess[] = []
+afterEach(async () => {
+  // Only what this file started, by PID, and only what still runs.
+  for (const w of workers.splice(0)) if (w.exitCode === null && w.signalCode === null && w.pid) w.kill('SIGKILL')
+  for (const stop of stops.splice(0)) await stop()
+})
+
+async function startWorker(m: Machine): Promise<void> {
+  const child = spawn(process.execPath, [FIXTURE_BIN, 'job', 'worker'], {
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...m.env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  workers.push(child)
+  let err = ''
+  child.stderr!.on('data', (c: Buffer) => (err += c))
+  const deadline = Date.now() + 15_000
+  while (!err.includes('serving jobs')) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`worker did not start: ${err}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+const terminal = (s: string) => ['completed', 'failed', 'cancelled'].includes(s)
+
+describe.each(ENGINES)('tasks of a fleet on %s', (engine) => {
+  it('a task started on server A is answered, completed and cancelled through server B', async () => {
+    const [a, b, w] = machines(3, fleet.url(engine), newKey(), 'fixture')
+    await startWorker(w!)
+    const serverA = await startMcpHttp(FIXTURE_BIN, a!.env)
+    stops.push(serverA.stop)
+    const serverB = await startMcpHttp(FIXTURE_BIN, b!.env)
+    stops.push(serverB.stop)
+    const onA = httpRpc(serverA.url)
+    const onB = httpRpc(serverB.url)
+
+    const created = (await onA('tools/call', { name: 'sleepy', arguments: { ms: 300 } })).result
+    expect(created.resultType).toBe('task')
+    // Durable before the answer, on the shared store: the other server resolves it at once.
+    expect((await onB('tasks/get', { taskId: created.taskId })).result.taskId).toBe(created.taskId)
+    const done = (await pollTask(onB, created.taskId, terminal)).result
+    expect(done.status).toBe('completed')
+    expect(done.result.structuredContent.data).toEqual({ slept_ms: 300 })
+
+    const long = (await onA('tools/call', { name: 'sleepy', arguments: { ms: 60_000 } })).result
+    // Running on the worker (no longer `queued`), so the cancel has a worker to reach through its lease.
+    const deadline = Date.now() + 30_000
+    while ((await onB('tasks/get', { taskId: long.taskId })).result.statusMessage === 'queued') {
+      if (Date.now() > deadline) throw new Error('the job never started')
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    expect((await onB('tasks/cancel', { taskId: long.taskId })).result.resultType).toBe('complete')
+    expect((await pollTask(onA, long.taskId, terminal)).result.status).toBe('cancelled')
+
+    // A server of another fleet (another key ring) on the same store does not honour the id.
+    const [stranger] = machines(1, fleet.url(engine), newKey(), 'fixture')
+    const serverC = await startMcpHttp(FIXTURE_BIN, stranger!.env)
+    stops.push(serverC.stop)
+    expect((await httpRpc(serverC.url)('tasks/get', { taskId: created.taskId })).error?.code).toBe(-32602)
+  }, 120_000)
+})
