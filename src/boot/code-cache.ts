@@ -64,8 +64,16 @@ const COMMAND_WORD = /^[a-z][a-z0-9-]{0,39}$/
  */
 export function cacheFileName(bundle: string, size: number, mtimeMs: number, word = ''): string {
   const build = `${fnv1a(bundle)}-${fnv1a(`${size}\0${mtimeMs}\0${process.version}\0${process.arch}`)}`
+  if (word === WARM_CACHE_WORD) return `${build}${WARM_CACHE_WORD}.v8`
   return COMMAND_WORD.test(word) ? `${build}-${word}.v8` : `${build}.v8`
 }
+
+/**
+ * The cache of warm processes (src/boot/warm.ts), `<bundle>-<build>+warm.v8` (no command word has a `+`): they load
+ * the bundle before they know their command, so theirs covers every command they ran. Its size costs nothing on a
+ * call: it is read while the process waits.
+ */
+export const WARM_CACHE_WORD = '+warm'
 
 /**
  * The word a run's cache is kept under: the first command word (`job` for every `job …` command), or `''` when

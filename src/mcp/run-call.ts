@@ -1,7 +1,10 @@
-import { spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { WARM_FLAG, WARM_MESSAGE, type WarmCall } from '../boot/warm.js'
 import { OWN_GROUP } from '../runtime/process-group.js'
 import { toolEnv } from '../settings/tool-env.js'
+import { MAX_ARGV_BYTES } from './argv.js'
 import { stop, track } from './children.js'
+import type { WarmPool } from './pool.js'
 
 /** How the server starts one CLI call of its own tool. */
 export type Launcher = {
@@ -14,8 +17,33 @@ export type Launcher = {
    * start it again off PATH (`node /abs/bin/run.js`). Only matched, never run: a call always runs `command`.
    */
   prefixes: readonly string[]
-  /** Called with the PID of every call started (the server logs it on stderr). */
-  onSpawn?: (pid: number, argv: readonly string[]) => void
+  /** Called with the PID of every call started (the server logs it on stderr); `warm` when a warm process took it. */
+  onSpawn?: (pid: number, argv: readonly string[], warm: boolean) => void
+  /** Processes started ahead of calls (see {@link startWarm}); a call takes one when one is ready, else starts cold. */
+  pool?: WarmPool
+}
+
+/**
+ * The environment of every call: the server's, without `<BIN>_FORMAT` (an MCP call always answers in JSON), with
+ * the call's own on top.
+ */
+function callEnv(launcher: Pick<Launcher, 'bin'>, extra: Record<string, string> = {}): Record<string, string> {
+  const env = { ...process.env, ...extra } as Record<string, string>
+  delete env[toolEnv(launcher.bin).name('FORMAT')]
+  return env
+}
+
+/**
+ * Start one warm process of the tool (src/boot/warm.ts): the same executable, environment, stdio and process group
+ * as a cold call, plus an IPC channel, with {@link WARM_FLAG} as its only argument. It loads the tool and waits.
+ */
+export function startWarm(launcher: Pick<Launcher, 'command' | 'bin'>): ChildProcess {
+  const [exe, ...pre] = launcher.command
+  return spawn(exe!, [...pre, WARM_FLAG], {
+    env: callEnv(launcher),
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    detached: OWN_GROUP,
+  })
 }
 
 /** What one CLI call printed: the envelope, or for a stream the gathered envelope. */
@@ -32,7 +60,9 @@ type StreamLine = {
 
 /**
  * Run the tool's own bin once with `argv`, exactly as a shell would (stdin closed, the server's environment), and
- * return the envelope it printed. `signal` aborting (the client cancelled, or gave up waiting) sends the call's
+ * return the envelope it printed. A ready warm process of `launcher.pool` is handed the call (argv and the call's
+ * environment over its IPC channel; it runs what a cold start runs, then exits); without one, the bin starts cold.
+ * Either way the process is followed, stopped and read by the same code below. `signal` aborting (the client cancelled, or gave up waiting) sends the call's
  * process group SIGINT, as Ctrl-C does on the CLI, and SIGKILL after a grace (see {@link stop}). For a stream
  * command at most `maxItems` items are kept; the child is stopped once more arrive, and the envelope says it was
  * truncated.
@@ -43,20 +73,40 @@ export function runCall(
   options: { signal?: AbortSignal; stream?: boolean; maxItems?: number; env?: Record<string, string> } = {},
 ): Promise<CallResult> {
   const [exe, ...pre] = launcher.command
-  const env = { ...process.env, ...options.env }
-  delete env[toolEnv(launcher.bin).name('FORMAT')]
   const started = performance.now()
   return new Promise((resolve) => {
-    let child: import('node:child_process').ChildProcess
-    try {
-      // A group of its own: a stop reaches whatever the call started, and the server's terminal does not.
-      child = spawn(exe!, [...pre, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: OWN_GROUP })
-    } catch (error) {
-      // Some refusals (E2BIG: the arguments exceed what the OS takes) are thrown, not emitted.
-      resolve({ envelope: internal(`could not start the tool: ${(error as Error).message}`, started), exitCode: null })
-      return
+    let child: ChildProcess
+    // A call cancelled before it starts starts cold, as it always did: its answer is the cold start's; so does one
+    // longer than a command line takes (the OS's refusal is the cold start's answer; toArgv bounds every call).
+    const warm = options.signal?.aborted || !fitsCommandLine(argv) ? undefined : launcher.pool?.take()
+    if (warm) {
+      child = warm
+      // What the process lacks of a cold start's environment: the call's own, `<BIN>_FORMAT` never among it.
+      const env = callEnv(launcher, options.env)
+      const extra = Object.fromEntries(Object.keys(options.env ?? {}).flatMap((k) => (k in env ? [[k, env[k]!]] : [])))
+      const call: WarmCall = { type: WARM_MESSAGE.call, argv: [...argv], env: extra }
+      // A send that fails (the process died just now) closes its stdout with no envelope: answered below.
+      child.send(call, (error) => {
+        if (error) void stop(child, 'SIGKILL', 0)
+      })
+    } else {
+      try {
+        // A group of its own: a stop reaches whatever the call started, and the server's terminal does not.
+        child = spawn(exe!, [...pre, ...argv], {
+          env: callEnv(launcher, options.env),
+          stdio: ['ignore', 'pipe', 'pipe'],
+          detached: OWN_GROUP,
+        })
+      } catch (error) {
+        // Some refusals (E2BIG: the arguments exceed what the OS takes) are thrown, not emitted.
+        resolve({
+          envelope: internal(`could not start the tool: ${(error as Error).message}`, started),
+          exitCode: null,
+        })
+        return
+      }
     }
-    if (child.pid !== undefined) launcher.onSpawn?.(child.pid, argv)
+    if (child.pid !== undefined) launcher.onSpawn?.(child.pid, argv, warm !== undefined)
     track(child)
     const stdout = child.stdout!
     const stderrStream = child.stderr!
@@ -116,6 +166,10 @@ export function runCall(
       })
     })
   })
+}
+
+function fitsCommandLine(argv: readonly string[]): boolean {
+  return argv.reduce((n, a) => n + Buffer.byteLength(a) + 1, 0) <= MAX_ARGV_BYTES
 }
 
 function parseLine(line: string): StreamLine | undefined {
