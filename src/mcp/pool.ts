@@ -78,7 +78,12 @@ export function warmPool(start: () => ChildProcess, size: number, onReady?: (pid
       }
       const onMessage = (message: { type?: unknown } | null) => {
         // A warm process says one thing, once: anything else is not one of ours to hand a call.
-        if (slot.ready || message?.type !== WARM_MESSAGE.ready) return void signalGroup(child, 'SIGKILL')
+        if (slot.ready || message?.type !== WARM_MESSAGE.ready) {
+          slots.delete(slot)
+          slot.release()
+          signalGroup(child, 'SIGKILL')
+          return fill()
+        }
         slot.ready = true
         earlyExits = 0
         if (child.pid !== undefined) onReady?.(child.pid)

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { WARM_FLAG, WARM_MESSAGE } from '../../../src/boot/warm.js'
@@ -140,6 +140,38 @@ describe('a warm process (the child side of tool mcp --warm processes): one call
     expect(audit[0]!.subject).toBe('ann (local)')
     expect(audit[1]!.subject).toBe('bob (local)')
     expect(String(audit[2]!.subject)).not.toMatch(/ann|bob/)
+  })
+})
+
+describe("a warm process's code cache: its own file, covering what the calls it was handed ran", () => {
+  const cacheDir = () => join(box().env.XDG_CACHE_HOME!, 'agentcli', 'code-cache')
+  const warmCache = () => readdirSync(cacheDir()).filter((n) => n.endsWith('+warm.v8'))
+  const covers = () => {
+    const bytes = readFileSync(join(cacheDir(), warmCache()[0]!))
+    const start = 'agentcli-code-cache 1\n'.length
+    return JSON.parse(bytes.toString('utf8', start + 4, start + 4 + bytes.readUInt32LE(start))).covers
+  }
+
+  it("written at exit under the key of the call (never a cold command's file); one stopped idle writes nothing", async () => {
+    seed(box(), [{ id: '1', title: 'one' }])
+    const idle = await warmProcess()
+    expect(idle.ready).toBe(true)
+    idle.child.disconnect()
+    await idle.exited
+    expect(existsSync(cacheDir()) ? warmCache() : []).toEqual([])
+    for (const argv of [
+      ['get', '1'],
+      ['list', '--status', 'open'],
+    ]) {
+      const w = await warmProcess()
+      expect(w.ready).toBe(true)
+      w.child.send(call(argv))
+      expect(await w.exited).toBe(0)
+    }
+    expect(warmCache()).toHaveLength(1)
+    expect(covers()).toEqual(['get', 'list --status'])
+    // The cold caches are the CLI's own: a warm process wrote none of them.
+    expect(readdirSync(cacheDir()).filter((n) => n.endsWith('.v8'))).toEqual(warmCache())
   })
 })
 
