@@ -13,7 +13,7 @@ import {
 import { holdSignals } from './early-signals.js'
 import { FRAMEWORK_NODE_RANGE, inFrameworkRange, unmetEngines } from './engines.js'
 import { rootPath } from './root-path.js'
-import { applyCall, awaitCall, isWarmProcess, WARM_FLAG } from './warm.js'
+import { applyCall, awaitCall, closeStdioAtExit, isWarmProcess, WARM_FLAG } from './warm.js'
 
 // Built-ins come from process.getBuiltinModule, not `import`: the ES module facade of `node:fs` alone costs
 // ≈ 2.5 ms (it reads every export, `fs.promises` included), a twentieth of a bundled start.
@@ -61,6 +61,7 @@ export async function start(root: string | URL, options: RunOptions = {}): Promi
     // Stopped before it was handed a call (the pool closed, the parent died): nothing ran, nothing to say.
     if (!call) return endIdle(held)
     applyCall(call)
+    closeStdioAtExit()
   }
   return entry.run(dir, { ...options, ...(loaded ? { bundle } : {}), held })
 }

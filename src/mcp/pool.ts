@@ -124,7 +124,8 @@ export function warmPool(start: () => ChildProcess, size: number, onReady?: (pid
         if (!slot.ready || !child.connected || child.exitCode !== null || child.signalCode !== null) continue
         slots.delete(slot)
         slot.release()
-        fill()
+        // On the next turn: spawning blocks this thread for a few ms, which the call being handed must not wait for.
+        setImmediate(fill)
         return child
       }
       return undefined

@@ -46,7 +46,10 @@ export function startWarm(launcher: Pick<Launcher, 'command' | 'bin'>): ChildPro
   })
 }
 
-/** What one CLI call printed: the envelope, or for a stream the gathered envelope. */
+/**
+ * What one CLI call printed: the envelope, or for a stream the gathered envelope; the exit code, `null` when the
+ * process was killed by a signal, or (a warm process) answered before it was reaped.
+ */
 export type CallResult = { envelope: Record<string, unknown>; exitCode: number | null }
 
 type StreamLine = {
@@ -148,23 +151,40 @@ export function runCall(
       options.signal?.removeEventListener('abort', onAbort)
       resolve({ envelope: internal(`could not start the tool: ${error.message}`, started), exitCode: null })
     })
-    child.on('close', (code) => {
-      options.signal?.removeEventListener('abort', onAbort)
+    const answer = (code: number | null, early: boolean): boolean => {
       const stderr = Buffer.concat(err).toString('utf8').slice(-2000)
+      let result: CallResult
       if (options.stream) {
-        resolve({
+        // Complete in its own right: a last line came and nothing was cut (a cut call's process is being stopped).
+        if (early && (cut || !last)) return false
+        result = {
           envelope: gathered(items, last, cut, schemaVersion, options.maxItems, started, stderr),
           exitCode: code,
-        })
-        return
+        }
+      } else {
+        const envelope = parseEnvelope(Buffer.concat(out).toString('utf8'))
+        if (early && !envelope) return false
+        result = {
+          envelope: envelope ?? internal(`the tool printed no envelope (exit ${code}): ${stderr.trim()}`, started),
+          exitCode: code,
+        }
       }
-      const text = Buffer.concat(out).toString('utf8')
-      const envelope = parseEnvelope(text)
-      resolve({
-        envelope: envelope ?? internal(`the tool printed no envelope (exit ${code}): ${stderr.trim()}`, started),
-        exitCode: code,
-      })
-    })
+      options.signal?.removeEventListener('abort', onAbort)
+      resolve(result)
+      return true
+    }
+    child.on('close', (code) => void answer(code, false))
+    // A warm process closes its stdout and stderr as the last step of its exit (src/boot/warm.ts): once both are
+    // read to their end, a complete answer is final, without waiting for the kernel to tear the process down (it
+    // is still followed until it exits). Anything less complete waits for 'close', as a cold start's does.
+    if (warm) {
+      let open = 2
+      const ended = () => {
+        if (--open === 0) answer(child.exitCode, true)
+      }
+      stdout.once('close', ended)
+      stderrStream.once('close', ended)
+    }
   })
 }
 

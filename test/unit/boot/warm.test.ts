@@ -1,6 +1,14 @@
 import { EventEmitter } from 'node:events'
 import { describe, expect, it } from 'vitest'
-import { applyCall, awaitCall, isWarmCall, isWarmProcess, WARM_FLAG, WARM_MESSAGE } from '../../../src/boot/warm.js'
+import {
+  applyCall,
+  awaitCall,
+  closeStdioAtExit,
+  isWarmCall,
+  isWarmProcess,
+  WARM_FLAG,
+  WARM_MESSAGE,
+} from '../../../src/boot/warm.js'
 
 /** The parts of `process` a warm process uses: its channel, argv and env. */
 class Proc extends EventEmitter {
@@ -103,5 +111,30 @@ describe('waiting for the call', () => {
     )
     expect(p.argv).toEqual(['/node', '/tool/bin/run.js', 'get', '1', '--fields', 'id'])
     expect(p.env).toEqual({ KEEP: 'yes', TASKS_MCP_SUBJECT: '{"iss":"i","sub":"s"}' })
+  })
+})
+
+describe('the end of a warm process: stdout and stderr close after every exit listener, then the real exit', () => {
+  it('reallyExit closes fds 1 and 2 (one already closed is no matter), then exits with the same code', () => {
+    const order: string[] = []
+    const proc = {
+      reallyExit(code?: number) {
+        order.push(`exit ${code}`)
+      },
+    }
+    closeStdioAtExit(proc as never, (fd) => {
+      order.push(`close ${fd}`)
+      if (fd === 1) throw Object.assign(new Error('EBADF'), { code: 'EBADF' })
+    })
+    proc.reallyExit(3)
+    expect(order).toEqual(['close 1', 'close 2', 'exit 3'])
+  })
+
+  it('a Node without process.reallyExit: nothing changes', () => {
+    const proc = {} as Record<string, unknown>
+    closeStdioAtExit(proc as never, () => {
+      throw new Error('never')
+    })
+    expect(proc).toEqual({})
   })
 })

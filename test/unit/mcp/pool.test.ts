@@ -46,6 +46,8 @@ function spawner() {
   }
 }
 
+const turn = () => new Promise((r) => setImmediate(r))
+
 const config = (mcp?: Record<string, unknown>) => ({ pjson: { agentcli: mcp ? { mcp } : {} } }) as unknown as ToolConfig
 
 describe("warm_processes: the number of warm processes is the tool author's, bounded", () => {
@@ -82,6 +84,9 @@ describe('the warm pool', () => {
       expect(readied).toEqual([s.made[0]!.pid])
       const taken = pool.take()
       expect(taken).toBe(s.made[0])
+      // The replacement starts on the next turn, after the call was handed over.
+      expect(s.made).toHaveLength(2)
+      await turn()
       expect(s.made).toHaveLength(3)
       expect(pool.held()).toHaveLength(2)
       expect(pool.held()).not.toContain(taken)
@@ -93,6 +98,7 @@ describe('the warm pool', () => {
         const t = pool.take() as unknown as Fake
         expect(t).toBeDefined()
         t.exit(0)
+        await turn()
         expect(pool.held().length).toBeLessThanOrEqual(2)
       }
       expect(pool.held()).toHaveLength(2)
