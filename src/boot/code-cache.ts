@@ -20,15 +20,16 @@ const { basename, dirname, isAbsolute, join } = builtin<typeof import('node:path
 
 /**
  * Where V8 code caches of bundles live: `AGENTCLI_CODE_CACHE_DIR`, else the user's cache directory. `undefined`
- * when caching is off (`AGENTCLI_CODE_CACHE=0`) or no safe directory exists.
+ * when caching is off (`AGENTCLI_CODE_CACHE=0`) or no safe directory exists. `create` false (a warm process, which
+ * writes nothing before it is handed a call): an existing directory only.
  */
-export function codeCacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function codeCacheDir(env: NodeJS.ProcessEnv = process.env, create = true): string | undefined {
   if (env.AGENTCLI_CODE_CACHE === '0') return undefined
   const dir = env.AGENTCLI_CODE_CACHE_DIR || join(userCacheRoot(env), 'agentcli', 'code-cache')
   // A relative directory would land wherever the tool is run from; the entry reports the setting as E_CONFIG.
   if (!isAbsolute(dir)) return undefined
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    if (create) mkdirSync(dir, { recursive: true, mode: 0o700 })
     return isPrivateDir(dir) ? dir : undefined
   } catch {
     return undefined

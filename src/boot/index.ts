@@ -132,7 +132,9 @@ export function loadBundle(file: string, stat: BundleStat = statSync(file), warm
   const loader = constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER
   if (loader === undefined) return undefined
   const { size, mtimeMs } = stat
-  const dir = codeCacheDir()
+  // A warm process writes nothing until it is handed a call (its server may be removing the home it runs in): it
+  // uses the cache directory its server's own start made, if there is one.
+  const dir = codeCacheDir(process.env, !warm)
   const argv = process.argv.slice(2)
   // The command's own cache; a command without one yet starts from the common cache (what every run compiles). A
   // warm process does not know its command yet: it has a cache of its own.

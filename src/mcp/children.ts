@@ -25,6 +25,11 @@ export function track(child: ChildProcess): void {
   })
 }
 
+/** Whether a call is being stopped (a cancel, a cut stream, the server stopping): its answer waits for its exit. */
+export function stopping(child: ChildProcess): boolean {
+  return live.get(child) !== undefined
+}
+
 /**
  * Stop one call: `signal` to its process group, SIGKILL once the grace is over, and SIGKILL again for what is
  * left of the group when the call's own process is gone (a grandchild that ignored the first signal). Resolves

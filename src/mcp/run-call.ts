@@ -3,7 +3,7 @@ import { WARM_FLAG, WARM_MESSAGE, type WarmCall } from '../boot/warm.js'
 import { OWN_GROUP } from '../runtime/process-group.js'
 import { toolEnv } from '../settings/tool-env.js'
 import { MAX_ARGV_BYTES } from './argv.js'
-import { stop, track } from './children.js'
+import { stop, stopping, track } from './children.js'
 import type { WarmPool } from './pool.js'
 
 /** How the server starts one CLI call of its own tool. */
@@ -176,11 +176,12 @@ export function runCall(
     child.on('close', (code) => void answer(code, false))
     // A warm process closes its stdout and stderr as the last step of its exit (src/boot/warm.ts): once both are
     // read to their end, a complete answer is final, without waiting for the kernel to tear the process down (it
-    // is still followed until it exits). Anything less complete waits for 'close', as a cold start's does.
+    // is still followed until it exits). Anything less complete, and a call that was being stopped (cancelled,
+    // cut, the server stopping: its answer comes once its process is gone), waits for 'close', as a cold start's.
     if (warm) {
       let open = 2
       const ended = () => {
-        if (--open === 0) answer(child.exitCode, true)
+        if (--open === 0 && !stopping(child)) answer(child.exitCode, true)
       }
       stdout.once('close', ended)
       stderrStream.once('close', ended)
