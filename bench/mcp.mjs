@@ -1,10 +1,14 @@
 #!/usr/bin/env node
 // npm run bench:mcp: per-call latency of `get` over an open MCP session (`tasks mcp`, the official client over
-// stdio), over Streamable HTTP (`tasks mcp --http`, the official client, 2026-07-28) and a CLI cold start of
-// `tasks get 1`, alternated in one run. Prints medians and their ratio. Brief:
-// BENCH_ROUNDS (default 20) rounds. `node -e 0` is the floor of a process per call. Not a test.
+// stdio) with warm processes (the default, agentcli.mcp.warm_processes 2) and without (a copy of the example with
+// warm_processes 0: every call a cold start), over Streamable HTTP (`tasks mcp --http`, warm, 2026-07-28), a CLI
+// cold start of `tasks get 1`, and the in-process peer baseline (bench/mcp-peer.mjs: the SDK's own server whose
+// tool returns a constant), alternated in one run. Prints medians and their ratios. Brief: BENCH_ROUNDS (default
+// 20) rounds. `node -e 0` is the floor of a process per call. Each warm call is checked to have been served by a
+// warm process (the server's log says so); the rounds between two warm calls give the pool time to refill, as an
+// agent's thinking does. Not a test.
 import { spawn, spawnSync } from 'node:child_process'
-import { rmSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
@@ -17,11 +21,32 @@ const node = process.execPath
 const { home, env } = benchHome('agentcli-bench-mcp-', { tasks: 1 })
 const bin = join(root, 'examples/tasks/bin/run.js')
 
+// The example without warm processes: a copy inside the repository (its bin resolves agentcli from there).
+mkdirSync(join(root, '.bench'), { recursive: true })
+const coldDir = mkdtempSync(join(root, '.bench', 'mcp-cold-'))
+cpSync(join(root, 'examples/tasks'), coldDir, { recursive: true, filter: (p) => !p.includes('node_modules') })
+const pjson = JSON.parse(readFileSync(join(coldDir, 'package.json'), 'utf8'))
+pjson.agentcli = { ...pjson.agentcli, mcp: { warm_processes: 0 } }
+writeFileSync(join(coldDir, 'package.json'), JSON.stringify(pjson, null, 2))
+
+/** An open stdio session with `args`; its server's log kept, to tell warm calls from cold ones. */
+async function stdioSession(args) {
+  const transport = new StdioClientTransport({ command: node, args, env, stderr: 'pipe' })
+  let log = ''
+  transport.stderr?.on('data', (c) => {
+    log += c
+  })
+  const client = new Client({ name: 'bench', version: '1' })
+  await client.connect(transport)
+  await client.listTools()
+  return { client, log: () => log }
+}
+
 const sessionStart = process.hrtime.bigint()
-const client = new Client({ name: 'bench', version: '1' })
-await client.connect(new StdioClientTransport({ command: node, args: [bin, 'mcp'], env, stderr: 'ignore' }))
-await client.listTools()
+const warmSession = await stdioSession([bin, 'mcp'])
 const sessionMs = Number(process.hrtime.bigint() - sessionStart) / 1e6
+const coldSession = await stdioSession([join(coldDir, 'bin/run.js'), 'mcp'])
+const peerSession = await stdioSession([join(root, 'bench/mcp-peer.mjs')])
 
 // The HTTP server: a process this bench starts and stops (SIGTERM, by its PID).
 const server = spawn(node, [bin, 'mcp', '--http', '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] })
@@ -39,8 +64,16 @@ await httpClient.connect(new StreamableHTTPClientTransport(new URL(url)))
 
 const cli = []
 const mcp = []
+const cold = []
+const peer = []
 const http = []
 const floor = []
+const call = async (session, into) => {
+  const start = process.hrtime.bigint()
+  const result = await session.client.callTool({ name: 'get', arguments: { id: '1' } })
+  into.push(Number(process.hrtime.bigint() - start) / 1e6)
+  if (result.isError) throw new Error(`get over MCP failed: ${JSON.stringify(result.structuredContent)}`)
+}
 const once = async () => {
   let start = process.hrtime.bigint()
   spawnSync(node, ['-e', '0'], { env, stdio: 'ignore' })
@@ -49,31 +82,34 @@ const once = async () => {
   const run = spawnSync(node, [bin, 'get', '1'], { env, stdio: ['ignore', 'pipe', 'ignore'] })
   cli.push(Number(process.hrtime.bigint() - start) / 1e6)
   if (run.status !== 0) throw new Error(`tasks get 1 exited ${run.status}`)
-  start = process.hrtime.bigint()
-  const result = await client.callTool({ name: 'get', arguments: { id: '1' } })
-  mcp.push(Number(process.hrtime.bigint() - start) / 1e6)
-  if (result.isError) throw new Error(`get over MCP failed: ${JSON.stringify(result.structuredContent)}`)
+  await call(warmSession, mcp)
+  await call(coldSession, cold)
+  await call(peerSession, peer)
   start = process.hrtime.bigint()
   const overHttp = await httpClient.callTool({ name: 'get', arguments: { id: '1' } })
   http.push(Number(process.hrtime.bigint() - start) / 1e6)
   if (overHttp.isError) throw new Error(`get over HTTP failed: ${JSON.stringify(overHttp.structuredContent)}`)
 }
+// The warm processes are ready before the first round (the session's start gave them time), as for a client.
+const warmCalls = () => (warmSession.log().match(/\(pid \d+\) warm$/gm) ?? []).length
 for (let warm = 0; warm < 2; warm++) await once()
-cli.length = 0
-mcp.length = 0
-http.length = 0
-floor.length = 0
+for (const xs of [cli, mcp, cold, peer, http, floor]) xs.length = 0
+const warmBefore = warmCalls()
 for (let round = 0; round < rounds; round++) await once()
-await client.close()
+const servedWarm = warmCalls() - warmBefore
+for (const s of [warmSession, coldSession, peerSession]) await s.client.close()
 await httpClient.close()
 server.kill('SIGTERM')
 await new Promise((resolve) => server.once('exit', resolve))
 rmSync(home, { recursive: true, force: true })
+rmSync(coldDir, { recursive: true, force: true })
 
 const c = median(cli)
 const m = median(mcp)
+const k = median(cold)
+const p = median(peer)
 console.log(
-  `get: MCP call over an open session vs CLI cold start, ${rounds} alternated rounds, node ${process.version}`,
+  `get: MCP call over an open session (warm process, cold start, in-process peer) vs CLI cold start, ${rounds} alternated rounds, node ${process.version}`,
 )
 console.log('variant'.padEnd(30), 'median ms'.padStart(10), 'min'.padStart(7))
 const row = (name, xs) =>
@@ -85,9 +121,12 @@ const row = (name, xs) =>
       .padStart(7),
   )
 row('tasks get 1 (CLI cold start)', cli)
-row('get over MCP (open session)', mcp)
-row('get over MCP HTTP (2026-07-28)', http)
+row('get over MCP, warm process', mcp)
+row('get over MCP, cold start', cold)
+row('get over MCP HTTP (warm)', http)
+row('in-process peer (SDK, constant)', peer)
 row('node -e 0 (floor of a process)', floor)
+console.log(`warm calls served by a warm process: ${servedWarm} of ${rounds}`)
 console.log(
-  `ratio MCP / CLI: ${(m / c).toFixed(2)}; HTTP / CLI: ${(median(http) / c).toFixed(2)}; session start (spawn, handshake, tools/list): ${sessionMs.toFixed(0)} ms`,
+  `ratio warm / cold: ${(m / k).toFixed(2)}; warm / in-process peer: ${(m / p).toFixed(2)} (the issue's bar: <= 2); cold / peer: ${(k / p).toFixed(2)}; warm / CLI: ${(m / c).toFixed(2)}; HTTP / CLI: ${(median(http) / c).toFixed(2)}; session start (spawn, handshake, tools/list): ${sessionMs.toFixed(0)} ms`,
 )

@@ -8,7 +8,14 @@ import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 
 const dist = resolve(fileURLToPath(new URL('..', import.meta.url)), 'dist')
-const OWN = ['boot/index.js', 'boot/builtin.js', 'boot/code-cache.js', 'boot/early-signals.js', 'boot/engines.js']
+const OWN = [
+  'boot/index.js',
+  'boot/builtin.js',
+  'boot/code-cache.js',
+  'boot/early-signals.js',
+  'boot/engines.js',
+  'boot/warm.js',
+]
 const INLINED = new Set([...OWN, 'boot/root-path.js'].map((f) => resolve(dist, f)))
 
 await build({

@@ -20,15 +20,16 @@ const { basename, dirname, isAbsolute, join } = builtin<typeof import('node:path
 
 /**
  * Where V8 code caches of bundles live: `AGENTCLI_CODE_CACHE_DIR`, else the user's cache directory. `undefined`
- * when caching is off (`AGENTCLI_CODE_CACHE=0`) or no safe directory exists.
+ * when caching is off (`AGENTCLI_CODE_CACHE=0`) or no safe directory exists. `create` false (a warm process, which
+ * writes nothing before it is handed a call): an existing directory only.
  */
-export function codeCacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function codeCacheDir(env: NodeJS.ProcessEnv = process.env, create = true): string | undefined {
   if (env.AGENTCLI_CODE_CACHE === '0') return undefined
   const dir = env.AGENTCLI_CODE_CACHE_DIR || join(userCacheRoot(env), 'agentcli', 'code-cache')
   // A relative directory would land wherever the tool is run from; the entry reports the setting as E_CONFIG.
   if (!isAbsolute(dir)) return undefined
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    if (create) mkdirSync(dir, { recursive: true, mode: 0o700 })
     return isPrivateDir(dir) ? dir : undefined
   } catch {
     return undefined
@@ -64,8 +65,16 @@ const COMMAND_WORD = /^[a-z][a-z0-9-]{0,39}$/
  */
 export function cacheFileName(bundle: string, size: number, mtimeMs: number, word = ''): string {
   const build = `${fnv1a(bundle)}-${fnv1a(`${size}\0${mtimeMs}\0${process.version}\0${process.arch}`)}`
+  if (word === WARM_CACHE_WORD) return `${build}${WARM_CACHE_WORD}.v8`
   return COMMAND_WORD.test(word) ? `${build}-${word}.v8` : `${build}.v8`
 }
+
+/**
+ * The cache of warm processes (src/boot/warm.ts), `<bundle>-<build>+warm.v8` (no command word has a `+`): they load
+ * the bundle before they know their command, so theirs covers every command they ran. Its size costs nothing on a
+ * call: it is read while the process waits.
+ */
+export const WARM_CACHE_WORD = '+warm'
 
 /**
  * The word a run's cache is kept under: the first command word (`job` for every `job …` command), or `''` when

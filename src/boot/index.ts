@@ -7,11 +7,13 @@ import {
   nextHeader,
   readCodeCache,
   runKey,
+  WARM_CACHE_WORD,
   writeCodeCache,
 } from './code-cache.js'
 import { holdSignals } from './early-signals.js'
 import { FRAMEWORK_NODE_RANGE, inFrameworkRange, unmetEngines } from './engines.js'
 import { rootPath } from './root-path.js'
+import { applyCall, awaitCall, closeStdioAtExit, isWarmProcess, WARM_FLAG } from './warm.js'
 
 // Built-ins come from process.getBuiltinModule, not `import`: the ES module facade of `node:fs` alone costs
 // ≈ 2.5 ms (it reads every export, `fs.promises` included), a twentieth of a bundled start.
@@ -42,14 +44,36 @@ export async function start(root: string | URL, options: RunOptions = {}): Promi
   const dir = rootPath(root)
   const unmet = unmetEngines(toolNodeRange(dir))
   if (unmet.length > 0) return unsupportedNode(dir, unmet, { ...options, held })
+  // A warm process for `tool mcp` (./warm.ts): its code loads now, its call comes later over the IPC channel.
+  const warm = options.argv === undefined && isWarmProcess()
   const bundle = join(dir, BUNDLE_FILE)
   const stat = process.env.AGENTCLI_NO_BUNDLE === '1' ? undefined : statSync(bundle, { throwIfNoEntry: false })
-  const loaded = stat ? tryBundle(bundle, stat) : undefined
-  if (loaded) return loaded.run(dir, { ...options, bundle, held })
-  // From the modules, Node's own compile cache is what helps: some 200 files instead of one.
-  Module.enableCompileCache?.()
-  const { run } = await import('../runtime/entry.js')
-  return run(dir, { ...options, held })
+  const loaded = stat ? tryBundle(bundle, stat, warm) : undefined
+  let entry: BundleExports
+  if (loaded) entry = loaded
+  else {
+    // From the modules, Node's own compile cache is what helps: some 200 files instead of one.
+    Module.enableCompileCache?.()
+    entry = await import('../runtime/entry.js')
+  }
+  if (warm) {
+    const call = await awaitCall()
+    // Stopped before it was handed a call (the pool closed, the parent died): nothing ran, nothing to say.
+    if (!call) return endIdle(held)
+    applyCall(call)
+    closeStdioAtExit()
+  }
+  return entry.run(dir, { ...options, ...(loaded ? { bundle } : {}), held })
+}
+
+/**
+ * A warm process that will never run a call ends at once, by its own SIGKILL: it has nothing to flush or to print
+ * (no envelope is owed: no call was made), and only `exit()` of the session may call `process.exit`.
+ */
+function endIdle(held: ReturnType<typeof holdSignals>): Promise<never> {
+  held.release()
+  process.kill(process.pid, 'SIGKILL')
+  return new Promise<never>(() => {})
 }
 
 /** The tool's own `engines.node`, if its package.json declares one. */
@@ -84,9 +108,9 @@ async function unsupportedNode(root: string | URL, unmet: string[], options: Run
  * A bundle that fails to load (damaged, or built for another Node) must not cost the user the command: the
  * modules are still there, so say so on stderr and run from them. Nothing has reached stdout yet.
  */
-function tryBundle(file: string, stat: BundleStat): BundleExports | undefined {
+function tryBundle(file: string, stat: BundleStat, warm: boolean): BundleExports | undefined {
   try {
-    const loaded = loadBundle(file, stat)
+    const loaded = loadBundle(file, stat, warm)
     if (loaded && typeof loaded.run !== 'function') throw new Error('it does not export run()')
     return loaded
   } catch (error) {
@@ -103,15 +127,19 @@ function tryBundle(file: string, stat: BundleStat): BundleExports | undefined {
  * before the first line runs, which for a bundle is little more than its outer function; the cache written here
  * is taken when the process exits, so it holds every function the run compiled (and those the cache it read gave).
  */
-export function loadBundle(file: string, stat: BundleStat = statSync(file)): BundleExports | undefined {
+export function loadBundle(file: string, stat: BundleStat = statSync(file), warm = false): BundleExports | undefined {
   // Dynamic import() from a vm script needs the main context's loader; without it, start from the modules.
   const loader = constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER
   if (loader === undefined) return undefined
   const { size, mtimeMs } = stat
-  const dir = codeCacheDir()
+  // A warm process writes nothing until it is handed a call (its server may be removing the home it runs in): it
+  // uses the cache directory its server's own start made, if there is one.
+  const dir = codeCacheDir(process.env, !warm)
   const argv = process.argv.slice(2)
-  // The command's own cache; a command without one yet starts from the common cache (what every run compiles).
-  const cacheFile = dir ? join(dir, cacheFileName(file, size, mtimeMs, cacheWord(argv))) : undefined
+  // The command's own cache; a command without one yet starts from the common cache (what every run compiles). A
+  // warm process does not know its command yet: it has a cache of its own.
+  const word = warm ? WARM_CACHE_WORD : cacheWord(argv)
+  const cacheFile = dir ? join(dir, cacheFileName(file, size, mtimeMs, word)) : undefined
   const own = cacheFile ? readCodeCache(cacheFile) : undefined
   const common = dir ? join(dir, cacheFileName(file, size, mtimeMs)) : undefined
   const from = own?.data || !common || common === cacheFile ? own : readCodeCache(common)
@@ -124,10 +152,17 @@ export function loadBundle(file: string, stat: BundleStat = statSync(file)): Bun
   })
   // Rewritten when this run's command (or flags) may compile functions the cache lacks: the new cache holds
   // what the old one gave V8 and what this run added, so every command a user runs ends up covered.
-  const header = cacheFile
-    ? nextHeader(own, from === own && script.cachedDataRejected === true, runKey(argv))
-    : undefined
+  const rejected = from === own && script.cachedDataRejected === true
+  const header = cacheFile && !warm ? nextHeader(own, rejected, runKey(argv)) : undefined
   if (cacheFile && header) process.once('exit', () => writeCodeCache(cacheFile, script.createCachedData(), header))
+  // A warm process learns its argv later (src/boot/warm.ts sets it in process.argv); one that never ran a call
+  // (its pool stopped it) compiled nothing worth keeping.
+  if (cacheFile && warm)
+    process.once('exit', () => {
+      const ran = process.argv.slice(2)
+      const late = ran[0] === WARM_FLAG ? undefined : nextHeader(own, rejected, runKey(ran))
+      if (late) writeCodeCache(cacheFile, script.createCachedData(), late)
+    })
   const module = new Module(file)
   module.filename = file
   module.loaded = true

@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process'
 import { signalGroup } from '../runtime/process-group.js'
+import { openPools } from './pool.js'
 
 /**
  * How long a call's processes have to wind down after SIGINT/SIGTERM before SIGKILL: longer than the CLI's own
@@ -22,6 +23,11 @@ export function track(child: ChildProcess): void {
   process.on('exit', () => {
     for (const c of live.keys()) signalGroup(c, 'SIGKILL')
   })
+}
+
+/** Whether a call is being stopped (a cancel, a cut stream, the server stopping): its answer waits for its exit. */
+export function stopping(child: ChildProcess): boolean {
+  return live.get(child) !== undefined
 }
 
 /**
@@ -49,8 +55,16 @@ export function stop(child: ChildProcess, signal: NodeJS.Signals, graceMs = KILL
   return stopping
 }
 
-/** Stop every call still running (the client went away, or the server was told to stop); resolves when all exited. */
+/**
+ * Stop every call still running (the client went away, or the server was told to stop); resolves when all exited.
+ * The warm processes waiting for a call (src/mcp/pool.ts) end too, and none is started again: they ran nothing, so
+ * their channel closes rather than a signal (`count` is of calls only).
+ */
 export function stopAll(signal: NodeJS.Signals): { count: number; done: Promise<void> } {
+  const idle = openPools().map((pool) => pool.close())
   const children = [...live.keys()].filter((c) => !exited(c))
-  return { count: children.length, done: Promise.all(children.map((c) => stop(c, signal))).then(() => undefined) }
+  return {
+    count: children.length,
+    done: Promise.all([...children.map((c) => stop(c, signal)), ...idle]).then(() => undefined),
+  }
 }

@@ -8,8 +8,9 @@ import { invocation, shellQuote } from '../runtime/invocation.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
 import { oclifConfig } from '../runtime/tool-config.js'
 import { type CallPrincipal, type Ctx, callHandler, type FlowState } from './call-tool.js'
+import { warmPool, warmProcessesOf } from './pool.js'
 import { errorEnvelopeOf, type ToolResult, toolResult } from './result.js'
-import type { Launcher } from './run-call.js'
+import { type Launcher, startWarm } from './run-call.js'
 import { type ToolDef, toolDefs } from './tools.js'
 
 /** What builds the tool's MCP servers, for either transport. */
@@ -62,8 +63,16 @@ export async function mcpFactory(options: FactoryOptions): Promise<{
         ['node', ...command.slice(1)].map(shellQuote).join(' '),
       ]),
     ],
-    onSpawn: (pid, argv) => process.stderr.write(`mcp: ${argv.join(' ')} (pid ${pid})\n`),
+    onSpawn: (pid, argv, warm) => process.stderr.write(`mcp: ${argv.join(' ')} (pid ${pid})${warm ? ' warm' : ''}\n`),
   }
+  // Tool processes started ahead of calls, so a call skips the start (src/mcp/pool.ts); the author's number of them.
+  const warm = warmProcessesOf(config)
+  if (warm > 0)
+    launcher.pool = warmPool(
+      () => startWarm(launcher),
+      warm,
+      (pid) => process.stderr.write(`mcp: warm process ready (pid ${pid})\n`),
+    )
   const skillsDir = join(config.root, 'skills')
   const skills = existsSync(skillsDir) ? await (await import('./skills.js')).loadSkillCatalog(skillsDir) : undefined
   const open: import('@modelcontextprotocol/server').jsonSchemaValidator = {

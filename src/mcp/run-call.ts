@@ -1,7 +1,10 @@
-import { spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { WARM_FLAG, WARM_MESSAGE, type WarmCall } from '../boot/warm.js'
 import { OWN_GROUP } from '../runtime/process-group.js'
 import { toolEnv } from '../settings/tool-env.js'
-import { stop, track } from './children.js'
+import { MAX_ARGV_BYTES } from './argv.js'
+import { stop, stopping, track } from './children.js'
+import type { WarmPool } from './pool.js'
 
 /** How the server starts one CLI call of its own tool. */
 export type Launcher = {
@@ -14,11 +17,39 @@ export type Launcher = {
    * start it again off PATH (`node /abs/bin/run.js`). Only matched, never run: a call always runs `command`.
    */
   prefixes: readonly string[]
-  /** Called with the PID of every call started (the server logs it on stderr). */
-  onSpawn?: (pid: number, argv: readonly string[]) => void
+  /** Called with the PID of every call started (the server logs it on stderr); `warm` when a warm process took it. */
+  onSpawn?: (pid: number, argv: readonly string[], warm: boolean) => void
+  /** Processes started ahead of calls (see {@link startWarm}); a call takes one when one is ready, else starts cold. */
+  pool?: WarmPool
 }
 
-/** What one CLI call printed: the envelope, or for a stream the gathered envelope. */
+/**
+ * The environment of every call: the server's, without `<BIN>_FORMAT` (an MCP call always answers in JSON), with
+ * the call's own on top.
+ */
+function callEnv(launcher: Pick<Launcher, 'bin'>, extra: Record<string, string> = {}): Record<string, string> {
+  const env = { ...process.env, ...extra } as Record<string, string>
+  delete env[toolEnv(launcher.bin).name('FORMAT')]
+  return env
+}
+
+/**
+ * Start one warm process of the tool (src/boot/warm.ts): the same executable, environment, stdio and process group
+ * as a cold call, plus an IPC channel, with {@link WARM_FLAG} as its only argument. It loads the tool and waits.
+ */
+export function startWarm(launcher: Pick<Launcher, 'command' | 'bin'>): ChildProcess {
+  const [exe, ...pre] = launcher.command
+  return spawn(exe!, [...pre, WARM_FLAG], {
+    env: callEnv(launcher),
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    detached: OWN_GROUP,
+  })
+}
+
+/**
+ * What one CLI call printed: the envelope, or for a stream the gathered envelope; the exit code, `null` when the
+ * process was killed by a signal, or (a warm process) answered before it was reaped.
+ */
 export type CallResult = { envelope: Record<string, unknown>; exitCode: number | null }
 
 type StreamLine = {
@@ -32,7 +63,9 @@ type StreamLine = {
 
 /**
  * Run the tool's own bin once with `argv`, exactly as a shell would (stdin closed, the server's environment), and
- * return the envelope it printed. `signal` aborting (the client cancelled, or gave up waiting) sends the call's
+ * return the envelope it printed. A ready warm process of `launcher.pool` is handed the call (argv and the call's
+ * environment over its IPC channel; it runs what a cold start runs, then exits); without one, the bin starts cold.
+ * Either way the process is followed, stopped and read by the same code below. `signal` aborting (the client cancelled, or gave up waiting) sends the call's
  * process group SIGINT, as Ctrl-C does on the CLI, and SIGKILL after a grace (see {@link stop}). For a stream
  * command at most `maxItems` items are kept; the child is stopped once more arrive, and the envelope says it was
  * truncated.
@@ -43,20 +76,40 @@ export function runCall(
   options: { signal?: AbortSignal; stream?: boolean; maxItems?: number; env?: Record<string, string> } = {},
 ): Promise<CallResult> {
   const [exe, ...pre] = launcher.command
-  const env = { ...process.env, ...options.env }
-  delete env[toolEnv(launcher.bin).name('FORMAT')]
   const started = performance.now()
   return new Promise((resolve) => {
-    let child: import('node:child_process').ChildProcess
-    try {
-      // A group of its own: a stop reaches whatever the call started, and the server's terminal does not.
-      child = spawn(exe!, [...pre, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: OWN_GROUP })
-    } catch (error) {
-      // Some refusals (E2BIG: the arguments exceed what the OS takes) are thrown, not emitted.
-      resolve({ envelope: internal(`could not start the tool: ${(error as Error).message}`, started), exitCode: null })
-      return
+    let child: ChildProcess
+    // A call cancelled before it starts starts cold, as it always did: its answer is the cold start's; so does one
+    // longer than a command line takes (the OS's refusal is the cold start's answer; toArgv bounds every call).
+    const warm = options.signal?.aborted || !fitsCommandLine(argv) ? undefined : launcher.pool?.take()
+    if (warm) {
+      child = warm
+      // What the process lacks of a cold start's environment: the call's own, `<BIN>_FORMAT` never among it.
+      const env = callEnv(launcher, options.env)
+      const extra = Object.fromEntries(Object.keys(options.env ?? {}).flatMap((k) => (k in env ? [[k, env[k]!]] : [])))
+      const call: WarmCall = { type: WARM_MESSAGE.call, argv: [...argv], env: extra }
+      // A send that fails (the process died just now) closes its stdout with no envelope: answered below.
+      child.send(call, (error) => {
+        if (error) void stop(child, 'SIGKILL', 0)
+      })
+    } else {
+      try {
+        // A group of its own: a stop reaches whatever the call started, and the server's terminal does not.
+        child = spawn(exe!, [...pre, ...argv], {
+          env: callEnv(launcher, options.env),
+          stdio: ['ignore', 'pipe', 'pipe'],
+          detached: OWN_GROUP,
+        })
+      } catch (error) {
+        // Some refusals (E2BIG: the arguments exceed what the OS takes) are thrown, not emitted.
+        resolve({
+          envelope: internal(`could not start the tool: ${(error as Error).message}`, started),
+          exitCode: null,
+        })
+        return
+      }
     }
-    if (child.pid !== undefined) launcher.onSpawn?.(child.pid, argv)
+    if (child.pid !== undefined) launcher.onSpawn?.(child.pid, argv, warm !== undefined)
     track(child)
     const stdout = child.stdout!
     const stderrStream = child.stderr!
@@ -98,24 +151,46 @@ export function runCall(
       options.signal?.removeEventListener('abort', onAbort)
       resolve({ envelope: internal(`could not start the tool: ${error.message}`, started), exitCode: null })
     })
-    child.on('close', (code) => {
-      options.signal?.removeEventListener('abort', onAbort)
+    const answer = (code: number | null, early: boolean): boolean => {
       const stderr = Buffer.concat(err).toString('utf8').slice(-2000)
+      let result: CallResult
       if (options.stream) {
-        resolve({
+        // Complete in its own right: a last line came and nothing was cut (a cut call's process is being stopped).
+        if (early && (cut || !last)) return false
+        result = {
           envelope: gathered(items, last, cut, schemaVersion, options.maxItems, started, stderr),
           exitCode: code,
-        })
-        return
+        }
+      } else {
+        const envelope = parseEnvelope(Buffer.concat(out).toString('utf8'))
+        if (early && !envelope) return false
+        result = {
+          envelope: envelope ?? internal(`the tool printed no envelope (exit ${code}): ${stderr.trim()}`, started),
+          exitCode: code,
+        }
       }
-      const text = Buffer.concat(out).toString('utf8')
-      const envelope = parseEnvelope(text)
-      resolve({
-        envelope: envelope ?? internal(`the tool printed no envelope (exit ${code}): ${stderr.trim()}`, started),
-        exitCode: code,
-      })
-    })
+      options.signal?.removeEventListener('abort', onAbort)
+      resolve(result)
+      return true
+    }
+    child.on('close', (code) => void answer(code, false))
+    // A warm process closes its stdout and stderr as the last step of its exit (src/boot/warm.ts): once both are
+    // read to their end, a complete answer is final, without waiting for the kernel to tear the process down (it
+    // is still followed until it exits). Anything less complete, and a call that was being stopped (cancelled,
+    // cut, the server stopping: its answer comes once its process is gone), waits for 'close', as a cold start's.
+    if (warm) {
+      let open = 2
+      const ended = () => {
+        if (--open === 0 && !stopping(child)) answer(child.exitCode, true)
+      }
+      stdout.once('close', ended)
+      stderrStream.once('close', ended)
+    }
   })
+}
+
+function fitsCommandLine(argv: readonly string[]): boolean {
+  return argv.reduce((n, a) => n + Buffer.byteLength(a) + 1, 0) <= MAX_ARGV_BYTES
 }
 
 function parseLine(line: string): StreamLine | undefined {

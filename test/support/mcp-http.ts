@@ -1,7 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { Client } from '@modelcontextprotocol/client'
 import type { Sandbox } from 'agentcli/testing'
-import { TASKS_BIN } from './helpers.js'
+import { alive, TASKS_BIN } from './helpers.js'
 
 /** A `<bin> mcp --http` process this test started, and the URL its log line named. */
 export type HttpServer = {
@@ -37,9 +37,15 @@ export function startHttp(box: Sandbox, args: string[] = [], env: Record<string,
           child,
           stderr: () => log,
           exited,
-          stop: (signal = 'SIGTERM') => {
+          stop: async (signal = 'SIGTERM') => {
+            // Its warm processes (src/mcp/pool.ts) end on their own once its channel closes, even after a SIGKILL;
+            // one still starting may yet touch the sandbox, so wait for them by PID before it is removed.
+            const warm = child.pid === undefined ? [] : childrenOf(child.pid)
             if (child.exitCode === null && child.signalCode === null) child.kill(signal)
-            return exited
+            const result = await exited
+            const end = Date.now() + 20_000
+            while (warm.some(alive) && Date.now() < end) await new Promise((r) => setTimeout(r, 50))
+            return result
           },
         })
     })
@@ -71,4 +77,16 @@ export async function httpClient(
     new StreamableHTTPClientTransport(new URL(url), token ? { authProvider: { token: async () => token } } : {}),
   )
   return client
+}
+
+/** A process's own children right now (Linux `ps`, which exits 1 when there is none). */
+function childrenOf(pid: number): number[] {
+  try {
+    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .map((l) => Number(l.trim()))
+      .filter((n) => n > 0)
+  } catch {
+    return []
+  }
 }

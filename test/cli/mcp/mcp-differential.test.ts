@@ -78,10 +78,10 @@ const sorted = (xs: string[]) => [...xs].sort()
 const known = (desc: CommandDescription) =>
   new Set([...desc.params, ...MCP_GLOBALS].map((p) => argName(p.name)).concat(desc.stream ? ['max_items'] : []))
 
-describe('differential: the same invocations through the CLI and MCP give the same envelopes', () => {
+describe('differential: the same invocations through the CLI and MCP (warm processes and cold starts) give the same envelopes', () => {
   const box = useSandbox()
 
-  it("a seeded sample of the fuzzer's corpus, and hand-picked calls of every kind", async () => {
+  it("a seeded sample of the fuzzer's corpus, and hand-picked calls of every kind; then reads four at a time", async () => {
     seed(box(), [
       { id: '1', title: 'one' },
       { id: '2', title: 'two', status: 'done' },
@@ -108,6 +108,12 @@ describe('differential: the same invocations through the CLI and MCP give the sa
     const s = await openSession(box())
     let compared = 0
     const codes: string[] = []
+    // Which process served each call the server started: a warm one (agentcli.mcp.warm_processes, 2 by default,
+    // refilled after every call) or a cold start; both must give the CLI's envelope.
+    const served = () =>
+      [...s.stderr().matchAll(/^mcp: (?!warm process).* \(pid \d+\)( warm)?$/gm)].map((m) => Boolean(m[1]))
+    // The first call finds the pool ready.
+    await until(() => s.stderr().match(/mcp: warm process ready/g)?.length === 2)
     try {
       for (const c of cases) {
         const { tool, desc, args } = c.mcp!
@@ -137,6 +143,32 @@ describe('differential: the same invocations through the CLI and MCP give the sa
         compared++
         codes.push(fromCli.ok ? `ok:${tool}` : fromCli.error.code)
       }
+      const sequential = served()
+      expect(sequential[0]).toBe(true)
+      // A CLI run between two MCP calls: the pool has refilled for most of them.
+      expect(sequential.filter(Boolean).length).toBeGreaterThanOrEqual(sequential.length / 2)
+
+      // Reads four at a time against two warm processes: the ones beyond what is ready start cold, same envelopes.
+      const reads = cases.filter(
+        (c) => c.mcp!.desc.type === 'read' && Object.keys(c.mcp!.args).every((k) => known(c.mcp!.desc).has(k)),
+      )
+      expect(reads.length).toBeGreaterThanOrEqual(20)
+      for (let i = 0; i < reads.length; i += 4) {
+        const batch = reads.slice(i, i + 4)
+        const viaMcp = await Promise.all(
+          batch.map((c) => s.client.callTool({ name: c.mcp!.tool, arguments: c.mcp!.args })),
+        )
+        for (const [j, c] of batch.entries()) {
+          const cli = await tasks(box(), toArgv(c.mcp!.desc, c.mcp!.args), { validateOutput: false })
+          const fromCli = c.mcp!.desc.stream ? gatherStream(cli.stdout) : JSON.parse(cli.stdout)
+          expect(normalize(withoutDuration(sc(viaMcp[j]))), JSON.stringify(c.argv)).toEqual(
+            normalize(withoutDuration(fromCli)),
+          )
+        }
+      }
+      const concurrent = served().slice(sequential.length)
+      expect(concurrent.filter(Boolean).length).toBeGreaterThanOrEqual(1)
+      expect(concurrent.filter((warm) => !warm).length).toBeGreaterThanOrEqual(1)
     } finally {
       await s.close()
     }
@@ -144,8 +176,16 @@ describe('differential: the same invocations through the CLI and MCP give the sa
     // The sample spans successes and the error classes, not one kind of refusal.
     expect(codes.filter((c) => c.startsWith('ok:')).length).toBeGreaterThanOrEqual(8)
     expect(new Set(codes.filter((c) => c.startsWith('E_'))).size).toBeGreaterThanOrEqual(5)
-  }, 180_000)
+  }, 300_000)
 })
+
+async function until(ok: () => boolean, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms
+  while (!ok()) {
+    if (Date.now() > end) throw new Error('timed out')
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
 
 /** A CLI stream's NDJSON as the one envelope the MCP tool returns for it (no cut: the corpus streams are small). */
 // biome-ignore lint/suspicious/noExplicitAny: envelopes are compared structurally
