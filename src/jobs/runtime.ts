@@ -10,6 +10,7 @@ import { errorBody } from '../output/envelope.js'
 import { redactAtRest } from '../output/redact.js'
 import { invocation } from '../runtime/invocation.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
+import { runEnv } from '../settings/run-env.js'
 import { fileJobStore, newJobId } from './file-store.js'
 import { isAlive, isSameProcess, processIdentity } from './liveness.js'
 import { pendingRecord } from './record.js'
@@ -124,7 +125,7 @@ export async function submitJob(options: {
   const child = spawn(process.execPath, [...process.execArgv, bin, 'job', 'worker', '--id', id, '--quiet'], {
     detached: true,
     stdio: 'ignore',
-    env: process.env,
+    env: runEnv(),
   })
   child.unref()
   return submitted(config, id)

@@ -17,6 +17,8 @@ export type RunState = {
   notices: Notice[]
   /** The tool's bin name: the default of every next-step hint's first words (`invocation()`). */
   bin: string
+  /** The script this run was started as, when not `process.argv[1]` (an in-process run): `invocation()` reads it. */
+  script?: string | undefined
   /**
    * Ask for at least `ms` to wind down after the first SIGINT/SIGTERM before the process exits anyway (a server
    * that lets its running calls print their own `E_INTERRUPTED`). Never shortens the grace.
@@ -26,8 +28,8 @@ export type RunState = {
 
 let current: RunState | undefined
 
-/** Set by the entry before a command runs. */
-export function setRunState(state: RunState): void {
+/** Set by the entry before a command runs; cleared (undefined) when a session opens. */
+export function setRunState(state: RunState | undefined): void {
   current = state
 }
 
