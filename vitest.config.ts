@@ -12,18 +12,12 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,
+    // Built JavaScript (agentcli's dist/, a tool's dist/) runs on Node itself, as in a tool's process: an in-process
+    // run (test/support/in-process.ts) and the commands oclif loads are then one module instance.
+    server: { deps: { external: [/\/dist\/.*\.js$/] } },
     hookTimeout: 30_000,
     projects: [
-      {
-        extends: true,
-        test: {
-          name: 'unit',
-          include: ['test/unit/**/*.test.ts'],
-          // Built JavaScript (agentcli's dist/, a tool's dist/) runs on Node itself, as in a tool's process: an
-          // in-process run (test/support/in-process.ts) and the commands oclif loads are then one module instance.
-          server: { deps: { external: [/\/dist\/.*\.js$/] } },
-        },
-      },
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       { extends: true, test: { name: 'spawn', include: ['test/cli/**/*.test.ts'] } },
     ],
     // Security code carries a 100% gate (unit tests in-process; command-level tests spawn the bin and do not count):
