@@ -1,4 +1,4 @@
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { RunToolOptions, Sandbox, ToolRun } from 'agentcli/testing'
 import { ROOT } from './helpers.js'
@@ -66,6 +66,31 @@ function parseOne(stdout: string): unknown {
 export const TASKS_ROOT = join(ROOT, 'examples/tasks')
 
 /** Run the example tool in-process in a sandbox: `tasks()` of helpers.ts without the child process. */
-export function tasksInProcess(box: Sandbox, args: readonly string[], options: InProcessOptions = {}): Promise<ToolRun> {
+export function tasksInProcess(
+  box: Sandbox,
+  args: readonly string[],
+  options: InProcessOptions = {},
+): Promise<ToolRun> {
   return runInProcess(TASKS_ROOT, args, { ...options, env: { ...box.env, ...options.env } })
+}
+
+/** The fixture CLI's root (test/fixtures/cli: hooks, a plugin-like layout, misbehaving commands). */
+export const FIXTURE_ROOT = join(ROOT, 'test/fixtures/cli')
+
+/** Run the fixture CLI in-process in a sandbox: `fixture()` of helpers.ts without the child process. */
+export function fixtureInProcess(
+  box: Sandbox,
+  args: readonly string[],
+  options: InProcessOptions = {},
+): Promise<ToolRun> {
+  return runInProcess(FIXTURE_ROOT, args, { ...options, env: { ...box.env, ...options.env } })
+}
+
+/** `runTool(bin, …)` in-process: the tool whose `bin/run.js` is `bin`. */
+export function runBinInProcess(
+  bin: string,
+  args: readonly string[],
+  options: InProcessOptions = {},
+): Promise<ToolRun> {
+  return runInProcess(dirname(dirname(bin)), args, options)
 }
