@@ -8,6 +8,10 @@ import { env, fixture, ROOT, seed, tasks, useSandbox } from '../../support/helpe
 import { schemaValidator } from '../../support/schema.js'
 import { sshKeys } from '../../support/ssh-keys.js'
 
+/*
+ * Self-description where a process is needed: a job's worker, a hook reading process.env, the build. The rest
+ * runs in-process: test/unit/describe/self-description.test.ts.
+ */
 const box = useSandbox()
 const copy = useToolCopy()
 const BUILD = join(ROOT, 'bin/agentcli-build.js')

@@ -5,6 +5,10 @@ import { editJson, useToolCopy } from '../../support/copy.js'
 import { env, ROOT, useSandbox } from '../../support/helpers.js'
 import { fixtureInProcess as fixture, runBinInProcess, tasksInProcess as tasks } from '../../support/in-process.js'
 
+/*
+ * reference, context, doctor, changelog, in-process (test/support/in-process.ts): what needs a job worker, a hook
+ * reading process.env or the build stays in test/cli/describe/self-description.test.ts.
+ */
 const box = useSandbox()
 const copy = useToolCopy()
 
