@@ -19,6 +19,8 @@ export type RunState = {
   bin: string
   /** The script this run was started as, when not `process.argv[1]` (an in-process run): `invocation()` reads it. */
   script?: string | undefined
+  /** The run's stdin as prompts see it, when not `process.stdin`: an in-process run has no terminal to ask on. */
+  stdin?: { isTTY?: boolean } | undefined
   /**
    * Ask for at least `ms` to wind down after the first SIGINT/SIGTERM before the process exits anyway (a server
    * that lets its running calls print their own `E_INTERRUPTED`). Never shortens the grace.

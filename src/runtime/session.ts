@@ -219,6 +219,7 @@ export function openSession(options: SessionOptions = {}): Session {
         notices,
         bin: config.bin,
         script: io?.script,
+        stdin: io ? { isTTY: false } : undefined,
         extendInterruptGrace: (ms) => {
           graceMs = Math.max(graceMs, ms)
         },
