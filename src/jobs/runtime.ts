@@ -9,7 +9,7 @@ import { stateLocation } from '../fleet/location.js'
 import { errorBody } from '../output/envelope.js'
 import { redactAtRest } from '../output/redact.js'
 import { invocation } from '../runtime/invocation.js'
-import { getRunState } from '../runtime/run-state.js'
+import { runScript } from '../runtime/run-state.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
 import { runEnv } from '../settings/run-env.js'
 import { fileJobStore, newJobId } from './file-store.js'
@@ -123,8 +123,8 @@ export async function submitJob(options: {
     return submitted(config, id)
   }
   // The worker is the tool started again: an in-process run names its script (the caller's own argv is not the tool's).
-  const script = getRunState()?.script
-  const start = script ? [script] : [...process.execArgv, process.argv[1]!]
+  const script = runScript()!
+  const start = script === process.argv[1] ? [...process.execArgv, script] : [script]
   const child = spawn(process.execPath, [...start, 'job', 'worker', '--id', id, '--quiet'], {
     detached: true,
     stdio: 'ignore',

@@ -1,7 +1,7 @@
 import { realpathSync, statSync } from 'node:fs'
 import { delimiter, isAbsolute, join, resolve } from 'node:path'
 import { runEnv } from '../settings/run-env.js'
-import { getRunState } from './run-state.js'
+import { getRunState, runScript } from './run-state.js'
 
 /** Quote one shell word only when it needs it, so printed commands stay readable and paste as they are. */
 export function shellQuote(word: string): string {
@@ -36,7 +36,7 @@ const memo = new Map<string, string>()
  * one; an in-process caller may run several, each with its own script and environment).
  */
 export function invocation(bin: string = getRunState()?.bin ?? ''): string {
-  const started = getRunState()?.script ?? process.argv[1]
+  const started = runScript()
   const key = `${bin}\0${started}\0${runEnv().PATH}`
   const cached = memo.get(key)
   if (cached !== undefined) return cached

@@ -22,6 +22,7 @@ import {
   redactForOutput,
   redactString,
   registerSecret,
+  resetRedaction,
   tokenLike,
 } from '../../../src/output/redact.js'
 import { keyFragments, keyVerdict } from '../../../src/output/redact-keys.js'
@@ -419,6 +420,21 @@ describe('secrets the process registered', () => {
     expect(redactString('x a"b"c"d"e"f y')).toBe(`x ${REDACTED} y`)
     forgetSecrets()
     expect(mayHoldSecret('anything')).toBe(false)
+  })
+
+  it('a new run in the process forgets the secrets and tool keys of the one before (resetRedaction)', () => {
+    registerSecret('run-one-secret-42')
+    addSensitiveKeys(['pin_code'])
+    const before = redactForOutput({ pin_code: '1234', note: 'has run-one-secret-42' })
+    expect(before).toEqual({ pin_code: REDACTED, note: `has ${REDACTED}` })
+    resetRedaction()
+    expect(redactForOutput({ pin_code: '1234', note: 'has run-one-secret-42' })).toEqual({
+      pin_code: '1234',
+      note: 'has run-one-secret-42',
+    })
+    expect(isSensitiveKey('pin_code')).toBe(false)
+    // The built-in rules stay: they are not the run's.
+    expect(isSensitiveKey('password')).toBe(true)
   })
 })
 
