@@ -176,7 +176,8 @@ export function openSession(options: SessionOptions = {}): Session {
   }
   if (io) {
     // Not the process's run: its signals and stray errors belong to the caller. The caller's abort is a SIGINT.
-    io.signal?.addEventListener('abort', () => onSignal('SIGINT'), { once: true })
+    if (io.signal?.aborted) onSignal('SIGINT')
+    else io.signal?.addEventListener('abort', () => onSignal('SIGINT'), { once: true })
   } else {
     const onUncaught = (error: unknown) => void finish({ error })
     process.on('SIGINT', onSignal)

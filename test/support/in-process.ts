@@ -18,7 +18,10 @@ function loadEntry(): Promise<Entry> {
 }
 
 /** Options of {@link runInProcess}: `runTool`'s, less what only a child process has. */
-export type InProcessOptions = Pick<RunToolOptions, 'env' | 'validateOutput'>
+export type InProcessOptions = Pick<RunToolOptions, 'env' | 'validateOutput'> & {
+  /** Aborting it is a SIGINT to the run. */
+  signal?: AbortSignal
+}
 
 /**
  * One call of a tool in this process, from its modules (never the bundle): `run(root, { io })` writes stdout and
@@ -48,6 +51,7 @@ export async function runInProcess(
       },
       env,
       script: join(toolRoot, 'bin/run.js'),
+      signal: options.signal,
     },
   })
   const stdout = Buffer.concat(out).toString('utf8')
