@@ -26,7 +26,7 @@ export default {
       name: 'redactor-at-choke-points',
       severity: 'error',
       comment:
-        'The redactor is called by the choke points (renderer, NDJSON writer, stderr guard, progress, the audit ' +
+        'The redactor is called by the choke points (renderer, NDJSON writer, stderr guard and writer, progress, the audit ' +
         'writer) and the framework state writers, nowhere else: a new output path belongs in the renderer.',
       from: {
         pathNot: only(
@@ -39,6 +39,7 @@ export default {
           'src/output/ndjson.ts',
           'src/output/progress.ts',
           'src/output/render.ts',
+          'src/output/stderr.ts',
           'src/output/stdout.ts',
           'src/runtime/session.ts',
         ),

@@ -1,9 +1,11 @@
 import { defineConfig } from 'vitest/config'
 
 /**
- * Two tiers. `unit`: in-process (renderers, parsers, builders, the security code; a test may start a bare `node`
- * for an OS-level property such as a cross-process lock, never the tool's bin). `spawn`: the real boundary (the bin
- * as a child process: exit codes, signals, races, services, installs, MCP). `npm run test:unit` runs the first.
+ * Two tiers. `unit`: in-process (renderers, parsers, builders, the security code, and whole calls of a tool through
+ * `run(root, { io })`, test/support/in-process.ts; a test may start a bare `node` for an OS-level property such as a
+ * cross-process lock, never the tool's bin). `spawn`: the real boundary (the bin as a child process: signals, races,
+ * a clock preload, a terminal, job workers, services, installs, MCP; test/cli/runtime/in-process.test.ts keeps the
+ * in-process run alike). `npm run test:unit` runs the first.
  * `node scripts/test-layout.mjs` moves a test written at the top of test/ into its place.
  */
 export default defineConfig({
@@ -12,6 +14,9 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,
+    // Built JavaScript (agentcli's dist/, a tool's dist/) runs on Node itself, as in a tool's process: an in-process
+    // run (test/support/in-process.ts) and the commands oclif loads are then one module instance.
+    server: { deps: { external: [/\/dist\/.*\.js$/] } },
     hookTimeout: 30_000,
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },

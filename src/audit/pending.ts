@@ -24,3 +24,8 @@ export function noteAudit(facts: AuditFacts): void {
 export function pendingAudit(): AuditDraft | undefined {
   return pending
 }
+
+/** Drop the pending record: a session opening for another run in this process starts with none. */
+export function clearAudit(): void {
+  pending = undefined
+}

@@ -3,6 +3,7 @@ import { dirname } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
 import { openStateFile } from '../fs/state-file.js'
 import { redactForOutput } from '../output/redact.js'
+import { writeStderr } from '../output/stderr.js'
 import { scrubArgv } from './argv.js'
 import type { AuditDraft, AuditRecord } from './record.js'
 
@@ -31,9 +32,7 @@ export async function appendAudit(
       await shared.append(record)
     } catch (error) {
       // The record is never lost: the local file keeps it when the shared log cannot.
-      process.stderr.write(
-        `warning: cannot append to the shared audit log (${(error as Error).message}); kept in ${path}\n`,
-      )
+      writeStderr(`warning: cannot append to the shared audit log (${(error as Error).message}); kept in ${path}\n`)
       toFile = true
     }
   }
@@ -48,6 +47,6 @@ export async function appendAudit(
     }
   } catch (error) {
     const fix = error instanceof AgentError && typeof error.details.fix === 'string' ? ` (${error.details.fix})` : ''
-    process.stderr.write(`warning: cannot append to the audit log ${path}: ${(error as Error).message}${fix}\n`)
+    writeStderr(`warning: cannot append to the audit log ${path}: ${(error as Error).message}${fix}\n`)
   }
 }

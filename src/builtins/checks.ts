@@ -9,6 +9,7 @@ import { toolEnv } from '../index.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
 import { oclifConfig } from '../runtime/tool-config.js'
 import { readToolSettings } from '../settings/package-section.js'
+import { runEnv } from '../settings/run-env.js'
 
 /** One doctor check: `fix` is null exactly when the check passes. */
 export type Check = { check: string; status: 'pass' | 'warn' | 'fail'; message: string; fix: string | null }
@@ -31,11 +32,12 @@ function readinessCheck(config: ToolConfig): Check {
 /** The SKILL.md files an agent may be reading for this tool: the packaged one and installed copies. */
 function skillFiles(config: ToolConfig): string[] {
   const name = skillName(config.bin)
-  const home = process.env.HOME ?? homedir()
+  const env = runEnv()
+  const home = env.HOME ?? homedir()
   return [
     join(config.root, 'skills', name, 'SKILL.md'),
     join(home, '.agents', 'skills', name, 'SKILL.md'),
-    join(process.env.CLAUDE_CONFIG_DIR ?? join(home, '.claude'), 'skills', name, 'SKILL.md'),
+    join(env.CLAUDE_CONFIG_DIR ?? join(home, '.claude'), 'skills', name, 'SKILL.md'),
   ]
 }
 

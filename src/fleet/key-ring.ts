@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { KeyRing, SecretSource } from '../confirm/secret.js'
 import { AgentError } from '../errors/agent-error.js'
+import { runEnv } from '../settings/run-env.js'
 
 /** The least an injected key may be: 32 bytes (64 hex characters), as the machine-local secret is. */
 export const MIN_KEY_BYTES = 32
@@ -89,8 +90,9 @@ export function injectedSecretSource(prefix: string): SecretSource | undefined {
   const valueName = `${prefix}CONFIRM_SECRET`
   const fileName = `${prefix}CONFIRM_SECRET_FILE`
   // Read as toolEnv reads every setting (empty is unset); CONFIRM_SECRET_FILE's rule is checked here.
-  const value = process.env[valueName] || undefined
-  const file = process.env[fileName] || undefined
+  const env = runEnv()
+  const value = env[valueName] || undefined
+  const file = env[fileName] || undefined
   if (!value && !file) return undefined
   if (value && file) throw bad(`$${valueName}`, `set either ${valueName} or ${fileName}, not both`, `unset one of them`)
   const origin = value ? `$${valueName}` : `$${fileName}`

@@ -9,7 +9,9 @@ import { stateLocation } from '../fleet/location.js'
 import { errorBody } from '../output/envelope.js'
 import { redactAtRest } from '../output/redact.js'
 import { invocation } from '../runtime/invocation.js'
+import { runScript } from '../runtime/run-state.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
+import { runEnv } from '../settings/run-env.js'
 import { fileJobStore, newJobId } from './file-store.js'
 import { isAlive, isSameProcess, processIdentity } from './liveness.js'
 import { pendingRecord } from './record.js'
@@ -135,11 +137,13 @@ export async function submitJob(options: {
     })
     return submitted(config, id)
   }
-  const bin = process.argv[1]!
-  const child = spawn(process.execPath, [...process.execArgv, bin, 'job', 'worker', '--id', id, '--quiet'], {
+  // The worker is the tool started again: an in-process run names its script (the caller's own argv is not the tool's).
+  const script = runScript()!
+  const start = script === process.argv[1] ? [...process.execArgv, script] : [script]
+  const child = spawn(process.execPath, [...start, 'job', 'worker', '--id', id, '--quiet'], {
     detached: true,
     stdio: 'ignore',
-    env: process.env,
+    env: runEnv(),
   })
   child.unref()
   return submitted(config, id)

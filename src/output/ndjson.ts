@@ -8,7 +8,7 @@ import { projectObject } from './fields.js'
 import { settleProgress } from './progress.js'
 import { mayNeedRedaction, redactedJson, redactForOutput } from './redact.js'
 import type { RenderContext } from './render-context.js'
-import { sinksOf } from './sinks.js'
+import { sinksOf, stdoutOf } from './sinks.js'
 import { terminalText } from './text.js'
 import { errorText } from './text-error.js'
 import { TextRows } from './text-rows.js'
@@ -47,7 +47,7 @@ export async function renderStream(spec: StreamSpec, ctx: RenderContext): Promis
   const sinks = sinksOf(ctx)
   const out = new ChunkWriter(sinks.stdout)
   const text = ctx.globals.format === 'text'
-  const rows = text ? new TextRows(terminalText()) : undefined
+  const rows = text ? new TextRows(terminalText(stdoutOf(ctx))) : undefined
   const item = itemLines(spec.schemaVersion)
   let count = 0
   const iterator = spec.items[Symbol.asyncIterator]()

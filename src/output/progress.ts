@@ -4,6 +4,7 @@
  */
 
 import { redactString } from './redact.js'
+import { stderrStream } from './stderr.js'
 import { displayWidth, terminalColumns, truncate } from './width.js'
 
 /** What a piece of long work is and how big it is. */
@@ -76,7 +77,7 @@ function seconds(ms: number): string {
 /** Start a progress report for `options` in `env`. */
 export function createProgress(options: ProgressOptions, env: ProgressEnvironment): Progress {
   if (env.quiet) return SILENT_PROGRESS
-  const stream = env.stream ?? process.stderr
+  const stream = env.stream ?? stderrStream()
   const now = env.now ?? (() => performance.now())
   const tty = Boolean(stream.isTTY)
   const interval = tty ? (env.redrawMs ?? 100) : (options.everyMs ?? 2000)

@@ -75,6 +75,13 @@ export function addSensitiveKeys(keys: Iterable<string>): void {
   fragmentCache = undefined
 }
 
+/** Forget the tool-declared keys: each in-process run declares its own, as a new process does. */
+export function forgetSensitiveKeys(): void {
+  extraKeys.clear()
+  verdicts.clear()
+  fragmentCache = undefined
+}
+
 /** What a key hides: nothing, its whole value, or the strings directly under it. */
 export function keyVerdict(key: string): KeyVerdict {
   let known = verdicts.get(key)

@@ -111,8 +111,8 @@ export function hasSecrets(): boolean {
   return originals.length > 0
 }
 
-/** Forget every registered secret (in-process tests only). */
-export function clearSecretsForTest(): void {
+/** Forget every registered secret: each in-process run (and test) starts with none, as a new process does. */
+export function forgetSecrets(): void {
   originals = []
   secrets = []
   needles = []

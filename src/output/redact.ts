@@ -11,8 +11,9 @@
  * - A cheap prefilter (one regular expression of literal words, plus the known secrets) proves most text
  *   clean, so the walk, the parse and the shape rules run only on text that could hold something.
  */
-import { keyFragments, keyVerdict } from './redact-keys.js'
+import { forgetSensitiveKeys, keyFragments, keyVerdict } from './redact-keys.js'
 import {
+  forgetSecrets,
   hasSecrets,
   onSecretRegistered,
   replaceSecrets,
@@ -24,6 +25,15 @@ import { REDACTED, redactShapes, SHAPE_FRAGMENTS } from './redact-shapes.js'
 
 export { addSensitiveKeys, isSensitiveKey, normalizeKey } from './redact-keys.js'
 export { RawScrubber, registerSecret } from './redact-secrets.js'
+
+/**
+ * Forget every secret and tool-declared key the process registered: a session opening for an in-process run starts
+ * from the built-in rules alone, as a process does (another run's secrets are not this run's to know).
+ */
+export function resetRedaction(): void {
+  forgetSecrets()
+  forgetSensitiveKeys()
+}
 export { REDACTED, tokenLike } from './redact-shapes.js'
 
 let prefilter: RegExp | undefined

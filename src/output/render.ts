@@ -9,7 +9,7 @@ import type { Outcome, RawOutcome } from './outcome.js'
 import { settleProgress } from './progress.js'
 import { RawScrubber, redactedJson, redactForOutput } from './redact.js'
 import type { RenderContext } from './render-context.js'
-import { sinksOf } from './sinks.js'
+import { sinksOf, stdoutOf } from './sinks.js'
 import { renderText, terminalText } from './text.js'
 import { errorText, NEXT_COMMANDS } from './text-error.js'
 import { utcTimes } from './times.js'
@@ -52,7 +52,7 @@ export async function renderOutcome(outcome: Outcome, ctx: RenderContext): Promi
   const sinks = sinksOf(ctx)
   if (ctx.globals.format === 'text') {
     const { data: safeData, meta: safeMeta } = redactForOutput({ data, meta })
-    await sinks.stdout(renderText(safeData, terminalText()), { whole: true })
+    await sinks.stdout(renderText(safeData, terminalText(stdoutOf(ctx))), { whole: true })
     if (!ctx.globals.quiet) {
       if (safeMeta.truncation_hint) sinks.stderr(`note: ${safeMeta.truncation_hint}\n`)
       for (const notice of safeMeta.notices ?? []) sinks.stderr(`note: ${String(notice.message ?? notice.type)}\n`)

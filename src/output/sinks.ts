@@ -58,3 +58,8 @@ export function memorySinks(options: { isTTY?: boolean } = {}): MemorySinks {
 export function sinksOf(ctx: { sinks?: OutputSinks | undefined }): OutputSinks {
   return ctx.sinks ?? PROCESS_SINKS
 }
+
+/** What the text layout asks of stdout (a terminal? how wide?): the sinks' answer when they give one, else the process's. */
+export function stdoutOf(ctx: { sinks?: OutputSinks | undefined }): { isTTY?: boolean; columns?: number } {
+  return ctx.sinks?.isTTY === undefined ? process.stdout : { isTTY: ctx.sinks.isTTY }
+}

@@ -1,5 +1,6 @@
 /** Human rendering for `--format text`. Not a contract: agents never parse it. */
 
+import { runEnv } from '../settings/run-env.js'
 import {
   CELL_BUDGET,
   clean,
@@ -26,10 +27,14 @@ export type TextOptions = {
 
 const bold = (s: string) => `\u001b[1m${s}\u001b[22m`
 
-/** Options for stdout as it is: its width, and bold headers only on a terminal that wants colour. */
-export function terminalText(): TextOptions {
-  const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR && process.env.TERM !== 'dumb'
-  return { width: terminalColumns(), ...(color ? { bold } : {}) }
+/**
+ * Options for stdout as it is (the process's, or an in-process run's sinks): its width, and bold headers only on a
+ * terminal that wants colour.
+ */
+export function terminalText(stdout: { isTTY?: boolean; columns?: number } = process.stdout): TextOptions {
+  const env = runEnv()
+  const color = Boolean(stdout.isTTY) && !env.NO_COLOR && env.TERM !== 'dumb'
+  return { width: terminalColumns(stdout), ...(color ? { bold } : {}) }
 }
 
 /** Rows as records (`key  value` blocks) for terminals too narrow for their columns. */

@@ -4,6 +4,8 @@
  * tables hold (words, CJK, emoji, flags, ZWJ sequences) and costs nothing at start-up.
  */
 
+import { runEnv } from '../settings/run-env.js'
+
 // East Asian Width W/F blocks (Unicode 16 EastAsianWidth.txt), emoji aside: those come from Emoji_Presentation.
 const WIDE: ReadonlyArray<readonly [number, number]> = [
   [0x1100, 0x115f],
@@ -134,7 +136,7 @@ export function wrap(text: string, width: number): string[] {
 /** The width to lay text out in: the terminal's columns, else `COLUMNS`, else 80. */
 export function terminalColumns(stream: { isTTY?: boolean; columns?: number } = process.stdout): number {
   if (stream.isTTY && typeof stream.columns === 'number' && stream.columns > 0) return stream.columns
-  const fromEnv = Number(process.env.COLUMNS)
+  const fromEnv = Number(runEnv().COLUMNS)
   if (Number.isInteger(fromEnv) && fromEnv > 0) return fromEnv
   return 80
 }

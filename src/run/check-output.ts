@@ -2,6 +2,7 @@ import { AgentError } from '../errors/agent-error.js'
 import { utcTimes } from '../output/times.js'
 import { type Declares, effectiveOutput } from '../schema/declared-output.js'
 import { loadZod } from '../schema/output.js'
+import { runEnv } from '../settings/run-env.js'
 
 /*
  * Output validation under test (`AGENTCLI_VALIDATE_OUTPUT=1`, set by `runTool`): what a command prints is checked
@@ -10,7 +11,7 @@ import { loadZod } from '../schema/output.js'
 
 /** Whether this process checks every command's output against its schema. */
 export function validatingOutput(): boolean {
-  return process.env.AGENTCLI_VALIDATE_OUTPUT === '1'
+  return runEnv().AGENTCLI_VALIDATE_OUTPUT === '1'
 }
 
 /** Check `data` against everything `command` can print; `id` names the command in the error. */

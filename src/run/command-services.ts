@@ -5,6 +5,7 @@ import { AgentError } from '../errors/agent-error.js'
 import type { FleetBackend } from '../fleet/types.js'
 import type { HttpClient } from '../http/client.js'
 import { createProgress, type Progress, type ProgressOptions, SILENT_PROGRESS } from '../output/progress.js'
+import { writeStderr } from '../output/stderr.js'
 import { BaseCommand } from '../runtime/base-command.js'
 import { remoteSubject } from '../settings/caller.js'
 import { toolEnv } from '../settings/tool-env.js'
@@ -37,12 +38,12 @@ export abstract class CommandServices extends BaseCommand {
 
   /** A line for people on stderr; silenced by `--quiet`. */
   override log(message = '', ...args: unknown[]): void {
-    if (!this.globals.quiet) process.stderr.write(`${[message, ...args].join(' ')}\n`)
+    if (!this.globals.quiet) writeStderr(`${[message, ...args].join(' ')}\n`)
   }
 
   /** Warnings go to stderr, never stdout; silenced by `--quiet`. */
   override warn(input: string | Error): string | Error {
-    if (!this.globals.quiet) process.stderr.write(`warning: ${input instanceof Error ? input.message : input}\n`)
+    if (!this.globals.quiet) writeStderr(`warning: ${input instanceof Error ? input.message : input}\n`)
     return input
   }
 

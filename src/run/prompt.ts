@@ -1,4 +1,5 @@
 import { usageError } from '../errors/agent-error.js'
+import { runStdin } from '../runtime/run-state.js'
 
 /** A question a command may ask a person, and the flag that answers it without a person. */
 export type Question = {
@@ -14,7 +15,7 @@ export type Question = {
  * Whether this call may ask a person anything: only when stdin is a terminal and `--no-input` was not given. An
  * agent's stdin is a pipe or closed, so it never meets a prompt it cannot answer.
  */
-export function canPrompt(noInput: boolean, stdin: { isTTY?: boolean } = process.stdin): boolean {
+export function canPrompt(noInput: boolean, stdin: { isTTY?: boolean } = runStdin()): boolean {
   return !noInput && Boolean(stdin.isTTY)
 }
 

@@ -1,5 +1,6 @@
 import type { Interfaces } from '@oclif/core'
 import { parse as parseArgv } from '@oclif/core/parser'
+import { writeStderr } from '../output/stderr.js'
 import type { ToolConfig } from './tool-config.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: mirrors oclif's own FlagOutput/ArgOutput, which are Record<string, any>
@@ -152,12 +153,12 @@ export abstract class BaseCommand {
 
   /** A line for people (stderr: stdout carries only the envelope). */
   log(message = '', ...args: unknown[]): void {
-    process.stderr.write(`${[message, ...args].join(' ')}\n`)
+    writeStderr(`${[message, ...args].join(' ')}\n`)
   }
 
   /** A warning for people, on stderr. */
   warn(input: string | Error): string | Error {
-    process.stderr.write(`warning: ${input instanceof Error ? input.message : input}\n`)
+    writeStderr(`warning: ${input instanceof Error ? input.message : input}\n`)
     return input
   }
 

@@ -5,7 +5,6 @@ import { kindOf } from '../command-kind.js'
 import { AgentError } from '../errors/agent-error.js'
 import { toAgentError } from '../errors/normalize.js'
 import { dataOutcome } from '../output/outcome.js'
-import { withRealStdout } from '../output/stdout.js'
 import { idDepth, leadingWords, longestMatch } from '../route/match.js'
 import { unknownCommand } from '../route/unknown.js'
 import type { ToolEnv } from '../settings/tool-env.js'
@@ -13,7 +12,7 @@ import { onlyGlobals } from '../universal-flags/globals.js'
 import { clearUpdateLeftovers } from '../update/leftovers.js'
 import { invocation } from './invocation.js'
 import { helpRequested, type OwnRoute, ownRoute, readPjson } from './own-commands.js'
-import { exit, openSession, type Session, versionOutcome } from './session.js'
+import { openSession, type RunIo, type Session, versionOutcome } from './session.js'
 import { oclifConfig, type ToolConfig, toolConfig } from './tool-config.js'
 
 /** Options of {@link run}. */
@@ -28,6 +27,11 @@ export type RunOptions = {
   held?: HeldSignals
   /** Set by `agentcli/boot`: a failure found before anything was read (an unsupported Node), answered at once. */
   fatal?: AgentError
+  /**
+   * Run in this process, not as it: stdout, stderr and the environment are these, and the run resolves with its
+   * exit code instead of exiting (tests, an embedder). One run at a time per process.
+   */
+  io?: RunIo
 }
 
 /**
@@ -35,9 +39,12 @@ export type RunOptions = {
  * command. A command of the tool's own map runs on agentcli's base without loading oclif's `Config`; help, a bare
  * call, an unknown word or alias, a plugin's command and a tool with oclif hooks take oclif's `Config` first
  * ({@link viaOclif}). The session (`./session.ts`) owns signals, uncaught errors, settings, the renderer and the
- * one exit: every outcome leaves as exactly one envelope.
+ * one exit: every outcome leaves as exactly one envelope. Given `io`, the run is in-process and resolves with its
+ * exit code.
  */
-export async function run(root: string | URL, options: RunOptions = {}): Promise<never> {
+export function run(root: string | URL, options: RunOptions & { io: RunIo }): Promise<number>
+export function run(root: string | URL, options?: RunOptions): Promise<never>
+export async function run(root: string | URL, options: RunOptions = {}): Promise<number> {
   const session = openSession(options)
   if (options.fatal) return session.finish({ error: options.fatal })
   try {
@@ -59,7 +66,7 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
 }
 
 /** A command of the tool's own map, on agentcli's base: no oclif `Config`, no hooks (the tool declares none). */
-async function runOwn(session: Session, env: ToolEnv, config: ToolConfig, route: OwnRoute): Promise<never> {
+async function runOwn(session: Session, env: ToolEnv, config: ToolConfig, route: OwnRoute): Promise<number> {
   const { command, id, rest } = route
   // Known before any flag error is raised, so a stream command answers in NDJSON whatever went wrong.
   session.setShape({ schemaVersion: String(command.schemaVersion ?? '1.0'), stream: command.stream === true })
@@ -83,13 +90,13 @@ async function runOwn(session: Session, env: ToolEnv, config: ToolConfig, route:
  * names none of the tool's own commands (an alias, a plugin's command, or the router's `E_USAGE`), or a tool with
  * oclif hooks or plugins. The command itself still runs on its own base, through `Config.runCommand`.
  */
-async function viaOclif(session: Session, env: ToolEnv, config: Config): Promise<never> {
+async function viaOclif(session: Session, env: ToolEnv, config: Config): Promise<number> {
   const { globals } = session
   let { argv } = session
   // `tool help <command>` is `tool <command> --help` (unless the tool has its own `help` command).
   if (argv[0] === 'help' && !config.findCommand('help')) argv = [...argv.slice(1), '--help']
   // A bare call off a terminal is an agent finding its way: one envelope pointing at `reference`, not help text.
-  if (onlyGlobals(session.rawArgv) && !globals.error && !process.stdout.isTTY) {
+  if (onlyGlobals(session.rawArgv) && !globals.error && !session.stdoutIsTTY) {
     const { buildOverview } = await import('../describe/overview.js')
     return await session.finish({ outcome: dataOutcome(await buildOverview(config), '1.0') })
   }
@@ -110,7 +117,7 @@ async function viaOclif(session: Session, env: ToolEnv, config: Config): Promise
   }
   if (globals.error) throw globals.error
   if (helpAsked) {
-    await withRealStdout(async () => {
+    await session.printText(async () => {
       // A tool's own help class wins; the default one adds the command's KIND.
       // The long texts are out of the manifest (the start path); help puts them back first.
       ;(await import('../describe/descriptions.js')).restoreHelpText(config, route?.id)
@@ -119,7 +126,7 @@ async function viaOclif(session: Session, env: ToolEnv, config: Config): Promise
         : (await import('./help-class.js')).AgentHelp
       await new Help(config, config.pjson.oclif.helpOptions).showHelp(argv)
     })
-    return exit(0)
+    return session.end(0)
   }
   if (!route) throw new Error('unreachable: no route')
   env.checkAll()

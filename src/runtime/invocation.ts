@@ -1,6 +1,7 @@
 import { realpathSync, statSync } from 'node:fs'
 import { delimiter, isAbsolute, join, resolve } from 'node:path'
-import { getRunState } from './run-state.js'
+import { runEnv } from '../settings/run-env.js'
+import { getRunState, runScript } from './run-state.js'
 
 /** Quote one shell word only when it needs it, so printed commands stay readable and paste as they are. */
 export function shellQuote(word: string): string {
@@ -17,7 +18,7 @@ function real(path: string): string | undefined {
 
 /** The first executable `name` on PATH, resolved through symlinks. */
 function onPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+  for (const dir of (runEnv().PATH ?? '').split(delimiter)) {
     if (!dir || !isAbsolute(dir)) continue
     const found = real(join(dir, name))
     if (found) return found
@@ -31,12 +32,15 @@ const memo = new Map<string, string>()
  * The words that start this tool again exactly as it was started: its bin name when PATH resolves that name to
  * the script running now, else `node <absolute script>` (the interpreter by name when PATH's `node` is this one).
  * Every next-step hint (`poll`, `resume`, `dry_run_command`, `next:`) begins with it, so an agent can run a hint
- * as printed even when the tool is not installed on PATH. Computed once per process.
+ * as printed even when the tool is not installed on PATH. Computed once per script, bin and PATH (a process runs
+ * one; an in-process caller may run several, each with its own script and environment).
  */
 export function invocation(bin: string = getRunState()?.bin ?? ''): string {
-  const cached = memo.get(bin)
+  const started = runScript()
+  const key = `${bin}\0${started}\0${runEnv().PATH}`
+  const cached = memo.get(key)
   if (cached !== undefined) return cached
-  const script = process.argv[1] ? resolve(process.argv[1]) : undefined
+  const script = started ? resolve(started) : undefined
   const self = script ? (real(script) ?? script) : undefined
   let words: string
   if (!script || (bin && onPath(bin) === self)) words = bin
@@ -44,7 +48,7 @@ export function invocation(bin: string = getRunState()?.bin ?? ''): string {
     const node = onPath('node') === real(process.execPath) ? 'node' : process.execPath
     words = `${shellQuote(node)} ${shellQuote(script)}`
   }
-  memo.set(bin, words)
+  memo.set(key, words)
   return words
 }
 

@@ -17,6 +17,10 @@ export type RunState = {
   notices: Notice[]
   /** The tool's bin name: the default of every next-step hint's first words (`invocation()`). */
   bin: string
+  /** The script this run was started as, when not `process.argv[1]` (an in-process run): `invocation()` reads it. */
+  script?: string | undefined
+  /** The run's stdin as prompts see it, when not `process.stdin`: an in-process run has no terminal to ask on. */
+  stdin?: { isTTY?: boolean } | undefined
   /**
    * Ask for at least `ms` to wind down after the first SIGINT/SIGTERM before the process exits anyway (a server
    * that lets its running calls print their own `E_INTERRUPTED`). Never shortens the grace.
@@ -26,12 +30,22 @@ export type RunState = {
 
 let current: RunState | undefined
 
-/** Set by the entry before a command runs. */
-export function setRunState(state: RunState): void {
+/** Set by the entry before a command runs; cleared (undefined) when a session opens. */
+export function setRunState(state: RunState | undefined): void {
   current = state
 }
 
 /** The state of this run, if the entry set one (a command run through oclif's own `execute` has none). */
 export function getRunState(): RunState | undefined {
   return current
+}
+
+/** The script this run was started as: an in-process run's own, else the process's (`process.argv[1]`). */
+export function runScript(): string | undefined {
+  return current?.script ?? process.argv[1]
+}
+
+/** The run's stdin as prompts see it: an in-process run has none that is a terminal. */
+export function runStdin(): { isTTY?: boolean } {
+  return current?.stdin ?? process.stdin
 }

@@ -1,14 +1,18 @@
-import { pendingAudit } from '../audit/pending.js'
+import { clearAudit, pendingAudit } from '../audit/pending.js'
+import { builtin } from '../boot/builtin.js'
 import type { HeldSignals } from '../boot/early-signals.js'
 import { AgentError, usageError } from '../errors/agent-error.js'
 import { type Catalogue, CatalogueDefinitionError, CORE_CATALOGUE, defineErrorCodes } from '../errors/catalogue.js'
 import { toAgentError } from '../errors/normalize.js'
 import { now } from '../output/clock.js'
 import { dataOutcome, isOutcome, type Outcome } from '../output/outcome.js'
-import { addSensitiveKeys, registerSecret } from '../output/redact.js'
+import { addSensitiveKeys, registerSecret, resetRedaction } from '../output/redact.js'
 import { type RenderContext, renderError, renderOutcome } from '../output/render.js'
-import { guardStdout } from '../output/stdout.js'
+import type { OutputSinks } from '../output/sinks.js'
+import { setRunStderr, writeStderr } from '../output/stderr.js'
+import { guardStdout, withRealStdout } from '../output/stdout.js'
 import { readToolSettings } from '../settings/package-section.js'
+import { runEnv, setRunEnv } from '../settings/run-env.js'
 import { type ToolEnv, toolEnv } from '../settings/tool-env.js'
 import { firstNonGlobal, type Globals, normalizeArgv, scanGlobals } from '../universal-flags/globals.js'
 import { UNIVERSAL_FLAG_NAMES } from '../universal-flags/table.js'
@@ -22,11 +26,31 @@ export type SessionConfig = Pick<ToolConfig, 'bin' | 'version' | 'pjson' | 'cach
 /** What ends a run: an outcome to render, what a command returned (`value`), or anything thrown. */
 export type RunResult = { outcome?: Outcome; value?: unknown; error?: unknown }
 
+/**
+ * The outputs and environment of an in-process run (`run(root, { io })`: a test, an embedder): the run writes
+ * here instead of the process's stdout and stderr, reads `env` instead of `process.env`, installs no process
+ * signal or error handler, and ends by resolving with its exit code instead of exiting the process.
+ */
+export type RunIo = {
+  /** What the run prints on stdout, chunk by chunk, byte for byte what a process would print. */
+  stdout(chunk: string | Uint8Array): void
+  /** Human text for stderr (notes, `log` lines, text-format errors), secrets already scrubbed. */
+  stderr(text: string): void
+  /** The run's environment, read instead of `process.env` (the tool's settings, its dirs, `PATH` for hints). */
+  env: Record<string, string | undefined>
+  /** The script the run stands for, as `process.argv[1]` of a real one: every next-step hint starts with it. */
+  script?: string | undefined
+  /** Aborting it is a SIGINT to the run: the command's signal aborts, the run ends in `E_INTERRUPTED`. */
+  signal?: AbortSignal | undefined
+}
+
 /** How {@link openSession} is started: the entry's own options. */
 export type SessionOptions = {
   argv?: string[] | undefined
   interruptGraceMs?: number | undefined
   held?: HeldSignals | undefined
+  /** An in-process run's outputs and environment; unset, the process's own. */
+  io?: RunIo | undefined
 }
 
 /**
@@ -47,14 +71,39 @@ export type Session = {
   setShape(shape: { schemaVersion: string; stream: boolean }): void
   /** Throws the interruption when a signal already arrived: nothing starts after one. */
   stopIfInterrupted(): void
-  /** Render, audit, exit: the end of every run. */
-  finish(result: RunResult): Promise<never>
+  /** Whether stdout is a terminal (an in-process run's never is). */
+  readonly stdoutIsTTY: boolean
+  /** Run `print` with stdout open to human text (help), written to the run's stdout. */
+  printText(print: () => Promise<void>): Promise<void>
+  /** End a run that printed its own output (help) with `code`, without an envelope. */
+  end(code: number): Promise<number>
+  /**
+   * Render, audit, exit: the end of every run. A process exits here (the promise never settles); an in-process
+   * run resolves with its exit code.
+   */
+  finish(result: RunResult): Promise<number>
 }
 
 /** Open the session of this process's run: from here on, every outcome leaves as exactly one envelope. */
 export function openSession(options: SessionOptions = {}): Session {
   const startedAt = now()
-  guardStdout()
+  const { io } = options
+  // What an earlier run in this process left (an in-process caller runs many): each run starts as a process does.
+  clearAudit()
+  setRunState(undefined)
+  resetRedaction()
+  setRunEnv(io?.env)
+  setRunStderr(io ? (text) => io.stderr(text) : undefined)
+  // An in-process run's stdout is its own sink: other writers of process.stdout are not this run's.
+  if (!io) guardStdout()
+  const sinks: OutputSinks | undefined = io && {
+    stdout: async (chunk) => io.stdout(chunk),
+    stderr: writeStderr,
+    closed: () => false,
+    isTTY: false,
+  }
+  // A process ends here; an in-process run resolves with the code.
+  const end = async (code: number): Promise<number> => (io ? code : exit(code))
   const controller = new AbortController()
   const rawArgv = options.argv ?? process.argv.slice(2)
   const argv = normalizeArgv(rawArgv)
@@ -66,9 +115,16 @@ export function openSession(options: SessionOptions = {}): Session {
   let finished = false
   let interrupted = false
 
-  const ctx = (): RenderContext => ({ globals, catalogue, startedAt, notices, signal: controller.signal })
-  const finish = async (result: RunResult): Promise<never> => {
-    if (finished) return new Promise<never>(() => {})
+  const ctx = (): RenderContext => ({
+    globals,
+    catalogue,
+    startedAt,
+    notices,
+    signal: controller.signal,
+    ...(sinks ? { sinks } : {}),
+  })
+  const finish = async (result: RunResult): Promise<number> => {
+    if (finished) return new Promise<number>(() => {})
     finished = true
     let code: number
     let resultCode = 'OK'
@@ -98,10 +154,10 @@ export function openSession(options: SessionOptions = {}): Session {
           duration_ms: Math.round(now() - startedAt),
         })
     } catch (renderFailure) {
-      process.stderr.write(`agentcli: could not render the result: ${String(renderFailure)}\n`)
+      writeStderr(`agentcli: could not render the result: ${String(renderFailure)}\n`)
       code = 1
     }
-    return exit(code)
+    return end(code)
   }
 
   // The first signal asks the command to stop (its `signal` aborts; a stream stops at the next item) and gives it
@@ -110,22 +166,28 @@ export function openSession(options: SessionOptions = {}): Session {
   let graceMs = options.interruptGraceMs ?? 2000
   const onSignal = (signal: NodeJS.Signals) => {
     if (interrupted) {
-      if (finished) return void exit(130)
+      if (finished) return void end(130)
       return void finish({ error: interruption(signal) })
     }
     interrupted = true
-    process.stderr.write(`received ${signal}, stopping\n`)
+    writeStderr(`received ${signal}, stopping\n`)
     controller.abort(interruption(signal))
     setTimeout(() => void finish({ error: interruption(signal) }), graceMs).unref()
   }
-  const onUncaught = (error: unknown) => void finish({ error })
-  process.on('SIGINT', onSignal)
-  process.on('SIGTERM', onSignal)
-  process.on('uncaughtException', onUncaught)
-  process.on('unhandledRejection', onUncaught)
-  options.held?.release()
-  const held = options.held?.first()
-  if (held) onSignal(held)
+  if (io) {
+    // Not the process's run: its signals and stray errors belong to the caller. The caller's abort is a SIGINT.
+    if (io.signal?.aborted) onSignal('SIGINT')
+    else io.signal?.addEventListener('abort', () => onSignal('SIGINT'), { once: true })
+  } else {
+    const onUncaught = (error: unknown) => void finish({ error })
+    process.on('SIGINT', onSignal)
+    process.on('SIGTERM', onSignal)
+    process.on('uncaughtException', onUncaught)
+    process.on('unhandledRejection', onUncaught)
+    options.held?.release()
+    const held = options.held?.first()
+    if (held) onSignal(held)
+  }
 
   return {
     startedAt,
@@ -134,6 +196,10 @@ export function openSession(options: SessionOptions = {}): Session {
     argv,
     get globals() {
       return globals
+    },
+    // Asked only when needed: reading process.stdout creates it (see output/stdout.ts).
+    get stdoutIsTTY() {
+      return io ? false : Boolean(process.stdout.isTTY)
     },
     configure(config) {
       const env = toolEnv(config.bin)
@@ -153,6 +219,8 @@ export function openSession(options: SessionOptions = {}): Session {
         signal: controller.signal,
         notices,
         bin: config.bin,
+        script: io?.script,
+        stdin: io ? { isTTY: false } : undefined,
         extendInterruptGrace: (ms) => {
           graceMs = Math.max(graceMs, ms)
         },
@@ -166,6 +234,8 @@ export function openSession(options: SessionOptions = {}): Session {
     stopIfInterrupted() {
       if (interrupted) throw controller.signal.reason
     },
+    printText: (print) => (io ? withStdoutTo(io.stdout, print) : withRealStdout(print)),
+    end,
     finish,
   }
 }
@@ -218,7 +288,32 @@ export function exit(code: number): never {
 }
 
 function debugStack(error: AgentError): void {
-  if (!process.env.DEBUG) return
+  if (!runEnv().DEBUG) return
   const cause = error.cause instanceof Error ? error.cause : error
-  process.stderr.write(`${cause.stack ?? String(cause)}\n`)
+  writeStderr(`${cause.stack ?? String(cause)}\n`)
+}
+
+/**
+ * Help is oclif's, and oclif prints it with `console.log` (onto `process.stdout.write`): for an in-process run, both
+ * are pointed at the run's stdout while help prints, and put back after (the only globals such a run touches).
+ */
+async function withStdoutTo(write: RunIo['stdout'], print: () => Promise<void>): Promise<void> {
+  const stream = process.stdout
+  const own = Object.getOwnPropertyDescriptor(stream, 'write')
+  const log = console.log
+  const { format } = builtin<typeof import('node:util')>('node:util')
+  stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    write(chunk)
+    const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined
+    done?.()
+    return true
+  }) as typeof stream.write
+  console.log = (...args: unknown[]) => write(`${format(...args)}\n`)
+  try {
+    await print()
+  } finally {
+    console.log = log
+    if (own) Object.defineProperty(stream, 'write', own)
+    else delete (stream as { write?: unknown }).write
+  }
 }

@@ -1,3 +1,4 @@
+import { runEnv } from './run-env.js'
 import { toolEnv } from './tool-env.js'
 
 /** oclif's `scopedEnvVar…` methods of a Config (what oclif and a command read of `<BIN>_<KEY>`). */
@@ -15,14 +16,14 @@ export type ScopedEnv = {
 /**
  * The `scopedEnvVar…` methods with the settings' one prefix (`envPrefix`, through `toolEnv`) for the bin and each
  * bin alias. The session sets them over oclif's own, so `<BIN>_<KEY>` is spelled one way on every path and by
- * every reader (oclif's rule kept `.` in the name, which no shell can set). `env` defaults to the live
- * `process.env`, as oclif reads it.
+ * every reader (oclif's rule kept `.` in the name, which no shell can set). `env` defaults to the run's live
+ * environment ({@link runEnv}: `process.env` unless the run was given its own), read at each call as oclif reads it.
  */
 export function scopedEnv(input: { bin: string; binAliases?: readonly string[] | undefined }, env?: NodeJS.ProcessEnv) {
   const bins = [input.bin, ...(input.binAliases ?? [])].filter(Boolean)
   const keys = (key: string) => bins.map((bin) => toolEnv(bin).name(key))
   const value = (key: string) => {
-    const vars = env ?? process.env
+    const vars = env ?? runEnv()
     const found = keys(key).find((name) => vars[name])
     return found === undefined ? undefined : vars[found]
   }

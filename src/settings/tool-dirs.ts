@@ -1,4 +1,5 @@
 import { builtin } from '../boot/builtin.js'
+import { runEnv } from './run-env.js'
 import { scopedEnv } from './scoped-env.js'
 
 const { homedir, tmpdir } = builtin<typeof import('node:os')>('node:os')
@@ -30,7 +31,7 @@ export type ToolDirs = {
  * else `XDG_*_HOME`, else `%LOCALAPPDATA%` on Windows, else the home directory, as oclif's `Config` places them.
  * The entry sets them over what oclif computed, so a bin with `.` or `@` in its name reads one variable, not two.
  */
-export function toolDirs(input: DirsInput, env: NodeJS.ProcessEnv = process.env): ToolDirs {
+export function toolDirs(input: DirsInput, env: NodeJS.ProcessEnv = runEnv()): ToolDirs {
   const windows = input.platform === 'win32'
   const dirname = windows ? input.dirname.replace('/', '\\') : input.dirname
   const scoped = scopedEnv(input, env).scopedEnvVar

@@ -1,5 +1,6 @@
 import { isAbsolute } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
+import { runEnv } from './run-env.js'
 
 /** How one setting's value is checked: the rule and the words `details.allowed` shows for it. */
 export type SettingRule =
@@ -160,8 +161,8 @@ export type ToolEnv = {
   checkAll(): void
 }
 
-/** The environment of the tool with this bin. */
-export function toolEnv(bin: string, env: NodeJS.ProcessEnv = process.env): ToolEnv {
+/** The environment of the tool with this bin: the run's ({@link runEnv}) unless given. */
+export function toolEnv(bin: string, env: NodeJS.ProcessEnv = runEnv()): ToolEnv {
   const prefix = envPrefix(bin)
   const raw = (name: string) => env[prefix + name] || undefined
   const get = <N extends FrameworkSetting>(name: N) => {

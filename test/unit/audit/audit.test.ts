@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { scrubArgv } from '../../../src/audit/argv.js'
 import { caller, checkAuditLog, startAudit } from '../../../src/audit/open.js'
-import { noteAudit, openAudit, pendingAudit } from '../../../src/audit/pending.js'
+import { clearAudit, noteAudit, openAudit, pendingAudit } from '../../../src/audit/pending.js'
 import { auditDraft, auditPath, withFacts } from '../../../src/audit/record.js'
 import { appendAudit } from '../../../src/audit/writer.js'
 import { REDACTED } from '../../../src/output/redact.js'
@@ -124,6 +124,15 @@ describe('the draft builder', () => {
     expect(next).not.toBe(draft)
     expect(draft.token_id).toBeNull()
     expect(Object.keys(next)).toEqual(Object.keys(draft))
+  })
+
+  it('clearAudit drops the pending record: the next run in the process starts with none', () => {
+    openAudit(auditDraft({ dataDir: temp(), id: 'delete', argv: ['t1'], kind: 'write' }))
+    expect(pendingAudit()).toBeDefined()
+    clearAudit()
+    expect(pendingAudit()).toBeUndefined()
+    noteAudit({ token_id: 'tok' })
+    expect(pendingAudit()).toBeUndefined()
   })
 
   it('startAudit opens the run record, with no shared sink on machine-local state', async () => {

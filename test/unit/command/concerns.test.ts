@@ -31,7 +31,7 @@ describe('one home per concern', () => {
   })
 
   it('output validation is switched on and done in src/run/check-output.ts', () => {
-    expect(using(/process\.env\.AGENTCLI_VALIDATE_OUTPUT\b/)).toEqual(['src/run/check-output.ts'])
+    expect(using(/(process\.env|runEnv\(\))\.AGENTCLI_VALIDATE_OUTPUT\b/)).toEqual(['src/run/check-output.ts'])
     expect(using(/\.safeParse\(utcTimes\(/)).toEqual(['src/run/check-output.ts'])
   })
 

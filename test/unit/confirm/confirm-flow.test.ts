@@ -2,7 +2,7 @@
 // carry the 100% coverage gate of src/write/confirm-flow.ts, refusals.ts and call.ts. Adversarial on purpose:
 // forged, tampered, replayed, expired, foreign tool/command/account/arguments, drift, ledger faults — each must
 // fail closed (nothing applied, the token not consumed) and be audited `refused`. The command-level cases are in
-// test/cli/write/write-trust.test.ts and test/cli/write/write-safety.test.ts.
+// test/cli/write/write-trust.test.ts and test/unit/write/write-safety.test.ts (its races and clock in test/cli/write/).
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { AuditFacts } from '../../../src/audit/record.js'

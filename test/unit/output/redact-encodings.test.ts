@@ -13,10 +13,10 @@ import {
   registerSecret,
 } from '../../../src/output/redact.js'
 import { encodedForms } from '../../../src/output/redact-encodings.js'
-import { clearSecretsForTest, mayHoldSecret } from '../../../src/output/redact-secrets.js'
+import { forgetSecrets, mayHoldSecret } from '../../../src/output/redact-secrets.js'
 import { prng } from '../../../src/verify/fuzz.js'
 
-afterEach(() => clearSecretsForTest())
+afterEach(() => forgetSecrets())
 
 const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64')
 const b64url = (s: string | Buffer) => Buffer.from(s).toString('base64url')
@@ -71,7 +71,7 @@ describe('base64', () => {
   it('property: random secrets in random blobs, every alignment, both alphabets (seeded, 600 cases)', () => {
     const next = prng(71)
     for (let i = 0; i < 600; i++) {
-      clearSecretsForTest()
+      forgetSecrets()
       const secret = token(next, 6 + Math.floor(next() * 30), MIXED)
       registerSecret(secret)
       const blob = Buffer.concat([
@@ -217,7 +217,7 @@ describe('a secret split over two sibling values', () => {
   it('property: random tokens cut at any point into two adjacent fields (seeded, 400 cases)', () => {
     const next = prng(72)
     for (let i = 0; i < 400; i++) {
-      clearSecretsForTest()
+      forgetSecrets()
       const secret = token(next, 6 + Math.floor(next() * 34), MIXED)
       registerSecret(secret)
       const cut = 1 + Math.floor(next() * (secret.length - 1))
@@ -242,7 +242,7 @@ describe('the prefilter folds the runs of secrets into its one expression', () =
     expect(mayNeedRedaction(text)).toBe(false)
     registerSecret('tk_live_9f8e7d6c5b4a')
     expect(mayNeedRedaction(text)).toBe(true)
-    clearSecretsForTest()
+    forgetSecrets()
     expect(mayNeedRedaction(text)).toBe(false)
   })
 })

@@ -22,10 +22,11 @@ import {
   redactForOutput,
   redactString,
   registerSecret,
+  resetRedaction,
   tokenLike,
 } from '../../../src/output/redact.js'
 import { keyFragments, keyVerdict } from '../../../src/output/redact-keys.js'
-import { clearSecretsForTest, mayHoldSecret, replaceSecrets } from '../../../src/output/redact-secrets.js'
+import { forgetSecrets, mayHoldSecret, replaceSecrets } from '../../../src/output/redact-secrets.js'
 import { redactShapes } from '../../../src/output/redact-shapes.js'
 import { prng } from '../../../src/verify/fuzz.js'
 
@@ -406,7 +407,7 @@ describe('secrets the process registered', () => {
   })
 
   it('raw output passes untouched while nothing is registered', () => {
-    clearSecretsForTest()
+    forgetSecrets()
     const scrubber = new RawScrubber()
     const bytes = scrubber.push('plain,csv\n')
     expect(bytes.toString()).toBe('plain,csv\n')
@@ -417,8 +418,23 @@ describe('secrets the process registered', () => {
     registerSecret('a"b"c"d"e"f')
     expect(mayHoldSecret('anything')).toBe(true)
     expect(redactString('x a"b"c"d"e"f y')).toBe(`x ${REDACTED} y`)
-    clearSecretsForTest()
+    forgetSecrets()
     expect(mayHoldSecret('anything')).toBe(false)
+  })
+
+  it('a new run in the process forgets the secrets and tool keys of the one before (resetRedaction)', () => {
+    registerSecret('run-one-secret-42')
+    addSensitiveKeys(['pin_code'])
+    const before = redactForOutput({ pin_code: '1234', note: 'has run-one-secret-42' })
+    expect(before).toEqual({ pin_code: REDACTED, note: `has ${REDACTED}` })
+    resetRedaction()
+    expect(redactForOutput({ pin_code: '1234', note: 'has run-one-secret-42' })).toEqual({
+      pin_code: '1234',
+      note: 'has run-one-secret-42',
+    })
+    expect(isSensitiveKey('pin_code')).toBe(false)
+    // The built-in rules stay: they are not the run's.
+    expect(isSensitiveKey('password')).toBe(true)
   })
 })
 
@@ -501,7 +517,7 @@ describe('every store registers what it reads or saves', () => {
     expect(redactString('x canary-file-7a8b9c-rt')).toBe(`x ${REDACTED}`)
     await fileSecretStore(dir).set({ ...record('canary-set-0d1e2f'), account: 'bob' })
     expect(redactString('canary-set-0d1e2f')).toBe(REDACTED)
-    clearSecretsForTest()
+    forgetSecrets()
     expect((await new Credentials(options(dir, 'file')).read())?.source).toBe('file')
     expect(redactString('canary-file-7a8b9c')).toBe(REDACTED)
   })

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { utcTime } from '../../../src/output/times.js'
-import { env, fixture, useSandbox } from '../../support/helpers.js'
+import { env, useSandbox } from '../../support/helpers.js'
+import { fixtureInProcess as fixture } from '../../support/in-process.js'
 
+/* In-process (test/support/in-process.ts): moved from the spawn tier, every assertion kept. */
 const box = useSandbox()
 
 describe('every time the framework emits is ISO 8601 UTC with Z', () => {

@@ -13,8 +13,10 @@ import type { Sandbox, ToolRun } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
 import { mintToken } from '../../../src/confirm/token.js'
 import { CAN_SWITCH_USER, giveToNobody, NOBODY, tasksAsNobody } from '../../support/as-nobody.js'
-import { env, seed, storeBytes, storePath, tasks, useSandbox } from '../../support/helpers.js'
+import { env, seed, storeBytes, storePath, useSandbox } from '../../support/helpers.js'
+import { tasksInProcess as tasks } from '../../support/in-process.js'
 
+/* In-process (test/support/in-process.ts): moved from the spawn tier, every assertion kept. */
 const box = useSandbox()
 const KNOWN = 'ab'.repeat(32)
 const dataDir = (b: Sandbox) => join(b.env.XDG_DATA_HOME!, 'tasks')

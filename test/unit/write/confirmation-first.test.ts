@@ -2,8 +2,10 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Sandbox } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
-import { env, seed, storeBytes, tasks, useSandbox } from '../../support/helpers.js'
+import { env, seed, storeBytes, useSandbox } from '../../support/helpers.js'
+import { tasksInProcess as tasks } from '../../support/in-process.js'
 
+/* In-process (test/support/in-process.ts): moved from the spawn tier, every assertion kept. */
 const box = useSandbox()
 
 const secretPath = (b: Sandbox) => join(b.env.XDG_CONFIG_HOME!, 'tasks', 'confirm.secret')

@@ -3,10 +3,12 @@ import type { AddressInfo } from 'node:net'
 import type { Sandbox } from 'agentcli/testing'
 import { HttpResponse, http } from 'msw'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { env, tasks, useSandbox } from '../../support/helpers.js'
+import { env, useSandbox } from '../../support/helpers.js'
+import { tasksInProcess as tasks } from '../../support/in-process.js'
 import { startUpstream, type Upstream } from '../../support/upstream.js'
 
 // Command-level: the example's `whoami` calls GET v1/me with the bearer token through the framework's client.
+/* In-process (test/support/in-process.ts): moved from the spawn tier, every assertion kept. */
 const box = useSandbox()
 const TOKEN = 'tk_canary_5f0e8c1d9a7b4e2f'
 let api: Upstream

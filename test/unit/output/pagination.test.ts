@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { env, fixture, seed, tasks, useSandbox } from '../../support/helpers.js'
+import { env, seed, useSandbox } from '../../support/helpers.js'
+import { fixtureInProcess as fixture, tasksInProcess as tasks } from '../../support/in-process.js'
 
+/* In-process (test/support/in-process.ts): moved from the spawn tier, every assertion kept. */
 const box = useSandbox()
 
 const ids = (...list: number[]) => list.map((n) => ({ id: String(n), title: `t${n}`, status: 'open' as const }))

@@ -5,9 +5,11 @@ import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:f
 import { join } from 'node:path'
 import type { Sandbox } from 'agentcli/testing'
 import { afterAll, describe, expect, it } from 'vitest'
-import { env, seed, storeBytes, tasks, useSandbox } from '../../support/helpers.js'
+import { env, seed, storeBytes, useSandbox } from '../../support/helpers.js'
+import { tasksInProcess as tasks } from '../../support/in-process.js'
 import { sshKeys } from '../../support/ssh-keys.js'
 
+/* In-process (test/support/in-process.ts): moved from the spawn tier, every assertion kept. */
 const box = useSandbox()
 const keys = sshKeys()
 afterAll(() => keys.dispose())

@@ -4,10 +4,12 @@ import { join } from 'node:path'
 import type { Sandbox } from 'agentcli/testing'
 import { delay, HttpResponse, http } from 'msw'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { env, tasks, useSandbox } from '../../support/helpers.js'
+import { env, useSandbox } from '../../support/helpers.js'
+import { tasksInProcess as tasks } from '../../support/in-process.js'
 import { schemaValidator } from '../../support/schema.js'
 import { startUpstream, type Upstream } from '../../support/upstream.js'
 
+/* In-process (test/support/in-process.ts): moved from the spawn tier, every assertion kept. */
 const box = useSandbox()
 const TOKEN = 'tk_env_0123456789abcdef'
 let api: Upstream

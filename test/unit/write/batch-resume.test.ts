@@ -7,8 +7,10 @@ import { fileIdempotencyLedger, idempotencyScope } from '../../../src/confirm/id
 import type { BatchItem } from '../../../src/confirm/preview.js'
 import { isAgentError } from '../../../src/errors/agent-error.js'
 import { CORE_CATALOGUE } from '../../../src/errors/catalogue.js'
-import { env, seed, storePath, tasks, useSandbox } from '../../support/helpers.js'
+import { env, seed, storePath, useSandbox } from '../../support/helpers.js'
+import { tasksInProcess as tasks } from '../../support/in-process.js'
 
+/* In-process (test/support/in-process.ts): moved from the spawn tier, every assertion kept. */
 const box = useSandbox()
 
 const KEY = ['--idempotency-key', 'cleanup-1']
