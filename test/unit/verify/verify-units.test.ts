@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Call } from '../../../src/verify/call.js'
 import { junit, sarif } from '../../../src/verify/ci-report.js'
@@ -5,7 +9,13 @@ import { decorationCheck } from '../../../src/verify/decoration.js'
 import { exampleArgv, fill, harvest, runnableExample, type Seen } from '../../../src/verify/examples.js'
 import type { RefCommand } from '../../../src/verify/reference-types.js'
 import { Report } from '../../../src/verify/report.js'
-import { SANDBOX_NODE_OPTIONS, sandboxEnv, sandboxSettings } from '../../../src/verify/settings.js'
+import {
+  NET_CUT,
+  requireOption,
+  SANDBOX_NODE_OPTIONS,
+  sandboxEnv,
+  sandboxSettings,
+} from '../../../src/verify/settings.js'
 
 describe('verify: examples become argv', () => {
   it('keeps <placeholders> as words (not shell redirections) and stops at a real redirection', () => {
@@ -129,8 +139,27 @@ describe('verify: the author’s sandbox settings', () => {
     const env = sandboxEnv(settings)
     expect(env.NO_PROXY).toBe('127.0.0.1:4010,localhost:5000,[::1]:6000,127.0.0.2:8443')
     expect(env.NODE_OPTIONS).toBe(`--no-deprecation ${SANDBOX_NODE_OPTIONS}`)
-    // Nothing given: no upstream is reached directly, and Node 22's proxy warning is still switched off.
+    // Nothing given: no upstream is reached directly, and the network cut is still preloaded.
     expect(sandboxEnv(sandboxSettings())).toEqual({ NODE_OPTIONS: SANDBOX_NODE_OPTIONS })
+    expect(SANDBOX_NODE_OPTIONS).toBe(`--require="${NET_CUT}"`)
+    expect(NET_CUT).toMatch(/[\\/]verify[\\/]net-cut\.cjs$/)
+  })
+
+  it('quotes the preload so Node finds it under a path with a space, a quote or a backslash', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentcli verify "q" \\ '))
+    try {
+      const preload = join(dir, 'net cut.cjs')
+      mkdirSync(dir, { recursive: true })
+      writeFileSync(preload, "process.stdout.write('preloaded ')")
+      const run = spawnSync(process.execPath, ['-e', "process.stdout.write('main')"], {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, NODE_OPTIONS: `${requireOption(preload)} --no-deprecation` },
+      })
+      expect(run.stderr).toBe('')
+      expect(run.stdout).toBe('preloaded main')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it.each([
