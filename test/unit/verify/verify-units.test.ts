@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { twoAtATime } from '../../../src/verify/_private.js'
 import type { Call } from '../../../src/verify/call.js'
 import { junit, sarif } from '../../../src/verify/ci-report.js'
 import { decorationCheck } from '../../../src/verify/decoration.js'
@@ -175,5 +176,26 @@ describe('verify: the author’s sandbox settings', () => {
     [[], ['not a url']],
   ])('refuses %j %j with E_VALIDATION', (env, upstreams) => {
     expect(() => sandboxSettings(env, upstreams)).toThrow(expect.objectContaining({ code: 'E_VALIDATION' }))
+  })
+})
+
+describe('verify: two calls at a time', () => {
+  it('runs at most two at once, every item once, and answers in the items’ order whatever finishes first', async () => {
+    let running = 0
+    let most = 0
+    const seen: number[] = []
+    const delays = [30, 5, 20, 1, 10, 0, 15]
+    const out = await twoAtATime(delays, async (ms, index) => {
+      running++
+      most = Math.max(most, running)
+      await new Promise((resolve) => setTimeout(resolve, ms))
+      seen.push(index)
+      running--
+      return `#${index}`
+    })
+    expect(out).toEqual(delays.map((_, i) => `#${i}`))
+    expect(most).toBe(2)
+    expect([...seen].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6])
+    expect(await twoAtATime([], async () => 1)).toEqual([])
   })
 })
