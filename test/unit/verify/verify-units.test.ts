@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { twoAtATime } from '../../../src/verify/_private.js'
-import type { Call } from '../../../src/verify/call.js'
+import { type Call, target } from '../../../src/verify/call.js'
 import { junit, sarif } from '../../../src/verify/ci-report.js'
 import { decorationCheck } from '../../../src/verify/decoration.js'
 import { exampleArgv, fill, harvest, runnableExample, type Seen } from '../../../src/verify/examples.js'
@@ -144,6 +144,21 @@ describe('verify: the author’s sandbox settings', () => {
     expect(sandboxEnv(sandboxSettings())).toEqual({ NODE_OPTIONS: SANDBOX_NODE_OPTIONS })
     expect(SANDBOX_NODE_OPTIONS).toBe(`--require="${NET_CUT}"`)
     expect(NET_CUT).toMatch(/[\\/]verify[\\/]net-cut\.cjs$/)
+  })
+
+  it("the sandbox cuts a Node target's network with the preload, not Node's proxy agent; the dead proxy stays for others", () => {
+    const t = target(['node', '-e', '0'], 1_000, sandboxEnv(sandboxSettings([], ['http://127.0.0.1:4010'])))
+    try {
+      expect(t.env.NODE_USE_ENV_PROXY).toBeUndefined()
+      expect(t.env.NODE_OPTIONS).toBe(SANDBOX_NODE_OPTIONS)
+      expect(t.env).toMatchObject({
+        HTTP_PROXY: 'http://127.0.0.1:9',
+        HTTPS_PROXY: 'http://127.0.0.1:9',
+        NO_PROXY: '127.0.0.1:4010',
+      })
+    } finally {
+      t.dispose()
+    }
   })
 
   it('quotes the preload so Node finds it under a path with a space, a quote or a backslash', () => {
