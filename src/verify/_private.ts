@@ -32,6 +32,31 @@ export function errorOf(c: Call): { code?: string; retryable?: boolean } | undef
 export const strip = (doc: Record<string, unknown> | undefined) =>
   JSON.stringify({ ...doc, meta: { ...(doc?.meta as object), duration_ms: 0 } })
 
-/** The read commands whose plain output describes the tool's state (not its self-description). */
+/**
+ * The read commands whose plain output describes the tool's state: not its self-description, nor `mcp`, whose
+ * plain run (stdin closed, no client) answers the same note whatever the state, after loading the MCP SDK: the
+ * slowest call of every state read the write gate makes twice per write, for nothing a comparison could see.
+ */
 export const stateReads = (commands: RefCommand[]) =>
-  commands.filter((c) => plainRead(c) && !['reference', 'context', 'doctor', 'changelog'].includes(c.path))
+  commands.filter((c) => plainRead(c) && !['reference', 'context', 'doctor', 'changelog', 'mcp'].includes(c.path))
+
+/**
+ * Run `each` over `items` two at a time, answering the results in the items' order. Two, as the fuzzer always has:
+ * a target's calls are mostly its start-up, and two keep both cores of a small CI runner busy without starving it.
+ * Only for calls no snapshot brackets: a side-effect check must see its one call alone.
+ */
+export async function twoAtATime<T, R>(
+  items: readonly T[],
+  each: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const out: R[] = new Array(items.length)
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++
+      out[index] = await each(items[index]!, index)
+    }
+  }
+  await Promise.all([worker(), worker()])
+  return out
+}

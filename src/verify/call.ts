@@ -42,8 +42,9 @@ export type Target = {
 }
 
 /**
- * Prepare a sandboxed target. Network is cut by routing fetch through a dead proxy, except for the loopback
- * upstreams `extraEnv.NO_PROXY` names (`sandboxEnv` in settings.ts builds it from the author's flags).
+ * Prepare a sandboxed target. Network is cut by a dead proxy (the proxy variables) and, for a Node target, by a
+ * preload that sends every TCP connection there (`SANDBOX_NODE_OPTIONS`), except for the loopback upstreams
+ * `extraEnv.NO_PROXY` names (`sandboxEnv` in settings.ts builds both from the author's flags).
  */
 export function target(command: string[], timeoutMs: number, extraEnv: Record<string, string> = {}): Target {
   const home = mkdtempSync(join(tmpdir(), 'agentcli-verify-'))
@@ -57,11 +58,11 @@ export function target(command: string[], timeoutMs: number, extraEnv: Record<st
     XDG_STATE_HOME: join(home, 'state'),
     NO_COLOR: '1',
     TERM: 'dumb',
-    NODE_USE_ENV_PROXY: '1',
+    // A dead proxy, for a target that honours the proxy variables (curl and most HTTP clients but Node's own).
     HTTP_PROXY: 'http://127.0.0.1:9',
     HTTPS_PROXY: 'http://127.0.0.1:9',
-    // The author's settings (`sandboxEnv`: named variables, the loopback upstreams in NO_PROXY, and the option that
-    // keeps Node 22's warning about the proxy agent off the target's stderr).
+    // The author's settings (`sandboxEnv`: named variables, the loopback upstreams in NO_PROXY, and NODE_OPTIONS
+    // with the preload that cuts a Node target's network the same way, net-cut.cts).
     ...extraEnv,
   }
   // The target is named from the caller's directory (`node examples/tasks/bin/run.js`) but runs in the sandbox's.

@@ -1,4 +1,5 @@
 import { scanGlobals } from '../universal-flags/globals.js'
+import { twoAtATime } from './_private.js'
 import { type Call, call, type Target } from './call.js'
 import { commandFor, jsonViolations } from './invariants.js'
 import type { Ref, RefCommand, RefParam } from './reference-types.js'
@@ -110,18 +111,11 @@ export type FuzzResult = {
 export async function fuzz(t: Target, ref: Ref, runs: number, seed: number): Promise<FuzzResult> {
   const r = prng(seed)
   const plans = Array.from({ length: runs }, () => invocation(r, ref))
-  const failures: FuzzResult['failures'] = []
-  let next = 0
-  const worker = async () => {
-    while (next < plans.length) {
-      const index = next++
-      const plan = plans[index]!
-      const c = await call(t, `fuzz:${index}`, plan.args, plan.env)
-      const found = violations(c, ref)
-      if (found.length) failures.push({ index, args: plan.args, env: plan.env, violations: found })
-    }
-  }
-  await Promise.all([worker(), worker()])
-  failures.sort((a, b) => a.index - b.index)
+  const found = await twoAtATime(plans, async (plan, index) =>
+    violations(await call(t, `fuzz:${index}`, plan.args, plan.env), ref),
+  )
+  const failures = plans.flatMap((plan, index) =>
+    found[index]!.length ? [{ index, args: plan.args, env: plan.env, violations: found[index]! }] : [],
+  )
   return { runs, seed, failures }
 }

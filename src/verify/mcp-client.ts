@@ -33,6 +33,9 @@ export class McpProbe {
       this.waiting.clear()
     })
     this.child.on('error', () => undefined)
+    // A server that exits while a request is being written (EPIPE) is answered by 'close' above ("server exited"),
+    // not an unhandled stream error that would end verify itself with E_INTERNAL.
+    this.child.stdin.on('error', () => undefined)
   }
 
   private onData(text: string): void {

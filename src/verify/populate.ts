@@ -1,4 +1,4 @@
-import { errorOf, stateReads, words } from './_private.js'
+import { errorOf, stateReads, twoAtATime, words } from './_private.js'
 import { call, json, type Target } from './call.js'
 import { exampleArgv, fill, harvest, itemCount, type Seen, varied } from './examples.js'
 import type { Ref, RefCommand } from './reference-types.js'
@@ -53,8 +53,9 @@ async function dryRunConfirm(
 
 async function harvestReads(t: Target, ref: Ref, seen: Seen): Promise<number> {
   let items = 0
-  for (const c of stateReads(ref.commands)) {
-    const out = await call(t, `populate:read ${c.path}`, words(c.path))
+  // Reads, bracketed by no snapshot: two at a time, harvested in the commands' order.
+  const outs = await twoAtATime(stateReads(ref.commands), (c) => call(t, `populate:read ${c.path}`, words(c.path)))
+  for (const out of outs) {
     if (out.code !== 0) continue
     const data = json(out)?.data
     harvest(data, seen)

@@ -1,5 +1,5 @@
 import { loadOptional } from '../runtime/optional-peers.js'
-import { NEEDS_STATE, needsInput, stateError, words } from './_private.js'
+import { NEEDS_STATE, needsInput, stateError, twoAtATime, words } from './_private.js'
 import { call, json, type Target } from './call.js'
 import { type Filled, itemCount, NOTHING, runnableExampleInfo, type Seen } from './examples.js'
 import type { Ref, RefCommand } from './reference-types.js'
@@ -36,12 +36,13 @@ export type Baselines = Map<string, number | null>
  * verify cannot make (a login: the same answer before and after) from one that fails on the data.
  */
 export async function baselines(t: Target, ref: Ref): Promise<Baselines> {
-  const out: Baselines = new Map()
-  for (const command of validated(ref)) {
+  // Reads on the empty state, bracketed by no snapshot: two at a time.
+  const runs = validated(ref).flatMap((command) => {
     const argv = readArgv(command, ref, NOTHING)?.argv
-    if (argv) out.set(command.path, (await call(t, `empty:${command.path}`, argv)).code)
-  }
-  return out
+    return argv ? [{ path: command.path, argv }] : []
+  })
+  const codes = await twoAtATime(runs, async (r) => (await call(t, `empty:${r.path}`, r.argv)).code)
+  return new Map(runs.map((r, i) => [r.path, codes[i]!]))
 }
 
 /**

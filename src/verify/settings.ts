@@ -1,10 +1,12 @@
 import { isIP } from 'node:net'
+import { fileURLToPath } from 'node:url'
 import { AgentError } from '../errors/agent-error.js'
 
 /**
- * The variables verify's sandbox sets itself: the fresh home and XDG dirs, plain output, and the network cut (every
- * request goes through a dead proxy). An author's `--env` may not replace them, or the checks would no longer be
- * run in the sandbox they describe.
+ * The variables verify's sandbox sets itself: the fresh home and XDG dirs, plain output, and the network cut (the
+ * dead proxy, and `NO_PROXY` naming the allowed upstreams). An author's `--env` may not replace them, or the checks
+ * would no longer be run in the sandbox they describe. `NODE_USE_ENV_PROXY` stays refused: it would load Node's
+ * proxy agent at every start for nothing the cut does not already do.
  */
 const SANDBOX_VARIABLES = new Set([
   'PATH',
@@ -23,10 +25,16 @@ const SANDBOX_VARIABLES = new Set([
 ])
 
 /**
- * Node's own warning that the proxy agent the sandbox turns on is experimental (Node 22): it is about the sandbox,
- * not the target, so it is switched off for that one code, and every other warning still counts against `--quiet`.
+ * The network cut of a Node target: `net-cut.cjs` preloaded, which sends every TCP connection but the allowed
+ * upstreams (`NO_PROXY`) to the dead address, refused there. It replaces `NODE_USE_ENV_PROXY`, which loaded Node's
+ * proxy agent at every start (about doubling a small tool's start-up CPU) and made Node 22 warn on stderr.
  */
-export const SANDBOX_NODE_OPTIONS = '--disable-warning=UNDICI-EHPA'
+export const NET_CUT = fileURLToPath(new URL('./net-cut.cjs', import.meta.url))
+/** `--require` of `path` in NODE_OPTIONS, quoted as Node parses it there (an install path with a space or a quote). */
+export const requireOption = (path: string) => `--require="${path.replace(/["\\]/g, '\\$&')}"`
+
+/** What the sandbox puts into a target's NODE_OPTIONS, after the author's own: the network cut. */
+export const SANDBOX_NODE_OPTIONS = requireOption(NET_CUT)
 
 /** What the author adds to the sandbox: named settings, and the loopback upstreams the target may reach. */
 export type SandboxSettings = { env: Record<string, string>; upstreams: string[] }
@@ -75,7 +83,8 @@ export function sandboxEnv(settings: SandboxSettings): Record<string, string> {
   return {
     ...settings.env,
     NODE_OPTIONS: nodeOptions,
-    // The dead proxy stays for everything else; only these host:port pairs are reached directly.
+    // The dead proxy (for a non-Node target) and the cut (for a Node one) stay for everything else; only these
+    // host:port pairs are reached directly.
     ...(settings.upstreams.length > 0 ? { NO_PROXY: settings.upstreams.join(',') } : {}),
   }
 }

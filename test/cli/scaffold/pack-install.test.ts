@@ -109,6 +109,8 @@ describe('the packed package', () => {
       'templates/init/src/index.ts',
       'templates/init/_gitignore',
       'bin/agentcli.js',
+      // verify's network cut, preloaded into a Node target by path.
+      'dist/verify/net-cut.cjs',
     ])
       expect(files, file).toContain(file)
   })

@@ -1,11 +1,22 @@
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import type { Call } from '../../../src/verify/call.js'
+import { twoAtATime } from '../../../src/verify/_private.js'
+import { type Call, target } from '../../../src/verify/call.js'
 import { junit, sarif } from '../../../src/verify/ci-report.js'
 import { decorationCheck } from '../../../src/verify/decoration.js'
 import { exampleArgv, fill, harvest, runnableExample, type Seen } from '../../../src/verify/examples.js'
 import type { RefCommand } from '../../../src/verify/reference-types.js'
 import { Report } from '../../../src/verify/report.js'
-import { SANDBOX_NODE_OPTIONS, sandboxEnv, sandboxSettings } from '../../../src/verify/settings.js'
+import {
+  NET_CUT,
+  requireOption,
+  SANDBOX_NODE_OPTIONS,
+  sandboxEnv,
+  sandboxSettings,
+} from '../../../src/verify/settings.js'
 
 describe('verify: examples become argv', () => {
   it('keeps <placeholders> as words (not shell redirections) and stops at a real redirection', () => {
@@ -129,8 +140,42 @@ describe('verify: the author’s sandbox settings', () => {
     const env = sandboxEnv(settings)
     expect(env.NO_PROXY).toBe('127.0.0.1:4010,localhost:5000,[::1]:6000,127.0.0.2:8443')
     expect(env.NODE_OPTIONS).toBe(`--no-deprecation ${SANDBOX_NODE_OPTIONS}`)
-    // Nothing given: no upstream is reached directly, and Node 22's proxy warning is still switched off.
+    // Nothing given: no upstream is reached directly, and the network cut is still preloaded.
     expect(sandboxEnv(sandboxSettings())).toEqual({ NODE_OPTIONS: SANDBOX_NODE_OPTIONS })
+    expect(SANDBOX_NODE_OPTIONS).toBe(`--require="${NET_CUT}"`)
+    expect(NET_CUT).toMatch(/[\\/]verify[\\/]net-cut\.cjs$/)
+  })
+
+  it("the sandbox cuts a Node target's network with the preload, not Node's proxy agent; the dead proxy stays for others", () => {
+    const t = target(['node', '-e', '0'], 1_000, sandboxEnv(sandboxSettings([], ['http://127.0.0.1:4010'])))
+    try {
+      expect(t.env.NODE_USE_ENV_PROXY).toBeUndefined()
+      expect(t.env.NODE_OPTIONS).toBe(SANDBOX_NODE_OPTIONS)
+      expect(t.env).toMatchObject({
+        HTTP_PROXY: 'http://127.0.0.1:9',
+        HTTPS_PROXY: 'http://127.0.0.1:9',
+        NO_PROXY: '127.0.0.1:4010',
+      })
+    } finally {
+      t.dispose()
+    }
+  })
+
+  it('quotes the preload so Node finds it under a path with a space, a quote or a backslash', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentcli verify "q" \\ '))
+    try {
+      const preload = join(dir, 'net cut.cjs')
+      mkdirSync(dir, { recursive: true })
+      writeFileSync(preload, "process.stdout.write('preloaded ')")
+      const run = spawnSync(process.execPath, ['-e', "process.stdout.write('main')"], {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, NODE_OPTIONS: `${requireOption(preload)} --no-deprecation` },
+      })
+      expect(run.stderr).toBe('')
+      expect(run.stdout).toBe('preloaded main')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it.each([
@@ -146,5 +191,26 @@ describe('verify: the author’s sandbox settings', () => {
     [[], ['not a url']],
   ])('refuses %j %j with E_VALIDATION', (env, upstreams) => {
     expect(() => sandboxSettings(env, upstreams)).toThrow(expect.objectContaining({ code: 'E_VALIDATION' }))
+  })
+})
+
+describe('verify: two calls at a time', () => {
+  it('runs at most two at once, every item once, and answers in the items’ order whatever finishes first', async () => {
+    let running = 0
+    let most = 0
+    const seen: number[] = []
+    const delays = [30, 5, 20, 1, 10, 0, 15]
+    const out = await twoAtATime(delays, async (ms, index) => {
+      running++
+      most = Math.max(most, running)
+      await new Promise((resolve) => setTimeout(resolve, ms))
+      seen.push(index)
+      running--
+      return `#${index}`
+    })
+    expect(out).toEqual(delays.map((_, i) => `#${i}`))
+    expect(most).toBe(2)
+    expect([...seen].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6])
+    expect(await twoAtATime([], async () => 1)).toEqual([])
   })
 })
