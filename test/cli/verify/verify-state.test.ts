@@ -97,6 +97,13 @@ describe('agentcli verify populates before it checks', () => {
     expect(find(checks, 'write.dry_run_no_side_effects:create').evidence).toContain('~/work/create-preview.json')
   }, 60_000)
 
+  it('passes a tool whose first read needs a login: the universal flags are probed on a read that answers', async () => {
+    const checks = checksOf(await verify(['--', process.execPath, store('login-first')]))
+    expect(failed(checks)).toEqual([])
+    expect(find(checks, 'stdio.quiet_stderr').evidence).toBe('reference --quiet: stderr empty')
+    expect(find(checks, 'flags.json_alias').status).toBe('pass')
+  }, 60_000)
+
   it('fails a write whose dry-run says the policy holds it and whose confirm applies it without an approval', async () => {
     const checks = checksOf(await verify(['--', process.execPath, store('held-applies')]))
     expect(failed(checks)).toEqual(['write.held:create'])
