@@ -1,8 +1,9 @@
 import type { ToolHints } from './annotations.js'
-import type { ToolDef } from './tools.js'
+import { DESCRIBE_TOOL, type ToolDef } from './tools.js'
 
 type Call = (name: string, args: Record<string, unknown>, ctx: unknown) => Promise<unknown>
-type Registered = {
+/** A tool the factory registers as it is: its definition and its handler. */
+export type Registered = {
   def: {
     name: string
     title: string
@@ -59,27 +60,7 @@ export function discoveryTools(defs: readonly ToolDef[], call: Call): Registered
       return text({ tools: hits.map((h) => ({ name: h.d.name, title: h.d.title, annotations: h.d.annotations })) })
     },
   }
-  const describe: Registered = {
-    def: {
-      name: 'describe_tool',
-      title: 'Describe one tool',
-      description: 'The full definition of one tool: input and output schemas, annotations.',
-      inputSchema: {
-        $schema: DRAFT,
-        type: 'object',
-        properties: { name: { type: 'string', enum: defs.map((d) => d.name) } },
-        required: ['name'],
-        additionalProperties: false,
-      },
-      annotations: READ,
-    },
-    handler: async (args) => {
-      const def = defs.find((d) => d.name === args.name)
-      if (!def) return { ...text({ error: `Unknown tool: ${String(args.name)}` }), isError: true }
-      const { command: _, ...tool } = def
-      return text(tool)
-    },
-  }
+  const describe = describeTool(defs)
   const callTool: Registered = {
     def: {
       name: 'call_tool',
@@ -97,4 +78,32 @@ export function discoveryTools(defs: readonly ToolDef[], call: Call): Registered
     handler: (args, ctx) => call(String(args.name), (args.arguments ?? {}) as Record<string, unknown>, ctx),
   }
   return [search, describe, callTool]
+}
+
+/**
+ * `describe_tool`: one tool's full definition (the one the plain listing would show: input and output schemas,
+ * annotations). Listed with `--discovery`, and beside the command tools when their output schemas leave the
+ * listing (`listedTools`), so the schema a tool's `_meta` points at is one call away.
+ */
+export function describeTool(defs: readonly ToolDef[]): Registered {
+  return {
+    def: {
+      name: DESCRIBE_TOOL,
+      title: 'Describe one tool',
+      description: 'The full definition of one tool: input and output schemas, annotations.',
+      inputSchema: {
+        type: 'object',
+        properties: { name: { type: 'string', enum: defs.map((d) => d.name) } },
+        required: ['name'],
+        additionalProperties: false,
+      },
+      annotations: READ,
+    },
+    handler: async (args) => {
+      const def = defs.find((d) => d.name === args.name)
+      if (!def) return { ...text({ error: `Unknown tool: ${String(args.name)}` }), isError: true }
+      const { command: _, ...tool } = def
+      return text(tool)
+    },
+  }
 }

@@ -11,7 +11,7 @@ import { type CallPrincipal, type Ctx, callHandler, type FlowState } from './cal
 import { warmPool, warmProcessesOf } from './pool.js'
 import { errorEnvelopeOf, type ToolResult, toolResult } from './result.js'
 import { type Launcher, startWarm } from './run-call.js'
-import { type ToolDef, toolDefs } from './tools.js'
+import { type ListedTool, listedTools, maxListBytesOf, type ToolDef, toolDefs } from './tools.js'
 
 /** What builds the tool's MCP servers, for either transport. */
 export type FactoryOptions = {
@@ -81,6 +81,10 @@ export async function mcpFactory(options: FactoryOptions): Promise<{
   }
   const tasks = (await import('./tasks.js')).taskSurface({ sdk, config, catalogue, launcher })
   const { discoveryTools } = options.discovery ? await import('./discovery.js') : { discoveryTools: undefined }
+  // Past the listing budget, output schemas leave tools/list and describe_tool returns them (src/mcp/tools.ts).
+  const listing = listedTools(defs, maxListBytesOf(config))
+  const listed = new Map(listing.tools.map((t) => [t.name, t]))
+  const describe = listing.compact && !discoveryTools ? (await import('./discovery.js')).describeTool(defs) : undefined
 
   // A tool's schemas are wrapped once per process: over HTTP a server instance is built for every request.
   const wrapped = new WeakMap<object, unknown>()
@@ -110,12 +114,7 @@ export async function mcpFactory(options: FactoryOptions): Promise<{
       config,
       tasks,
     )
-    const register = (
-      def: Pick<ToolDef, 'name' | 'title' | 'description' | 'inputSchema' | 'annotations'> & {
-        outputSchema?: Record<string, unknown>
-      },
-      handler: Handler,
-    ) =>
+    const register = (def: ListedTool, handler: Handler) =>
       server.registerTool(
         def.name,
         {
@@ -124,6 +123,7 @@ export async function mcpFactory(options: FactoryOptions): Promise<{
           inputSchema: schemaOf(def.inputSchema),
           ...(def.outputSchema ? { outputSchema: schemaOf(def.outputSchema) } : {}),
           annotations: def.annotations,
+          ...(def._meta ? { _meta: def._meta } : {}),
         },
         handler as never,
       )
@@ -135,7 +135,9 @@ export async function mcpFactory(options: FactoryOptions): Promise<{
       }))
         register(tool.def, tool.handler as Handler)
     } else {
-      for (const { def, desc } of byName.values()) register(def, (args, ctx) => call(def, desc, args, ctx))
+      for (const { def, desc } of byName.values())
+        register(listed.get(def.name) ?? def, (args, ctx) => call(def, desc, args, ctx))
+      if (describe) register(describe.def, describe.handler as Handler)
     }
     skills?.attach(server)
     tasks.attach(server, principal)

@@ -1,5 +1,8 @@
 import type { CommandDescription } from '../describe/command.js'
 import type { Param } from '../describe/params.js'
+import { AgentError } from '../errors/agent-error.js'
+import type { ToolConfig } from '../runtime/tool-config.js'
+import { readToolSettings } from '../settings/package-section.js'
 import { UNIVERSAL_FLAGS } from '../universal-flags/table.js'
 import { type ToolHints, toolAnnotations } from './annotations.js'
 
@@ -75,7 +78,8 @@ export function inputSchemaOf(c: Pick<CommandDescription, 'params' | 'stream'>):
       default: DEFAULT_MAX_ITEMS,
       description: 'At most this many items of the stream are returned; meta.truncated says when more were cut.',
     }
-  return { type: 'object', properties, required, additionalProperties: false }
+  // An empty `required` says nothing a missing one does not: left out, as every byte is listed per tool.
+  return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false }
 }
 
 /** How many items of a stream one MCP call returns unless asked otherwise. */
@@ -178,4 +182,69 @@ export function toolDefs(commands: readonly CommandDescription[], skip: readonly
       annotations: toolAnnotations(c),
       command: c.path,
     }))
+}
+
+/**
+ * The most bytes the tool definitions of `tools/list` may take before output schemas leave the listing (issue 25:
+ * a client pays for the listing in every conversation's context). An author moves it with
+ * `"agentcli": {"mcp": {"max_list_bytes": n}}` in package.json.
+ */
+export const DEFAULT_MAX_LIST_BYTES = 25_000
+
+/** The `_meta` key on a tool listed without its output schema: names the tool that returns it (`describe_tool`). */
+export const OUTPUT_SCHEMA_META = 'agentcli/output_schema'
+
+/** The tool that returns one tool's full definition, listed when output schemas leave the listing. */
+export const DESCRIBE_TOOL = 'describe_tool'
+
+/** One tool as `tools/list` carries it: without `outputSchema` (and with the `_meta` pointer) in a compact listing. */
+export type ListedTool = Pick<ToolDef, 'name' | 'title' | 'description' | 'inputSchema' | 'annotations'> & {
+  outputSchema?: Record<string, unknown>
+  _meta?: Record<string, unknown>
+}
+
+/** The bytes of a listing's tool definitions as JSON (what a client puts in its context). */
+export function listingBytes(tools: readonly ListedTool[]): number {
+  return Buffer.byteLength(
+    JSON.stringify(
+      tools.map((t) => ({
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        inputSchema: t.inputSchema,
+        ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
+        annotations: t.annotations,
+        ...(t._meta ? { _meta: t._meta } : {}),
+      })),
+    ),
+  )
+}
+
+/**
+ * The tools as listed: every definition in full while the listing fits `maxBytes`; past it, progressive discovery
+ * of output schemas: each tool keeps its name, title, description, input schema and annotations (what a client
+ * needs to choose and call it) and drops its output schema, pointing at `describe_tool` through `_meta`. A client
+ * validates `structuredContent` only against an advertised schema, so what it receives stays valid; the full
+ * schema is one `describe_tool` call away (and in `reference`).
+ */
+export function listedTools(defs: readonly ToolDef[], maxBytes = DEFAULT_MAX_LIST_BYTES): {
+  tools: ListedTool[]
+  compact: boolean
+} {
+  const full = defs.map(({ command: _, ...tool }) => tool)
+  if (listingBytes(full) <= maxBytes) return { tools: full, compact: false }
+  return {
+    tools: full.map(({ outputSchema: _, ...tool }) => ({ ...tool, _meta: { [OUTPUT_SCHEMA_META]: DESCRIBE_TOOL } })),
+    compact: true,
+  }
+}
+
+/** The listing budget a tool's author set in package.json (`"agentcli": {"mcp": {"max_list_bytes": n}}`), checked. */
+export function maxListBytesOf(config: ToolConfig): number {
+  const got = (readToolSettings(config).mcp as { max_list_bytes?: unknown } | undefined)?.max_list_bytes
+  if (got === undefined) return DEFAULT_MAX_LIST_BYTES
+  if (Number.isInteger(got) && (got as number) >= 0) return got as number
+  throw new AgentError('E_CONFIG', 'agentcli.mcp.max_list_bytes in package.json must be an integer of bytes', {
+    details: { setting: 'agentcli.mcp.max_list_bytes', allowed: '0 or more', got },
+  })
 }
