@@ -227,7 +227,10 @@ export function listingBytes(tools: readonly ListedTool[]): number {
  * validates `structuredContent` only against an advertised schema, so what it receives stays valid; the full
  * schema is one `describe_tool` call away (and in `reference`).
  */
-export function listedTools(defs: readonly ToolDef[], maxBytes = DEFAULT_MAX_LIST_BYTES): {
+export function listedTools(
+  defs: readonly ToolDef[],
+  maxBytes = DEFAULT_MAX_LIST_BYTES,
+): {
   tools: ListedTool[]
   compact: boolean
 } {

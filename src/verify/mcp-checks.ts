@@ -2,13 +2,19 @@ import { isDeepStrictEqual } from 'node:util'
 import type { CommandDescription } from '../describe/command.js'
 import { toolAnnotations } from '../mcp/annotations.js'
 import { toArgv } from '../mcp/argv.js'
-import { argName, inputSchemaOf, outputSchemaOf, toolName } from '../mcp/tools.js'
+import { argName, DESCRIBE_TOOL, inputSchemaOf, OUTPUT_SCHEMA_META, outputSchemaOf, toolName } from '../mcp/tools.js'
 import { call, json, type Target } from './call.js'
 import { McpProbe } from './mcp-client.js'
 import type { Ref, RefCommand, RefParam } from './reference-types.js'
 import type { Report } from './report.js'
 
-type Tool = { name: string; inputSchema?: unknown; outputSchema?: unknown; annotations?: Record<string, unknown> }
+type Tool = {
+  name: string
+  inputSchema?: unknown
+  outputSchema?: unknown
+  annotations?: Record<string, unknown>
+  _meta?: Record<string, unknown>
+}
 type Verdict = { ok: boolean | undefined; code: string | undefined }
 
 /** Arguments that satisfy a command's required params (the first option, the minimum, a plain word). */
@@ -96,8 +102,10 @@ async function surfaceChecks(t: Target, report: Report, ref: Ref): Promise<void>
     const tools = new Map((listed.tools as Tool[]).map((x) => [x.name, x]))
     const commands = ref.commands.filter((c) => c.path !== 'mcp')
     const expected = commands.map((c) => toolName(c.path))
+    // A listing past its budget points output schemas at describe_tool: that one tool is no command's.
+    const pointed = [...tools.values()].some((x) => x._meta?.[OUTPUT_SCHEMA_META] === DESCRIBE_TOOL)
     const missing = expected.filter((n) => !tools.has(n))
-    const extra = [...tools.keys()].filter((n) => !expected.includes(n))
+    const extra = [...tools.keys()].filter((n) => !expected.includes(n) && !(pointed && n === DESCRIBE_TOOL))
     const dupes = listed.tools.length !== tools.size
     report.add(
       'mcp.one_tool_per_command',
@@ -110,12 +118,29 @@ async function surfaceChecks(t: Target, report: Report, ref: Ref): Promise<void>
 
     const schemaDiffs: string[] = []
     const annotationDiffs: string[] = []
+    let described = 0
     for (const c of commands) {
       const tool = tools.get(toolName(c.path))
       if (!tool) continue
       const desc = c as unknown as CommandDescription
       if (!isDeepStrictEqual(tool.inputSchema, inputSchemaOf(desc))) schemaDiffs.push(`${tool.name}.inputSchema`)
-      if (!isDeepStrictEqual(tool.outputSchema, outputSchemaOf(desc))) schemaDiffs.push(`${tool.name}.outputSchema`)
+      if (
+        tool.outputSchema !== undefined ||
+        tool._meta?.[OUTPUT_SCHEMA_META] !== DESCRIBE_TOOL ||
+        !tools.has(DESCRIBE_TOOL)
+      ) {
+        if (!isDeepStrictEqual(tool.outputSchema, outputSchemaOf(desc))) schemaDiffs.push(`${tool.name}.outputSchema`)
+      } else {
+        // Left out of the listing: the full definition describe_tool returns must be the one reference implies.
+        const full = (await probe.callTool(DESCRIBE_TOOL, { name: tool.name })).result?.structuredContent as
+          | Tool
+          | undefined
+        described++
+        if (!isDeepStrictEqual(full?.inputSchema, inputSchemaOf(desc)))
+          schemaDiffs.push(`${tool.name}.inputSchema (describe_tool)`)
+        if (!isDeepStrictEqual(full?.outputSchema, outputSchemaOf(desc)))
+          schemaDiffs.push(`${tool.name}.outputSchema (describe_tool)`)
+      }
       const want = toolAnnotations(desc) as Record<string, boolean>
       const got = tool.annotations ?? {}
       const off = Object.keys(want).filter((k) => got[k] !== want[k])
@@ -130,7 +155,7 @@ async function surfaceChecks(t: Target, report: Report, ref: Ref): Promise<void>
       schemaDiffs.length === 0,
       schemaDiffs.length
         ? `differ from reference: ${schemaDiffs.slice(0, 8).join(', ')}`
-        : 'every input and output schema is the one reference implies',
+        : `every input and output schema is the one reference implies${described ? ` (${described} output schemas through ${DESCRIBE_TOOL})` : ''}`,
     )
     report.add(
       'mcp.annotations_match_kinds',

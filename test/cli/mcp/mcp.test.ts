@@ -8,7 +8,7 @@ type Tool = { name: string; inputSchema: { properties?: Record<string, Record<st
 describe('tool mcp: the listing', () => {
   const box = useSandbox()
 
-  it('lists one tool per command of reference (mcp itself excepted), sorted, names with _', async () => {
+  it('lists one tool per command of reference (mcp itself excepted), sorted, names with _; then describe_tool', async () => {
     const ref = env(await tasks(box(), ['reference']))
     const s = await openSession(box())
     try {
@@ -19,6 +19,8 @@ describe('tool mcp: the listing', () => {
         .map((c) => c.path)
         .filter((p) => p !== 'mcp')
         .map((p) => p.replaceAll(' ', '_'))
+        // The example's listing is past its budget: describe_tool returns the output schemas it leaves out.
+        .concat('describe_tool')
       expect(tools.map((t) => t.name)).toEqual(expected)
       expect((await s.client.listTools()).tools.map((t) => t.name)).toEqual(expected)
       const get = tools.find((t) => t.name === 'get')!
@@ -45,7 +47,7 @@ describe('tool mcp: the listing', () => {
       expect(list.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 20 })
       expect(list.status).toMatchObject({ type: 'string', enum: ['open', 'done'] })
       expect(byName('delete').inputSchema.properties!.ids).toMatchObject({ type: 'array', items: { type: 'string' } })
-      const out = tools.find((t) => t.name === 'get')!.outputSchema as {
+      const out = sc(await s.client.callTool({ name: 'describe_tool', arguments: { name: 'get' } })).outputSchema as {
         properties: Record<string, unknown>
         $defs: Record<string, unknown>
       }
@@ -89,31 +91,48 @@ describe('tool mcp: the listing', () => {
 describe('tool mcp: the size of the listing', () => {
   const box = useSandbox()
 
-  it('tools/list carries each schema once, without what tells a client nothing; bounded in bytes', async () => {
+  it('tools/list stays within 25 kB: past it, output schemas leave the listing and describe_tool returns each', async () => {
     const s = await openSession(box())
     try {
       const listing = await s.client.listTools()
       const text = JSON.stringify(listing)
-      // 74 KB before: the error branch in full per tool, zod's 300-byte date-time pattern beside every format, and
-      // ±2^53-1 integer bounds. What remains is the tools' own descriptions, arguments and data shapes (the
-      // approve tool, each write's risk and its dry-run's impact and approval add about 7 KB). Issue 25's 25 KB is
-      // not reached.
-      expect(Buffer.byteLength(text)).toBeLessThanOrEqual(62 * 1024)
+      // 63 KB with every output schema in full (issue 25 asks for 25 KB): the example's data shapes were two
+      // thirds of it. Each tool keeps its name, title, description, arguments and annotations.
+      expect(Buffer.byteLength(text)).toBeLessThanOrEqual(25_000)
       expect(text).not.toContain(String(Number.MAX_SAFE_INTEGER))
       expect(text).not.toContain('$schema')
-      expect(text).not.toMatch(/"format":"date-time","pattern"|"pattern":"\^\(\?:\(\?:\\\\d/)
-      for (const tool of listing.tools) {
-        const out = JSON.stringify(tool.outputSchema)
-        // The error envelope once per tool, by reference, the same for every tool.
-        const { $defs } = tool.outputSchema as { $defs: { error: unknown } }
-        expect(Object.keys($defs), tool.name).toEqual(['error'])
-        expect($defs.error).toEqual((listing.tools[0]!.outputSchema as { $defs: { error: unknown } }).$defs.error)
-        expect(out).toContain('"error":{"$ref":"#/$defs/error"}')
-        // data is the command's own shape, not any object.
-        expect((tool.outputSchema as { properties: { data: unknown } }).properties.data, tool.name).not.toEqual({
-          type: 'object',
+      expect(text).not.toContain('"required":[]')
+      const commands = listing.tools.filter((t) => t.name !== 'describe_tool')
+      expect(commands.length).toBeGreaterThan(20)
+      const full: Record<string, { outputSchema: { $defs: { error: unknown }; properties: { data: unknown } } }> = {}
+      for (const tool of commands) {
+        expect(tool.outputSchema, tool.name).toBeUndefined()
+        expect(tool._meta, tool.name).toEqual({ 'agentcli/output_schema': 'describe_tool' })
+        expect(tool.inputSchema.type).toBe('object')
+        const described = sc(await s.client.callTool({ name: 'describe_tool', arguments: { name: tool.name } }))
+        // The listed definition is the full one minus its output schema.
+        expect(described).toMatchObject({
+          name: tool.name,
+          inputSchema: tool.inputSchema,
+          annotations: tool.annotations,
         })
+        full[tool.name] = described
       }
+      // Every full output schema: without what tells a client nothing, the error envelope once per tool by reference.
+      const all = JSON.stringify(full)
+      expect(all).not.toContain(String(Number.MAX_SAFE_INTEGER))
+      expect(all).not.toContain('$schema')
+      expect(all).not.toMatch(/"format":"date-time","pattern"|"pattern":"\^\(\?:\(\?:\\\\d/)
+      for (const [name, { outputSchema }] of Object.entries(full)) {
+        expect(Object.keys(outputSchema.$defs), name).toEqual(['error'])
+        expect(outputSchema.$defs.error).toEqual(full.get!.outputSchema.$defs.error)
+        expect(JSON.stringify(outputSchema)).toContain('"error":{"$ref":"#/$defs/error"}')
+        // data is the command's own shape, not any object.
+        expect(outputSchema.properties.data, name).not.toEqual({ type: 'object' })
+      }
+      // A tool without an advertised output schema still answers with structured content, unvalidated by the client.
+      const r = await s.client.callTool({ name: 'list', arguments: {} })
+      expect(sc(r).ok).toBe(true)
     } finally {
       await s.close()
     }

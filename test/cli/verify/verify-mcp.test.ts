@@ -31,12 +31,18 @@ describe('agentcli verify --mcp', () => {
       'mcp.revisions',
     ])
     expect(checks.every((c) => c.status === 'pass')).toBe(true)
+    // The example's listing is past 25 kB: its output schemas are checked through describe_tool.
+    expect(checks.find((c) => c.id === 'mcp.schemas_equal')?.evidence).toMatch(
+      /\d+ output schemas through describe_tool/,
+    )
   }, 120_000)
 
   // One broken server per check: each breaks one promise and must fail that check.
   const cases: Array<[string, string, RegExp]> = [
     ['missing-tool', 'mcp.one_tool_per_command', /missing \["delete"\]/],
     ['schema', 'mcp.schemas_equal', /list\.inputSchema/],
+    ['unpointed', 'mcp.schemas_equal', /list\.outputSchema/],
+    ['described', 'mcp.schemas_equal', /get\.outputSchema \(describe_tool\)/],
     ['annotations', 'mcp.annotations_match_kinds', /delete \(write\): readOnlyHint=true/],
     ['codes', 'mcp.codes_preserved', /CLI E_NOT_FOUND, MCP E_INTERNAL/],
     ['ungated', 'mcp.writes_gated', /create: called without a token it answered ok/],

@@ -5,7 +5,18 @@ import type { Param } from '../../../src/describe/params.js'
 import { resumeArgv, shellWords } from '../../../src/mcp/_flows.js'
 import { toolAnnotations } from '../../../src/mcp/annotations.js'
 import { MAX_ARGV_BYTES, toArgv } from '../../../src/mcp/argv.js'
-import { inputSchemaOf, outputSchemaOf } from '../../../src/mcp/tools.js'
+import { describeTool } from '../../../src/mcp/discovery.js'
+import {
+  DEFAULT_MAX_LIST_BYTES,
+  inputSchemaOf,
+  listedTools,
+  listingBytes,
+  maxListBytesOf,
+  outputSchemaOf,
+  type ToolDef,
+  toolDefs,
+} from '../../../src/mcp/tools.js'
+import type { ToolConfig } from '../../../src/runtime/tool-config.js'
 
 const param = (over: Partial<Param> & Pick<Param, 'name' | 'kind' | 'type'>): Param => ({
   required: false,
@@ -242,6 +253,69 @@ describe("a tool's output schema, as the official client validates structured co
     expect(item.version).toEqual({ type: 'integer' })
     expect(item.required).toEqual({ type: 'boolean' })
     expect(JSON.stringify(schema)).not.toContain('$schema')
+  })
+})
+
+describe('tools/list within its byte budget', () => {
+  const command = (path: string, members: number) =>
+    ({
+      path,
+      summary: `Do ${path}`,
+      description: `Do ${path}.`,
+      type: 'read',
+      stream: false,
+      params: [param({ name: 'id', kind: 'arg', type: 'string', required: true })],
+      output_schema: {
+        type: 'object',
+        properties: Object.fromEntries(Array.from({ length: members }, (_, i) => [`m${i}`, { type: 'string' }])),
+        additionalProperties: false,
+      },
+      hints: { destructive: false, idempotent: true, open_world: false },
+    }) as unknown as CommandDescription
+  const defs: ToolDef[] = toolDefs([command('get', 3), command('report', 400)])
+
+  it('lists every definition in full while the listing fits', () => {
+    const { tools, compact } = listedTools(defs, 1_000_000)
+    expect(compact).toBe(false)
+    expect(tools.map((t) => t.outputSchema)).toEqual(defs.map((d) => d.outputSchema))
+    expect(tools.every((t) => t._meta === undefined && !('command' in t))).toBe(true)
+    expect(listingBytes(tools)).toBeGreaterThan(listingBytes(listedTools(defs, 0).tools))
+  })
+
+  it('past the budget drops each output schema for a pointer at describe_tool, and keeps all a call needs', () => {
+    const full = listingBytes(listedTools(defs, 1_000_000).tools)
+    const { tools, compact } = listedTools(defs, full - 1)
+    expect(compact).toBe(true)
+    for (const [i, t] of tools.entries()) {
+      expect(t.outputSchema).toBeUndefined()
+      expect(t._meta).toEqual({ 'agentcli/output_schema': 'describe_tool' })
+      const { command: _, outputSchema: __, ...kept } = defs[i]!
+      expect(t).toMatchObject(kept)
+    }
+    // Exactly at the budget it still lists in full.
+    expect(listedTools(defs, full).compact).toBe(false)
+  })
+
+  it('describe_tool returns the full definition, output schema included; an unknown name is a tool error', async () => {
+    const describe = describeTool(defs)
+    expect(describe.def.inputSchema.properties).toEqual({ name: { type: 'string', enum: ['get', 'report'] } })
+    const r = (await describe.handler({ name: 'report' }, {})) as { structuredContent: Record<string, unknown> }
+    const { command: _, ...want } = defs[1]!
+    expect(r.structuredContent).toEqual(want)
+    expect(((await describe.handler({ name: 'nope' }, {})) as { isError: boolean }).isError).toBe(true)
+  })
+
+  it("reads the author's budget from package.json, 25 kB by default; anything but a count of bytes is E_CONFIG", () => {
+    const config = (mcp?: unknown) =>
+      ({ pjson: { agentcli: mcp === undefined ? {} : { mcp } } }) as unknown as ToolConfig
+    expect(DEFAULT_MAX_LIST_BYTES).toBe(25_000)
+    expect(maxListBytesOf(config())).toBe(25_000)
+    expect(maxListBytesOf(config({ max_list_bytes: 0 }))).toBe(0)
+    expect(maxListBytesOf(config({ max_list_bytes: 100_000 }))).toBe(100_000)
+    for (const bad of [-1, 1.5, '25000', null])
+      expect(() => maxListBytesOf(config({ max_list_bytes: bad }))).toThrow(
+        expect.objectContaining({ code: 'E_CONFIG' }),
+      )
   })
 })
 
