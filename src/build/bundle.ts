@@ -6,6 +6,7 @@ import { BUNDLE_CHUNK_DIR } from '../runtime/bundle-chunk.js'
 import { asciiOnly } from './bundle-ascii.js'
 import { bundleEntry } from './bundle-entry.js'
 import { lazyBuiltins, lazySemver, pureFramework, sourcePatches } from './bundle-plugins.js'
+import { directFrameworkImports } from './direct-imports.js'
 import { SOURCE_PATCHES, type SourcePatch } from './source-patches.js'
 
 /** `"agentcli": {"bundle": …}` in a tool's package.json: `true`, or options. */
@@ -98,6 +99,8 @@ export async function bundleTool(dir: string, options: BundleOptions = {}): Prom
       lazySemver(),
       lazyBuiltins(),
       sourcePatches(options.patches ?? SOURCE_PATCHES),
+      // Last: a module another plugin loads (a patched one) is not the tool's and is left to that plugin.
+      directFrameworkImports(root, join(framework, 'dist')),
     ],
     logLevel: 'silent',
     write: false,

@@ -75,6 +75,22 @@ describe('the start-up path', () => {
     }
   })
 
+  it('the bundle evaluates a command’s own framework modules, never agentcli’s whole index', () => {
+    const bundle = readFileSync(join(ROOT, 'examples/tasks/dist/bundle.cjs'), 'latin1')
+    // esbuild names each module's wrapper; a module's factory first calls the wrappers of what it imports.
+    const initOf = (file: string) => new RegExp(`var (init_[\\w$]+)=__esm\\(\\{"${file}"`).exec(bundle)?.[1]
+    const importsOf = (file: string) =>
+      new RegExp(`"${file}"\\(\\)\\{(?:"use strict";)?((?:[\\w$]+=[^;]*;)*(?:init_[\\w$]+\\(\\);)*)`).exec(
+        bundle,
+      )?.[1] ?? ''
+    // The index re-exports the write path (WriteCommand, the confirm flow, batches, locks) with everything else.
+    expect(initOf('dist/index\\.js')).toBeUndefined()
+    const list = importsOf('examples/tasks/dist/commands/list\\.js')
+    expect(list).toContain(`${initOf('dist/command\\.js')}();`)
+    expect(list).not.toContain(`${initOf('dist/write-command\\.js')}();`)
+    expect(importsOf('dist/builtins/commands/context\\.js')).toContain(`${initOf('dist/command\\.js')}();`)
+  })
+
   it('`tasks --version` and `tasks reference` stay off zod as well (reference reads the manifest)', () => {
     for (const args of [['--version'], ['reference']]) {
       const loaded = modulesLoadedBy(args)
