@@ -3,7 +3,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
+import { AgentError } from '../errors/agent-error.js'
 import { OWN_GROUP, signalGroup } from '../runtime/process-group.js'
+import type { Target } from './call.js'
+import type { Report } from './report.js'
 
 /**
  * The version of the official MCP conformance suite (`@modelcontextprotocol/conformance`) agentcli's baseline is
@@ -208,5 +211,95 @@ export async function runConformance(
     return { results: readResults(out), log }
   } finally {
     rmSync(out, { recursive: true, force: true })
+  }
+}
+
+/** The install line an author runs to make `verify --mcp --conformance` possible. */
+const INSTALL = `npm install -D --save-exact @modelcontextprotocol/conformance@${CONFORMANCE_SUITE_VERSION}`
+
+/**
+ * The suite, from the author's own devDependencies (`fromDir`), at the version the baseline is written against;
+ * otherwise E_CONFIG naming the install line. It is never fetched at run time: verify runs offline.
+ */
+export function requireConformanceSuite(fromDir: string): { bin: string; version: string } {
+  const suite = resolveConformanceSuite(fromDir)
+  if (suite?.version === CONFORMANCE_SUITE_VERSION) return suite
+  throw new AgentError(
+    'E_CONFIG',
+    suite
+      ? `@modelcontextprotocol/conformance ${suite.version} is installed; the baseline is written for ${CONFORMANCE_SUITE_VERSION}`
+      : '@modelcontextprotocol/conformance is not installed in this project',
+    { details: { fix: INSTALL, from: fromDir } },
+  )
+}
+
+/** Start `<target> mcp --http --port 0` in the target's sandbox; resolves with its URL and a stop. */
+function startServer(t: Target): Promise<{ url: string; stop(): Promise<void> }> {
+  const [bin, ...pre] = t.command
+  const child = spawn(bin!, [...pre, 'mcp', '--http', '--port', '0'], {
+    env: t.env,
+    cwd: t.cwd,
+    detached: OWN_GROUP,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  const closed = new Promise<void>((settle) => child.once('close', () => settle()))
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) signalGroup(child, 'SIGTERM')
+    const late = setTimeout(() => signalGroup(child, 'SIGKILL'), 5_000)
+    await closed
+    clearTimeout(late)
+  }
+  return new Promise((settle, fail) => {
+    let log = ''
+    const timer = setTimeout(() => {
+      void stop()
+      fail(new Error(`no "mcp: listening on" within ${t.timeoutMs} ms: ${log.slice(-2000)}`))
+    }, t.timeoutMs)
+    child.stderr.on('data', (c: Buffer) => {
+      log += c.toString('utf8')
+      const m = /mcp: listening on (http:\/\/\S+)/.exec(log)
+      if (m) {
+        clearTimeout(timer)
+        settle({ url: m[1]!, stop })
+      }
+    })
+    void closed.then(() => {
+      clearTimeout(timer)
+      fail(new Error(`mcp --http exited (${child.exitCode ?? child.signalCode}): ${log.slice(-2000)}`))
+    })
+  })
+}
+
+/**
+ * `verify --mcp --conformance`: the official suite against the target's `mcp --http`, both revisions (tasks
+ * scenarios included), one check per scenario: a pass, an expected failure (skipped, with the fixture it needs),
+ * an unexpected failure or a stale baseline entry (both failed).
+ */
+export async function runConformanceChecks(t: Target, report: Report, suite: { bin: string; version: string }) {
+  let server: { url: string; stop(): Promise<void> }
+  try {
+    server = await startServer(t)
+  } catch (e) {
+    report.add('mcp.conformance.server', 'mcp', false, (e as Error).message)
+    return
+  }
+  try {
+    report.add('mcp.conformance.server', 'mcp', true, `mcp --http listening on ${server.url}`)
+    for (const revision of CONFORMANCE_REVISIONS) {
+      const { results, log } = await runConformance(suite.bin, server.url, revision)
+      const j = judge(revision, results, CONFORMANCE_BASELINE[revision])
+      const id = (scenario: string) => `mcp.conformance.${revision}.${scenario}`
+      if (results.length === 0) {
+        report.add(id('run'), 'mcp', false, `the suite ran no scenario: ${log.slice(-2000)}`)
+        continue
+      }
+      for (const s of j.passed) report.add(id(s), 'mcp', true, `passed (suite ${suite.version})`)
+      for (const e of j.expected) report.add(id(e.scenario), 'mcp', 'skip', `expected failure: ${e.reason}`)
+      for (const u of j.unexpected) report.add(id(u.scenario), 'mcp', false, u.detail)
+      for (const s of j.stale)
+        report.add(id(s), 'mcp', false, 'in the baseline but passing (or no longer run): the baseline is stale')
+    }
+  } finally {
+    await server.stop()
   }
 }
