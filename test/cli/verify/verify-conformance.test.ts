@@ -12,6 +12,8 @@ const BROKEN = join(ROOT, 'test/fixtures/conformance-broken/tool.mjs')
 type Check = { id: string; status: string; evidence: string }
 // biome-ignore lint/suspicious/noExplicitAny: the report is read loosely
 const checksOf = (json: any): Check[] => json.data?.checks ?? json.error?.details?.checks ?? []
+// biome-ignore lint/suspicious/noExplicitAny: the envelope is read loosely
+const envelopeOf = (run: { json: unknown }): any => run.json
 
 // The suite comes from the author's devDependencies: here, this repository's (the working directory).
 function verify(target: string[], cwd = ROOT) {
@@ -38,7 +40,7 @@ describe('agentcli verify --mcp --conformance', () => {
   it('a scenario failing outside the baseline fails its check, with the suite’s evidence', async () => {
     const run = await verify([BROKEN])
     expect(run.code, run.stdout).toBe(1)
-    expect(run.json.error.code).toBe('E_CONFORMANCE')
+    expect(envelopeOf(run).error.code).toBe('E_CONFORMANCE')
     const failed = checksOf(run.json).filter((c) => c.status === 'fail' && c.id.startsWith('mcp.conformance.'))
     expect(failed.map((c) => c.id)).toEqual(
       expect.arrayContaining(['mcp.conformance.2025-11-25.tools-list', 'mcp.conformance.2026-07-28.tools-list']),
@@ -50,8 +52,8 @@ describe('agentcli verify --mcp --conformance', () => {
     try {
       const run = await verify([TASKS_BIN], elsewhere)
       expect(run.code, run.stdout).toBe(4)
-      expect(run.json.error.code).toBe('E_CONFIG')
-      expect(run.json.error.details.fix).toBe(
+      expect(envelopeOf(run).error.code).toBe('E_CONFIG')
+      expect(envelopeOf(run).error.details.fix).toBe(
         `npm install -D --save-exact @modelcontextprotocol/conformance@${CONFORMANCE_SUITE_VERSION}`,
       )
     } finally {
@@ -62,6 +64,6 @@ describe('agentcli verify --mcp --conformance', () => {
   it('--conformance needs --mcp', async () => {
     const run = await runTool(AGENTCLI, ['verify', '--conformance', '--', process.execPath, TASKS_BIN], { cwd: ROOT })
     expect(run.code, run.stdout).toBe(2)
-    expect(run.json.error.code).toBe('E_USAGE')
+    expect(envelopeOf(run).error.code).toBe('E_USAGE')
   })
 })
