@@ -1,15 +1,25 @@
 #!/usr/bin/env node
-// npm run conformance: the official MCP conformance suite (@modelcontextprotocol/conformance, server mode) against
-// the example's `tasks mcp --http` on a free loopback port, with test/conformance/expected-failures.yml (each entry
-// with its reason). Exit code: the suite's (a new failure, or an expected one that now passes, fails the run).
+// npm run conformance: the official MCP conformance suite (@modelcontextprotocol/conformance, server mode, the
+// pinned devDependency: never downloaded here) against the example's `tasks mcp --http` on a free loopback port,
+// for both revisions' requirement sets (tasks extension included), judged against the baseline in
+// src/verify/conformance.ts (each expected failure with its reason). Needs `npm run build`. Exit 1 on an
+// unexpected failure or a stale baseline entry. The same run is test/cli/mcp/conformance.test.ts in CI.
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import {
+  CONFORMANCE_BASELINE,
+  CONFORMANCE_REVISIONS,
+  judge,
+  resolveConformanceSuite,
+  runConformance,
+} from '../dist/verify/conformance.js'
 
-const SUITE = '@modelcontextprotocol/conformance@0.1.16'
 const root = fileURLToPath(new URL('..', import.meta.url))
+const suite = resolveConformanceSuite(root)
+if (!suite) throw new Error('@modelcontextprotocol/conformance is not installed: npm ci')
 const home = mkdtempSync(join(tmpdir(), 'agentcli-conformance-'))
 const env = {
   PATH: process.env.PATH ?? '',
@@ -23,7 +33,7 @@ const server = spawn(process.execPath, [join(root, 'examples/tasks/bin/run.js'),
   env,
   stdio: ['ignore', 'ignore', 'pipe'],
 })
-let code = 1
+let bad = 0
 try {
   const url = await new Promise((resolve, reject) => {
     let log = ''
@@ -34,16 +44,20 @@ try {
     })
     server.once('exit', (c) => reject(new Error(`tasks mcp --http exited ${c}: ${log}`)))
   })
-  const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx'
-  const baseline = join(root, 'test/conformance/expected-failures.yml')
-  const suite = spawn(npx, ['--yes', SUITE, 'server', '--url', url, '--expected-failures', baseline], {
-    stdio: 'inherit',
-    cwd: home,
-  })
-  code = await new Promise((resolve) => suite.once('exit', (c) => resolve(c ?? 1)))
+  for (const revision of CONFORMANCE_REVISIONS) {
+    const started = Date.now()
+    const { results } = await runConformance(suite.bin, url, revision)
+    const j = judge(revision, results, CONFORMANCE_BASELINE[revision])
+    console.log(
+      `${revision}: ${j.passed.length} pass, ${j.expected.length} expected failures, ${j.unexpected.length} unexpected, ${j.stale.length} stale (${Date.now() - started} ms)`,
+    )
+    for (const u of j.unexpected) console.log(`  ✗ ${u.scenario}: ${u.detail}`)
+    for (const s of j.stale) console.log(`  stale baseline entry (passes or no longer run): ${s}`)
+    bad += j.unexpected.length + j.stale.length
+  }
 } finally {
   server.kill('SIGTERM')
   await new Promise((resolve) => (server.exitCode === null ? server.once('exit', resolve) : resolve()))
   rmSync(home, { recursive: true, force: true })
 }
-process.exitCode = code
+process.exitCode = bad > 0 ? 1 : 0

@@ -54,6 +54,11 @@ export default class Verify extends AgentCommand {
       description:
         'Check the MCP surface (`<command> mcp`) against reference instead: one tool per command, schemas, annotations, codes, the write gate.',
     }),
+    conformance: Flags.boolean({
+      dependsOn: ['mcp'],
+      description:
+        'With --mcp: also run the official MCP conformance suite (server mode, both spec revisions, tasks scenarios) against `<command> mcp --http`, one check per scenario; the suite comes from this project’s devDependencies.',
+    }),
     'timeout-ms': Flags.integer({ min: 100, max: 600_000, default: 15_000, description: 'Time limit of each call.' }),
     setup: Flags.string({
       multiple: true,
@@ -77,7 +82,7 @@ export default class Verify extends AgentCommand {
         'Gate a release: also fail when the tool’s release readiness is unpublishable (a declared `unpublishable`, FCC not verified, mock upstream missing).',
     }),
   }
-  static override errorCodes = ['E_CONFORMANCE', 'E_IO', 'E_NOT_FOUND'] as const
+  static override errorCodes = ['E_CONFIG', 'E_CONFORMANCE', 'E_IO', 'E_NOT_FOUND'] as const
   static override output = output((z) =>
     z.object({
       target: z.string(),
@@ -126,11 +131,16 @@ export default class Verify extends AgentCommand {
           fix: 'name it after --: a program on PATH, or node path/to/bin.js relative to the current directory',
         },
       })
+    // Resolved before anything runs: a missing suite is the author's setup to fix, not a failed check.
+    const suite = flags.conformance
+      ? (await import('../../verify/conformance.js')).requireConformanceSuite(process.cwd())
+      : undefined
     const settings = sandboxSettings(flags.env, flags['allow-upstream'])
     const t = target(command, flags['timeout-ms'], sandboxEnv(settings))
     const report = new Report()
     try {
       const ref = flags.mcp ? await mcpChecks(t, report) : await runChecks(t, report, { setups: flags.setup ?? [] })
+      if (suite) await (await import('../../verify/conformance.js')).runConformanceChecks(t, report, suite)
       let fuzzed = null
       if (!ref && flags.fuzz > 0)
         report.add(

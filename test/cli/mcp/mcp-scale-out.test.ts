@@ -1,0 +1,101 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { ENGINES, type Machine, machines, newKey, seedTask, useFleet } from '../../support/fleet.js'
+import { TASKS_BIN } from '../../support/helpers.js'
+import { httpRpc, pollTask, startMcpHttp } from '../../support/mcp-raw.js'
+
+// Scale-out: three `tasks mcp --http` processes, each on its own machine (HOME), behind one load balancer in real
+// life, sharing the fleet's state (one schema on PostgreSQL, one key prefix on Redis). A confirm token minted by
+// one is good on any other, exactly once, even under a race; a task created on one is read on every other.
+
+const fleet = useFleet()
+const stops: Array<() => Promise<void>> = []
+const workers: ChildProcess[] = []
+afterEach(async () => {
+  // Only what this file started, by PID, and only what still runs.
+  for (const w of workers.splice(0)) if (w.exitCode === null && w.signalCode === null && w.pid) w.kill('SIGKILL')
+  for (const stop of stops.splice(0)) await stop()
+})
+
+/** `tasks job worker` on a machine: on a fleet, the jobs an MCP server queues run on whichever worker takes them. */
+async function startWorker(m: Machine): Promise<void> {
+  const child = spawn(process.execPath, [TASKS_BIN, 'job', 'worker'], {
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...m.env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  workers.push(child)
+  let err = ''
+  child.stderr!.on('data', (c: Buffer) => (err += c))
+  const deadline = Date.now() + 15_000
+  while (!err.includes('serving jobs')) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`worker did not start: ${err}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+const terminal = (s: string) => ['completed', 'failed', 'cancelled'].includes(s)
+
+async function threeServers(engine: (typeof ENGINES)[number]) {
+  const ms = machines(3, fleet.url(engine), newKey())
+  const servers = await Promise.all(ms.map((m) => startMcpHttp(TASKS_BIN, m.env)))
+  for (const s of servers) stops.push(s.stop)
+  return { ms, rpcs: servers.map((s) => httpRpc(s.url)) }
+}
+
+describe.each(ENGINES)('three tasks mcp --http servers sharing a fleet on %s', (engine) => {
+  it('a token minted through A, confirmed concurrently through B and C, applies exactly once, every trial', async () => {
+    const { ms, rpcs } = await threeServers(engine)
+    const [a, b, c] = rpcs
+    for (let trial = 0; trial < 3; trial++) {
+      // Every machine holds the same task 1 again (the same version), so the token is good on each of them.
+      const stores = ms.map(seedTask)
+      const dry = (await a!('tools/call', { name: 'delete', arguments: { ids: ['1'], dry_run: true } })).result
+      expect(dry.structuredContent.ok, JSON.stringify(dry)).toBe(true)
+      const token = dry.structuredContent.data.confirm_token as string
+      expect(token).toEqual(expect.any(String))
+      const confirm = { name: 'delete', arguments: { ids: ['1'], confirm: token } }
+      const answers = (await Promise.all([b!('tools/call', confirm), c!('tools/call', confirm)])).map((x) => x.result)
+      const won = answers.filter((r) => r.structuredContent?.ok === true)
+      const lost = answers.filter((r) => r.structuredContent?.ok === false)
+      expect(won.length, `trial ${trial}: ${JSON.stringify(answers)}`).toBe(1)
+      expect(lost.length, `trial ${trial}: ${JSON.stringify(answers)}`).toBe(1)
+      expect(lost[0].isError).toBe(true)
+      expect(lost[0].structuredContent.error.details.reason).toBe('already_used')
+      // The one that applied changed its own machine's store; A (the dry run) and the loser changed nothing.
+      const changed = stores.map((p) => !readFileSync(p, 'utf8').includes('"title":"a"'))
+      expect(changed[0]).toBe(false)
+      expect(changed.filter(Boolean).length, `trial ${trial}`).toBe(1)
+      // A replay through A, after the race, is refused the same way.
+      const replay = (await a!('tools/call', confirm)).result
+      expect(replay.structuredContent.error.details.reason).toBe('already_used')
+    }
+  }, 90_000)
+
+  it('a task created through A is visible through B and C, and run by a worker on C', async () => {
+    const { ms, rpcs } = await threeServers(engine)
+    const [a, b, c] = rpcs
+    await startWorker(ms[2]!)
+    const file = join(ms[0]!.box.root, 'in.jsonl')
+    writeFileSync(file, '{"title":"one"}\n{"title":"two"}\n')
+    const dry = (await a!('tools/call', { name: 'import', arguments: { file, dry_run: true } })).result
+    const token = dry.structuredContent.data.confirm_token as string
+    const created = (await a!('tools/call', { name: 'import', arguments: { file, confirm: token } })).result
+    expect(created.resultType, JSON.stringify(created)).toBe('task')
+    // Durable before A answered: B and C resolve it at once, without waiting for it to finish.
+    for (const other of [b!, c!])
+      expect((await other('tasks/get', { taskId: created.taskId })).result.taskId).toBe(created.taskId)
+    const done = (await pollTask(c!, created.taskId, terminal)).result
+    expect(done.status).toBe('completed')
+    expect(done.result.structuredContent.data.imported).toBe(2)
+    // Every server answers the same outcome (each renders the envelope itself, so only its timing may differ).
+    const outcome = (r: { status: string; result: { structuredContent: { ok: boolean; data: unknown } } }) => ({
+      status: r.status,
+      ok: r.result.structuredContent.ok,
+      data: r.result.structuredContent.data,
+    })
+    for (const other of [a!, b!])
+      expect(outcome((await other('tasks/get', { taskId: created.taskId })).result)).toEqual(outcome(done))
+  }, 90_000)
+})

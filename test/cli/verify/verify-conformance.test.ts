@@ -1,0 +1,69 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { runTool } from 'agentcli/testing'
+import { describe, expect, it } from 'vitest'
+import { CONFORMANCE_SUITE_VERSION } from '../../../src/verify/conformance.js'
+import { ROOT, TASKS_BIN } from '../../support/helpers.js'
+
+const AGENTCLI = join(ROOT, 'bin/agentcli.js')
+const BROKEN = join(ROOT, 'test/fixtures/conformance-broken/tool.mjs')
+
+type Check = { id: string; status: string; evidence: string }
+// biome-ignore lint/suspicious/noExplicitAny: the report is read loosely
+const checksOf = (json: any): Check[] => json.data?.checks ?? json.error?.details?.checks ?? []
+// biome-ignore lint/suspicious/noExplicitAny: the envelope is read loosely
+const envelopeOf = (run: { json: unknown }): any => run.json
+
+// The suite comes from the author's devDependencies: here, this repository's (the working directory).
+function verify(target: string[], cwd = ROOT) {
+  return runTool(AGENTCLI, ['verify', '--mcp', '--conformance', '--', process.execPath, ...target], {
+    timeoutMs: 180_000,
+    cwd,
+  })
+}
+
+describe('agentcli verify --mcp --conformance', () => {
+  it('runs the official suite against the example: passes, and the baseline failures skipped with their reason', async () => {
+    const run = await verify([TASKS_BIN])
+    expect(run.code, run.stdout).toBe(0)
+    const checks = checksOf(run.json).filter((c) => c.id.startsWith('mcp.conformance.'))
+    const by = (id: string) => checks.find((c) => c.id === `mcp.conformance.${id}`)
+    expect(by('server')?.status).toBe('pass')
+    expect(by('2025-11-25.tools-list')).toMatchObject({ status: 'pass' })
+    expect(by('2026-07-28.tools-list')).toMatchObject({ status: 'pass' })
+    expect(by('2026-07-28.tasks-lifecycle')).toMatchObject({ status: 'skip', evidence: /expected failure: needs/ })
+    expect(by('2025-11-25.prompts-list')).toMatchObject({ status: 'skip', evidence: /expected failure: needs prompts/ })
+    expect(checks.filter((c) => c.status === 'fail')).toEqual([])
+  }, 180_000)
+
+  it('a scenario failing outside the baseline fails its check, with the suite’s evidence', async () => {
+    const run = await verify([BROKEN])
+    expect(run.code, run.stdout).toBe(1)
+    expect(envelopeOf(run).error.code).toBe('E_CONFORMANCE')
+    const failed = checksOf(run.json).filter((c) => c.status === 'fail' && c.id.startsWith('mcp.conformance.'))
+    expect(failed.map((c) => c.id)).toEqual(
+      expect.arrayContaining(['mcp.conformance.2025-11-25.tools-list', 'mcp.conformance.2026-07-28.tools-list']),
+    )
+  }, 180_000)
+
+  it('without the suite in the project: E_CONFIG naming the install line, before anything runs', async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), 'agentcli-no-suite-'))
+    try {
+      const run = await verify([TASKS_BIN], elsewhere)
+      expect(run.code, run.stdout).toBe(4)
+      expect(envelopeOf(run).error.code).toBe('E_CONFIG')
+      expect(envelopeOf(run).error.details.fix).toBe(
+        `npm install -D --save-exact @modelcontextprotocol/conformance@${CONFORMANCE_SUITE_VERSION}`,
+      )
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true })
+    }
+  })
+
+  it('--conformance needs --mcp', async () => {
+    const run = await runTool(AGENTCLI, ['verify', '--conformance', '--', process.execPath, TASKS_BIN], { cwd: ROOT })
+    expect(run.code, run.stdout).toBe(2)
+    expect(envelopeOf(run).error.code).toBe('E_USAGE')
+  })
+})
