@@ -29,11 +29,20 @@ export type InProcessOptions = Pick<RunToolOptions, 'env' | 'validateOutput'> & 
  * `runTool`'s shape and, for a call that needs no process of its own (no signal, no child, no clock preload),
  * the same bytes (`test/unit/runtime/in-process.test.ts` holds the two side by side).
  */
-export async function runInProcess(
+export function runInProcess(
   toolRoot: string,
   args: readonly string[],
   options: InProcessOptions = {},
 ): Promise<ToolRun> {
+  // One run at a time per process (entry.ts): calls made together (`Promise.all`) run in turn, in call order.
+  const turn = queue.then(() => runNow(toolRoot, args, options))
+  queue = turn.catch(() => undefined)
+  return turn
+}
+
+let queue: Promise<unknown> = Promise.resolve()
+
+async function runNow(toolRoot: string, args: readonly string[], options: InProcessOptions): Promise<ToolRun> {
   // runTool's environment: PATH only, colour off, outputs validated against their schemas.
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', NO_COLOR: '1' }
   if (options.validateOutput !== false) env.AGENTCLI_VALIDATE_OUTPUT = '1'

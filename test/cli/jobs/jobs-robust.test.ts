@@ -1,10 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Sandbox } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
 import { alive, env, fixture, jobRecord, tasks, useSandbox } from '../../support/helpers.js'
 
+/*
+ * Jobs and checkpoints under concurrency and against real processes: parallel cancels of a running worker, a cancel
+ * that must not signal an unrelated process, parallel resumes. Corrupt job records and a resume's claim run
+ * in-process: test/unit/jobs/jobs-robust.test.ts, test/unit/checkpoints/resume-claim.test.ts.
+ */
 const box = useSandbox()
 
 async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
@@ -71,42 +76,6 @@ describe('concurrent job cancel', () => {
   }, 90_000)
 })
 
-describe('job records are validated on read', () => {
-  const ID = 'job_0123456789abcdefghij'
-  const corrupt: Array<[string, Record<string, unknown> | string, string]> = [
-    ['a status outside the schema', { status: 'hacked' }, 'status'],
-    ['a PID of 0 (a process group)', { worker_pid: 0 }, 'worker_pid'],
-    ['a negative PID', { worker_pid: -1 }, 'worker_pid'],
-    ['progress out of range', { progress: 7 }, 'progress'],
-    ['another job id', { job_id: 'job_zzzzzzzzzzzzzzzzzzzz' }, 'job_id'],
-    ['not JSON', '{"job_id": ', 'not valid JSON'],
-  ]
-  it.each(corrupt)('%s is E_IO naming the record, never printed as-is', async (_, patch, problem) => {
-    const path =
-      typeof patch === 'string'
-        ? (() => {
-            const p = writeRecord(box(), ID, {})
-            writeFileSync(p, patch)
-            return p
-          })()
-        : writeRecord(box(), ID, patch)
-    for (const args of [
-      ['job', 'status', '--id', ID],
-      ['job', 'cancel', '--id', ID],
-      ['job', 'result', '--id', ID],
-      ['job', 'list'],
-    ]) {
-      const run = await fixture(box(), args)
-      expect(run.code, `${args.join(' ')}: ${run.stdout}`).toBe(1)
-      expect(env(run).ok).toBe(false)
-      expect(env(run).error.code).toBe('E_IO')
-      expect(env(run).error.details.path).toBe(path)
-      expect(env(run).error.message).toContain(problem)
-      expect(env(run).data).toBeUndefined()
-    }
-  })
-})
-
 describe('job cancel signals only the worker it started', () => {
   it('a record naming an unrelated process without a start time never gets it killed', async () => {
     const victim = unrelated()
@@ -166,19 +135,4 @@ describe('a human checkpoint is single-use', () => {
       await tasks(box(), ['logout'])
     }
   }, 120_000)
-
-  it('a resume that did not finish hands its claim back: the next resume still works', async () => {
-    const start = env(await tasks(box(), ['login'])).error
-    const resume = start.details.resume.split(' ').slice(1)
-    const early = await tasks(box(), [...resume, '--insecure-storage'])
-    expect(env(early).error.code).toBe('E_HUMAN_REQUIRED')
-    const claim = join(box().env.XDG_DATA_HOME!, 'tasks', 'checkpoints', `${start.details.checkpoint_id}.claim`)
-    expect(() => readFileSync(claim)).toThrow()
-    // A claim left by a process that died (a PID that is not running) is taken over.
-    writeFileSync(claim, JSON.stringify({ pid: 2 ** 22 + 7, start: '1', nonce: 'dead' }))
-    expect((await tasks(box(), ['login', 'approve', start.details.user_code, '--account', 'bo'])).code).toBe(0)
-    const done = await tasks(box(), [...resume, '--insecure-storage'])
-    expect(done.code, done.stdout).toBe(0)
-    expect(env(done).data).toMatchObject({ account: 'bo', logged_in: true })
-  })
 })

@@ -6,6 +6,12 @@ import { describe, expect, it } from 'vitest'
 import { env, FIXTURE_BIN, fixture, seed, storeBytes, TASKS_BIN, tasks, useSandbox } from '../../support/helpers.js'
 import { schemaValidator } from '../../support/schema.js'
 
+/*
+ * Long work through real processes: a stream cut by a closed pipe, async jobs run by a detached worker (submitted,
+ * polled, cancelled, killed, in parallel), imports run as jobs. Streams, an unknown job id, an import's token and
+ * human checkpoints run in-process: test/unit/output/ndjson-streams.test.ts, test/unit/jobs/long-work.test.ts,
+ * test/unit/checkpoints/login-checkpoint.test.ts.
+ */
 const box = useSandbox()
 
 function lines(stdout: string): Array<Record<string, unknown>> {
@@ -27,66 +33,6 @@ async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, ti
 const status = async (b: Sandbox, id: string, run = fixture) => env(await run(b, ['job', 'status', '--id', id])).data
 
 describe('NDJSON streams', () => {
-  it('prints one item line per element and a summary, every line with ok, schema_version, type', async () => {
-    seed(box(), [
-      { id: '1', title: 'a' },
-      { id: '2', title: 'b', status: 'done' },
-    ])
-    const run = await tasks(box(), ['export'])
-    expect(run.code).toBe(0)
-    const out = lines(run.stdout)
-    expect(out.map((l) => l.type)).toEqual(['item', 'item', 'summary'])
-    for (const l of out) expect(l).toMatchObject({ ok: true, schema_version: '1.0' })
-    expect(out[2]!.data).toEqual({ count: 2 })
-    expect(out[0]!.data).toMatchObject({ id: '1', title: 'a' })
-  })
-
-  it('--fields applies per item; --status filters', async () => {
-    seed(box(), [
-      { id: '1', title: 'a' },
-      { id: '2', title: 'b', status: 'done' },
-    ])
-    const out = lines((await tasks(box(), ['export', '--fields', 'id', '--status', 'done'])).stdout)
-    expect(out.map((l) => l.data)).toEqual([{ id: '2' }, { count: 1 }])
-  })
-
-  it('--format raw writes CSV, --format text writes rows', async () => {
-    seed(box(), [{ id: '1', title: 'has, comma "quoted"' }])
-    const raw = await tasks(box(), ['export', '--format', 'raw'])
-    expect(raw.stdout.split('\n').slice(0, 2)).toEqual([
-      'id,title,status,created_at,updated_at,version',
-      '1,"has, comma ""quoted""",open,2026-01-02T03:04:05.000Z,2026-01-02T03:04:05.000Z,1',
-    ])
-    const text = await tasks(box(), ['export', '--format', 'text'])
-    expect(text.stdout.split('\n')[0]).toMatch(/^ID +TITLE +STATUS +CREATED_AT +UPDATED_AT +VERSION$/)
-  })
-
-  it('a failure mid-stream ends with one error line and the catalogue exit code', async () => {
-    const run = await fixture(box(), ['count', '--n', '5', '--fail-at', '3'])
-    expect(run.code).toBe(7)
-    const out = lines(run.stdout)
-    expect(out.map((l) => l.type)).toEqual(['item', 'item', 'item', 'error'])
-    expect(out[3]).toMatchObject({ ok: false, schema_version: '1.0', error: { code: 'E_SERVER', retryable: true } })
-  })
-
-  it('a stream command that fails before its first item still speaks NDJSON: one error line', async () => {
-    const run = await tasks(box(), ['export', '--bogus'])
-    expect(run.code).toBe(2)
-    expect(run.stdout.split('\n').filter(Boolean)).toHaveLength(1)
-    expect(lines(run.stdout)[0]).toMatchObject({
-      ok: false,
-      schema_version: '1.0',
-      type: 'error',
-      error: { code: 'E_USAGE' },
-    })
-    // Found by the fuzzer: a bad --format is rejected before the command runs, and still as NDJSON.
-    const format = await tasks(box(), ['export', '--format', 'yaml'])
-    expect(format.code).toBe(2)
-    expect(lines(format.stdout)).toEqual([
-      expect.objectContaining({ ok: false, type: 'error', error: expect.objectContaining({ code: 'E_VALIDATION' }) }),
-    ])
-  })
-
   it('`tasks export | head -1` exits cleanly', () => {
     seed(
       box(),
@@ -98,19 +44,6 @@ describe('NDJSON streams', () => {
     expect(JSON.parse(first!)).toMatchObject({ type: 'item', data: { id: '1' } })
     expect(statusLine).toBe('status=0')
     expect(result.stderr).toBe('')
-  })
-
-  it('a command that streams nothing still ends with a summary', async () => {
-    const out = lines((await tasks(box(), ['export'])).stdout)
-    expect(out).toEqual([
-      {
-        ok: true,
-        schema_version: '1.0',
-        type: 'summary',
-        data: { count: 0 },
-        meta: { duration_ms: expect.any(Number) },
-      },
-    ])
   })
 })
 
@@ -229,18 +162,6 @@ describe('async jobs', () => {
     const all = [...page.items, ...rest.items].map((j: { submitted_at: string }) => j.submitted_at)
     expect(all).toEqual([...all].sort().reverse())
   })
-
-  it('an unknown job id is E_NOT_FOUND', async () => {
-    for (const args of [
-      ['job', 'status', '--id', 'job_nope'],
-      ['job', 'result', '--id', 'job_00000000000000000000'],
-      ['job', 'cancel', '--id', '../etc'],
-    ]) {
-      const run = await fixture(box(), args)
-      expect(run.code).toBe(3)
-      expect(env(run).error.code).toBe('E_NOT_FOUND')
-    }
-  })
 })
 
 describe('tasks import (an async write job)', () => {
@@ -288,72 +209,5 @@ describe('tasks import (an async write job)', () => {
     expect(storeBytes(box())).toBe(before)
     const result = await tasks(box(), ['job', 'result', '--id', job.job_id])
     expect(result.code).toBe(2)
-  })
-
-  it('the token is bound to the file content', async () => {
-    const path = file(box(), '{"title":"a"}\n')
-    const dry = await tasks(box(), ['import', '--file', path, '--dry-run'])
-    writeFileSync(path, '{"title":"b"}\n')
-    const run = await tasks(box(), ['import', '--file', path, '--confirm', env(dry).data.confirm_token])
-    expect(env(run).error.details.reason).toBe('state_drift')
-  })
-
-  it('a missing file is E_NOT_FOUND', async () => {
-    const run = await tasks(box(), ['import', '--file', join(box().root, 'nope.jsonl'), '--dry-run'])
-    expect(run.code).toBe(3)
-  })
-})
-
-describe('human checkpoints', () => {
-  it('login stops with E_HUMAN_REQUIRED, exit 9, and a runnable resume; resume after approval succeeds', async () => {
-    const start = await tasks(box(), ['login'])
-    expect(start.code).toBe(9)
-    const error = env(start).error
-    expect(error).toMatchObject({
-      code: 'E_HUMAN_REQUIRED',
-      retryable: false,
-      details: { action: 'approve', url: expect.any(String), user_code: expect.any(String) },
-    })
-    // How a person approves it is published in the checkpoint, for the agent to relay as it is.
-    const approval = error.details.approval
-    expect(approval).toEqual({
-      instructions: expect.stringContaining(approval.command),
-      user_code: error.details.user_code,
-      command: expect.stringMatching(new RegExp(` login approve ${error.details.user_code}$`)),
-      expires_at: error.details.expires_at,
-    })
-    const resumeArgs = error.details.resume.split(' ').slice(1)
-    const early = await tasks(box(), resumeArgs)
-    expect(early.code).toBe(9)
-    expect(env(early).error.details.resume).toBe(error.details.resume)
-    // Not approved yet: the same approval again, from the checkpoint.
-    expect(env(early).error.details.approval).toEqual(approval)
-    // The person runs the published command (here the tool is on PATH, so it starts with `tasks`).
-    const approveArgs = approval.command.split(' ').slice(1)
-    expect((await tasks(box(), [...approveArgs, '--account', 'ann'])).code).toBe(0)
-    const done = await tasks(box(), resumeArgs)
-    expect(done.code).toBe(0)
-    expect(env(done).data).toMatchObject({ account: 'ann', logged_in: true })
-    const again = await tasks(box(), ['login'])
-    expect(env(again).data).toMatchObject({ account: 'ann', logged_in: true })
-    const reuse = await tasks(box(), resumeArgs)
-    expect(reuse.code).toBe(6)
-    expect(env(reuse).error).toMatchObject({ code: 'E_CONFLICT', details: { reason: 'checkpoint_used' } })
-  })
-
-  it('resume with a bad id fails clearly', async () => {
-    const run = await tasks(box(), ['login', 'resume', '--id', 'cp_nope'])
-    expect(run.code).toBe(3)
-    expect(env(run).error).toMatchObject({ code: 'E_NOT_FOUND', details: { checkpoint_id: 'cp_nope' } })
-  })
-
-  it('an expired checkpoint is E_CONFLICT', async () => {
-    const start = env(await tasks(box(), ['login'])).error
-    const path = join(box().env.XDG_DATA_HOME!, 'tasks', 'checkpoints', `${start.details.checkpoint_id}.json`)
-    const checkpoint = JSON.parse((await import('node:fs')).readFileSync(path, 'utf8'))
-    writeFileSync(path, JSON.stringify({ ...checkpoint, expires_at: '2020-01-01T00:00:00.000Z' }))
-    const run = await tasks(box(), start.details.resume.split(' ').slice(1))
-    expect(run.code).toBe(6)
-    expect(env(run).error.details.reason).toBe('checkpoint_expired')
   })
 })

@@ -2,8 +2,10 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { BUILTIN_TOPICS } from '../../../src/runtime/topics.js'
-import { ROOT, tasks, useSandbox } from '../../support/helpers.js'
+import { ROOT, useSandbox } from '../../support/helpers.js'
+import { tasksInProcess as tasks } from '../../support/in-process.js'
 
+/* In-process (test/support/in-process.ts): moved from the spawn tier, every assertion kept. */
 const box = useSandbox()
 
 describe('--help topics', () => {

@@ -1,12 +1,13 @@
 import { expandReference } from 'agentcli'
-import { runTool } from 'agentcli/testing'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import { describe, expect, it } from 'vitest'
 import { REFERENCE_OUTPUT_SCHEMA } from '../../../src/describe/_reference-schema.js'
 import { inputSchemaOf, outputSchemaOf } from '../../../src/mcp/tools.js'
 import { env, TASKS_BIN } from '../../support/helpers.js'
+import { runBinInProcess as runTool } from '../../support/in-process.js'
 
+// In-process (test/support/in-process.ts): moved from the spawn tier, every assertion kept.
 // Every JSON Schema the example publishes — in `reference` (full and compact), as MCP tool schemas, and the
 // reference document's own — compiles under Ajv's strict mode, which refuses unknown keywords: a validator or
 // agent handed one of them never has to be told to look away (issue 22: `x-deprecation` did not compile).

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { env, ROOT, seed, tasks, useSandbox } from '../../support/helpers.js'
+import { env, ROOT, seed, useSandbox } from '../../support/helpers.js'
+import { tasksInProcess as tasks } from '../../support/in-process.js'
 
+/* In-process (test/support/in-process.ts): moved from the spawn tier, every assertion kept. */
 const box = useSandbox()
 const SKILL = join(ROOT, 'examples/tasks/skills/tasks/SKILL.md')
 

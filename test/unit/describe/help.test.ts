@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { tasks, useSandbox } from '../../support/helpers.js'
+import { useSandbox } from '../../support/helpers.js'
+import { tasksInProcess as tasks } from '../../support/in-process.js'
 
+/* In-process (test/support/in-process.ts): moved from the spawn tier, every assertion kept. */
 // Help is for people: text on stdout, exit 0, whether asked with --help, on a topic, or as `help <command>`.
 describe('help', () => {
   const box = useSandbox()
