@@ -152,7 +152,11 @@ describe('async jobs', () => {
   })
 
   it('16 concurrent submits produce 16 distinct jobs, listed newest first with pagination', async () => {
-    const runs = await Promise.all(Array.from({ length: 16 }, () => fixture(box(), ['sleepy', '--ms', '50'])))
+    // Sixteen starts at once on a small, loaded machine: each may wait its turn for a core, so no call is cut short
+    // by the per-call kill (a killed call has no envelope), and the test waits as long as they need.
+    const runs = await Promise.all(
+      Array.from({ length: 16 }, () => fixture(box(), ['sleepy', '--ms', '50'], { timeoutMs: 150_000 })),
+    )
     const ids = runs.map((r) => env(r).data.job_id)
     expect(new Set(ids).size).toBe(16)
     const page = env(await fixture(box(), ['job', 'list', '--limit', '10'])).data
@@ -161,7 +165,7 @@ describe('async jobs', () => {
     expect(new Set([...page.items, ...rest.items].map((j: { job_id: string }) => j.job_id))).toEqual(new Set(ids))
     const all = [...page.items, ...rest.items].map((j: { submitted_at: string }) => j.submitted_at)
     expect(all).toEqual([...all].sort().reverse())
-  })
+  }, 180_000)
 })
 
 describe('tasks import (an async write job)', () => {
