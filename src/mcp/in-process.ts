@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import { Readable } from 'node:stream'
 import { openAudit, pendingAudit } from '../audit/pending.js'
 import { BUNDLE_FILE } from '../boot/index.js'
 import type { CommandDescription } from '../describe/command.js'
@@ -11,7 +12,7 @@ import { readToolSettings } from '../settings/package-section.js'
 import { setRunEnv } from '../settings/run-env.js'
 import { KILL_GRACE_MS } from './children.js'
 
-/** Whether `tool mcp` runs read calls in its own process unless the tool's author says otherwise. */
+/** Whether `tool mcp` runs read calls in its own process unless the tool's author says otherwise: off until it has passed the robustness tests of processes (see docs/mcp.md). */
 export const DEFAULT_IN_PROCESS_READS = true
 
 /** Whether the tool's author lets `tool mcp` run reads in its process (`"agentcli": {"mcp": {"in_process_reads": b}}`), checked. */
@@ -85,7 +86,12 @@ export function inProcessRunner(
       const out: Buffer[] = []
       let stderr = ''
       let settled = false
+      // A child's stdin is closed; this process's is the MCP channel, which a command (oclif's parser, filling a
+      // missing argument from stdin) must never read: the run sees an empty, ended stdin instead, as a child would.
+      const stdin = Object.getOwnPropertyDescriptor(process, 'stdin')
+      Object.defineProperty(process, 'stdin', { value: Readable.from([]), configurable: true, writable: true })
       const restore = () => {
+        if (stdin) Object.defineProperty(process, 'stdin', stdin)
         setRunEnv(undefined)
         setRunStderr(undefined)
         setRunState(state)
