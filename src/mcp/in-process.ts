@@ -1,6 +1,5 @@
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
-import { openAudit, pendingAudit } from '../audit/pending.js'
 import { BUNDLE_FILE } from '../boot/index.js'
 import type { CommandDescription } from '../describe/command.js'
 import { AgentError } from '../errors/agent-error.js'
@@ -13,7 +12,7 @@ import { setRunEnv } from '../settings/run-env.js'
 import { KILL_GRACE_MS } from './children.js'
 
 /** Whether `tool mcp` runs read calls in its own process unless the tool's author says otherwise: off until it has passed the robustness tests of processes (see docs/mcp.md). */
-export const DEFAULT_IN_PROCESS_READS = true
+export const DEFAULT_IN_PROCESS_READS = false
 
 /** Whether the tool's author lets `tool mcp` run reads in its process (`"agentcli": {"mcp": {"in_process_reads": b}}`), checked. */
 export function inProcessReadsOf(config: ToolConfig): boolean {
@@ -81,8 +80,8 @@ export function inProcessRunner(
     broken: () => dead,
     async run(argv, env, signal) {
       // The server's own run state: an in-process run resets it when it opens, and the server reads it after.
+      // (No audit draft to keep: `mcp` is a read, and a read run opens none.)
       const state = getRunState()
-      const audit = pendingAudit()
       const out: Buffer[] = []
       let stderr = ''
       let settled = false
@@ -95,7 +94,6 @@ export function inProcessRunner(
         setRunEnv(undefined)
         setRunStderr(undefined)
         setRunState(state)
-        if (audit) openAudit(audit)
       }
       const running = run(config.root, {
         argv: [...argv],

@@ -1,9 +1,11 @@
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { CommandDescription } from '../../../src/describe/command.js'
 import { toArgv } from '../../../src/mcp/argv.js'
 import { argName, MCP_GLOBALS } from '../../../src/mcp/tools.js'
 import { invocation, prng } from '../../../src/verify/fuzz.js'
 import type { Ref } from '../../../src/verify/reference-types.js'
+import { editJson, useToolCopy } from '../../support/copy.js'
 import { env, seed, tasks, useSandbox } from '../../support/helpers.js'
 import { openSession, sc, withoutDuration } from '../../support/mcp-session.js'
 import { poolLog } from '../../support/warm-log.js'
@@ -79,8 +81,9 @@ const sorted = (xs: string[]) => [...xs].sort()
 const known = (desc: CommandDescription) =>
   new Set([...desc.params, ...MCP_GLOBALS].map((p) => argName(p.name)).concat(desc.stream ? ['max_items'] : []))
 
-describe('differential: the same invocations through the CLI and MCP (warm processes and cold starts) give the same envelopes', () => {
+describe('differential: the same invocations through the CLI and MCP (in the server, warm processes and cold starts) give the same envelopes', () => {
   const box = useSandbox()
+  const copy = useToolCopy()
 
   it("a seeded sample of the fuzzer's corpus, and hand-picked calls of every kind; then reads four at a time", async () => {
     seed(box(), [
@@ -106,7 +109,14 @@ describe('differential: the same invocations through the CLI and MCP (warm proce
     ]
     const cases = [...hand, ...corpus].map((argv) => ({ argv, mcp: fromArgv(ref.commands, argv) })).filter((c) => c.mcp)
     expect(cases.length).toBeGreaterThanOrEqual(60)
-    const s = await openSession(box())
+    // Reads in the server's own process (agentcli.mcp.in_process_reads): every read the server is free for runs in
+    // it, every other call in a warm process or a cold start; all must answer the CLI's envelope.
+    const dir = copy('examples/tasks', (d) =>
+      editJson(join(d, 'package.json'), (pkg) => {
+        pkg.agentcli = { ...(pkg.agentcli as object), mcp: { in_process_reads: true } }
+      }),
+    )
+    const s = await openSession(box(), { bin: join(dir, 'bin/run.js') })
     let compared = 0
     const codes: string[] = []
     // Which process served each call the server started: a warm one (agentcli.mcp.warm_processes, 2 by default,
@@ -145,6 +155,10 @@ describe('differential: the same invocations through the CLI and MCP (warm proce
       }
       const sequential = served()
       expect(sequential[0]).toBe(true)
+      // One at a time, every read that reached a run ran in the server: none of them went to a process.
+      const inServer = poolLog(s.stderr()).inProcess
+      expect(inServer.length).toBeGreaterThanOrEqual(10)
+      expect(inServer).toContain('get 1')
       // Warm only on a ready process, cold only when none was ready (read from the log's order, not from timing).
       expect(poolLog(s.stderr()).violations).toEqual([])
 
@@ -170,6 +184,8 @@ describe('differential: the same invocations through the CLI and MCP (warm proce
       }
       const concurrent = served().slice(sequential.length)
       expect(concurrent[0]).toBe(true)
+      // Four at a time: the server ran one of a batch at most, the others went to processes, never waiting.
+      expect(poolLog(s.stderr()).inProcess.length).toBeGreaterThan(inServer.length)
       expect(poolLog(s.stderr()).violations).toEqual([])
     } finally {
       await s.close()

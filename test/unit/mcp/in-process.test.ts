@@ -31,16 +31,19 @@ describe('agentcli.mcp.in_process_reads', () => {
     expect(inProcessReadsOf(withSetting({ in_process_reads: false }))).toBe(false)
     expect(inProcessReadsOf(withSetting({ in_process_reads: true }))).toBe(true)
     for (const got of ['true', 1, null]) {
-      const error = (() => {
-        try {
-          inProcessReadsOf(withSetting({ in_process_reads: got }))
-        } catch (e) {
-          return e
-        }
-      })() as AgentError
+      let error: unknown
+      try {
+        inProcessReadsOf(withSetting({ in_process_reads: got }))
+      } catch (e) {
+        error = e
+      }
       expect(error).toBeInstanceOf(AgentError)
-      expect(error.code).toBe('E_CONFIG')
-      expect(error.details).toEqual({ setting: 'agentcli.mcp.in_process_reads', allowed: [true, false], got })
+      expect((error as AgentError).code).toBe('E_CONFIG')
+      expect((error as AgentError).details).toEqual({
+        setting: 'agentcli.mcp.in_process_reads',
+        allowed: [true, false],
+        got,
+      })
     }
   })
 
