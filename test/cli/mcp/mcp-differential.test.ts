@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import { runTool } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
 import type { CommandDescription } from '../../../src/describe/command.js'
 import { toArgv } from '../../../src/mcp/argv.js'
@@ -6,7 +7,7 @@ import { argName, MCP_GLOBALS } from '../../../src/mcp/tools.js'
 import { invocation, prng } from '../../../src/verify/fuzz.js'
 import type { Ref } from '../../../src/verify/reference-types.js'
 import { editJson, useToolCopy } from '../../support/copy.js'
-import { env, seed, tasks, useSandbox } from '../../support/helpers.js'
+import { env, tasks as exampleTasks, seed, useSandbox } from '../../support/helpers.js'
 import { openSession, sc, withoutDuration } from '../../support/mcp-session.js'
 import { poolLog } from '../../support/warm-log.js'
 
@@ -90,7 +91,7 @@ describe('differential: the same invocations through the CLI and MCP (in the ser
       { id: '1', title: 'one' },
       { id: '2', title: 'two', status: 'done' },
     ])
-    const ref = env(await tasks(box(), ['reference'])).data as Ref & { commands: CommandDescription[] }
+    const ref = env(await exampleTasks(box(), ['reference'])).data as Ref & { commands: CommandDescription[] }
     const r = prng(7)
     const corpus = Array.from({ length: 140 }, () => invocation(r, ref).args)
     const hand = [
@@ -116,7 +117,11 @@ describe('differential: the same invocations through the CLI and MCP (in the ser
         pkg.agentcli = { ...(pkg.agentcli as object), mcp: { in_process_reads: true } }
       }),
     )
-    const s = await openSession(box(), { bin: join(dir, 'bin/run.js') })
+    const bin = join(dir, 'bin/run.js')
+    // The CLI side is the same copy: its next-step hints name its own bin.
+    const tasks = (b: typeof box, argv: readonly string[], options: { validateOutput?: boolean } = {}) =>
+      runTool(bin, argv, { ...options, env: b().env })
+    const s = await openSession(box(), { bin })
     let compared = 0
     const codes: string[] = []
     // Which process served each call the server started: a warm one (agentcli.mcp.warm_processes, 2 by default,
@@ -132,7 +137,7 @@ describe('differential: the same invocations through the CLI and MCP (in the ser
           // An unknown flag: the server refuses it before any process, E_USAGE naming the tool's arguments; the CLI
           // refuses the call too (E_USAGE, or E_VALIDATION when a bad value comes first in its parse).
           const viaMcp = sc(await s.client.callTool({ name: tool, arguments: args }))
-          const cli = await tasks(box(), c.argv, { validateOutput: false })
+          const cli = await tasks(box, c.argv, { validateOutput: false })
           const fromCli = desc.stream ? gatherStream(cli.stdout) : JSON.parse(cli.stdout)
           expect(viaMcp.error, JSON.stringify(c.argv)).toMatchObject({ code: 'E_USAGE', details: { got: unknown } })
           expect(fromCli.error?.code, JSON.stringify(c.argv)).toMatch(/^E_(USAGE|VALIDATION)$/)
@@ -144,7 +149,7 @@ describe('differential: the same invocations through the CLI and MCP (in the ser
         // The mapping is faithful: the CLI call an MCP call makes has exactly the invocation's words.
         expect(sorted(argv), JSON.stringify(c.argv)).toEqual(sorted(c.argv))
         const viaMcp = await s.client.callTool({ name: tool, arguments: args })
-        const cli = await tasks(box(), argv, { validateOutput: false })
+        const cli = await tasks(box, argv, { validateOutput: false })
         const fromCli = desc.stream ? gatherStream(cli.stdout) : JSON.parse(cli.stdout)
         expect(normalize(withoutDuration(sc(viaMcp))), JSON.stringify(c.argv)).toEqual(
           normalize(withoutDuration(fromCli)),
@@ -175,7 +180,7 @@ describe('differential: the same invocations through the CLI and MCP (in the ser
           batch.map((c) => s.client.callTool({ name: c.mcp!.tool, arguments: c.mcp!.args })),
         )
         for (const [j, c] of batch.entries()) {
-          const cli = await tasks(box(), toArgv(c.mcp!.desc, c.mcp!.args), { validateOutput: false })
+          const cli = await tasks(box, toArgv(c.mcp!.desc, c.mcp!.args), { validateOutput: false })
           const fromCli = c.mcp!.desc.stream ? gatherStream(cli.stdout) : JSON.parse(cli.stdout)
           expect(normalize(withoutDuration(sc(viaMcp[j]))), JSON.stringify(c.argv)).toEqual(
             normalize(withoutDuration(fromCli)),
