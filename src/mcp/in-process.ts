@@ -47,9 +47,10 @@ export type InProcessRunner = {
   /** Claim the runner for one call: false while another call holds it, or once it is broken. */
   take(): boolean
   /**
-   * Run `argv` (the runner must have been taken) with `env` and `signal`: resolves with what it printed, or
-   * `undefined` when the run did not end within the grace after `signal` aborted (the runner is then broken: the
-   * call's answer is the caller's, and every later call starts a process).
+   * Run `argv` (the runner must have been taken) with `env` and `signal`: resolves with what it printed. A run
+   * that did not end within the grace after `signal` aborted breaks the runner (every later call starts a
+   * process): it resolves with what the run printed by then, or `undefined` when nothing (the call's answer is
+   * then the caller's).
    */
   run(argv: readonly string[], env: Record<string, string>, signal?: AbortSignal): Promise<InProcessResult | undefined>
   /** Whether a call outlived its grace: no call runs in this process again. */
@@ -138,7 +139,10 @@ export function inProcessRunner(
         )
         // The server's own state back now: the abandoned run's output goes nowhere, and it is never waited for.
         restore()
-        return undefined
+        // What it printed by then is its answer: a run whose command ignores its signal prints its E_INTERRUPTED at
+        // the end of its own grace, as a process would, but its promise waits for the command (a process exits).
+        const printed = Buffer.concat(out).toString('utf8')
+        return printed === '' ? undefined : { stdout: printed, stderr, exitCode: null }
       }
       restore()
       busy = false
