@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // npm run bench:mcp: per-call latency of `get` over an open MCP session (`tasks mcp`, the official client over
-// stdio) with warm processes (the default, agentcli.mcp.warm_processes 2) and without (a copy of the example with
-// warm_processes 0: every call a cold start), over Streamable HTTP (`tasks mcp --http`, warm, 2026-07-28), a CLI
+// stdio) run in the server's own process (agentcli.mcp.in_process_reads true), by a warm process (in_process_reads
+// false, warm_processes 2) and by a cold start (a copy with warm_processes 0 and in_process_reads false), over Streamable HTTP (`tasks mcp --http`, warm, 2026-07-28), a CLI
 // cold start of `tasks get 1`, and the in-process peer baseline (bench/mcp-peer.mjs: the SDK's own server whose
 // tool returns a constant), alternated in one run. Prints medians and their ratios. Brief: BENCH_ROUNDS (default
 // 20) rounds. `node -e 0` is the floor of a process per call. Each warm call is checked to have been served by a
@@ -21,13 +21,20 @@ const node = process.execPath
 const { home, env } = benchHome('agentcli-bench-mcp-', { tasks: 1 })
 const bin = join(root, 'examples/tasks/bin/run.js')
 
-// The example without warm processes: a copy inside the repository (its bin resolves agentcli from there).
+// The example with each way of running a call pinned: copies inside the repository (their bin resolves agentcli
+// from there), each with its own MCP settings.
 mkdirSync(join(root, '.bench'), { recursive: true })
-const coldDir = mkdtempSync(join(root, '.bench', 'mcp-cold-'))
-cpSync(join(root, 'examples/tasks'), coldDir, { recursive: true, filter: (p) => !p.includes('node_modules') })
-const pjson = JSON.parse(readFileSync(join(coldDir, 'package.json'), 'utf8'))
-pjson.agentcli = { ...pjson.agentcli, mcp: { warm_processes: 0 } }
-writeFileSync(join(coldDir, 'package.json'), JSON.stringify(pjson, null, 2))
+const variant = (name, mcp) => {
+  const dir = mkdtempSync(join(root, '.bench', `mcp-${name}-`))
+  cpSync(join(root, 'examples/tasks'), dir, { recursive: true, filter: (p) => !p.includes('node_modules') })
+  const pjson = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
+  pjson.agentcli = { ...pjson.agentcli, mcp }
+  writeFileSync(join(dir, 'package.json'), JSON.stringify(pjson, null, 2))
+  return dir
+}
+const coldDir = variant('cold', { warm_processes: 0, in_process_reads: false })
+const warmDir = variant('warm', { warm_processes: 2, in_process_reads: false })
+const inDir = variant('in', { in_process_reads: true })
 
 /** An open stdio session with `args`; its server's log kept, to tell warm calls from cold ones. */
 async function stdioSession(args) {
@@ -43,8 +50,9 @@ async function stdioSession(args) {
 }
 
 const sessionStart = process.hrtime.bigint()
-const warmSession = await stdioSession([bin, 'mcp'])
+const warmSession = await stdioSession([join(warmDir, 'bin/run.js'), 'mcp'])
 const sessionMs = Number(process.hrtime.bigint() - sessionStart) / 1e6
+const inSession = await stdioSession([join(inDir, 'bin/run.js'), 'mcp'])
 const coldSession = await stdioSession([join(coldDir, 'bin/run.js'), 'mcp'])
 const peerSession = await stdioSession([join(root, 'bench/mcp-peer.mjs')])
 
@@ -64,6 +72,7 @@ await httpClient.connect(new StreamableHTTPClientTransport(new URL(url)))
 
 const cli = []
 const mcp = []
+const inproc = []
 const cold = []
 const peer = []
 const http = []
@@ -83,6 +92,7 @@ const once = async () => {
   cli.push(Number(process.hrtime.bigint() - start) / 1e6)
   if (run.status !== 0) throw new Error(`tasks get 1 exited ${run.status}`)
   await call(warmSession, mcp)
+  await call(inSession, inproc)
   await call(coldSession, cold)
   await call(peerSession, peer)
   start = process.hrtime.bigint()
@@ -93,23 +103,27 @@ const once = async () => {
 // The warm processes are ready before the first round (the session's start gave them time), as for a client.
 const warmCalls = () => (warmSession.log().match(/\(pid \d+\) warm$/gm) ?? []).length
 for (let warm = 0; warm < 2; warm++) await once()
-for (const xs of [cli, mcp, cold, peer, http, floor]) xs.length = 0
+for (const xs of [cli, mcp, inproc, cold, peer, http, floor]) xs.length = 0
+const inCalls = () => (inSession.log().match(/^mcp: get 1 \(in-process\)$/gm) ?? []).length
 const warmBefore = warmCalls()
+const inBefore = inCalls()
 for (let round = 0; round < rounds; round++) await once()
 const servedWarm = warmCalls() - warmBefore
-for (const s of [warmSession, coldSession, peerSession]) await s.client.close()
+const servedIn = inCalls() - inBefore
+for (const s of [warmSession, inSession, coldSession, peerSession]) await s.client.close()
 await httpClient.close()
 server.kill('SIGTERM')
 await new Promise((resolve) => server.once('exit', resolve))
 rmSync(home, { recursive: true, force: true })
-rmSync(coldDir, { recursive: true, force: true })
+for (const dir of [coldDir, warmDir, inDir]) rmSync(dir, { recursive: true, force: true })
 
 const c = median(cli)
 const m = median(mcp)
+const i = median(inproc)
 const k = median(cold)
 const p = median(peer)
 console.log(
-  `get: MCP call over an open session (warm process, cold start, in-process peer) vs CLI cold start, ${rounds} alternated rounds, node ${process.version}`,
+  `get: MCP call over an open session (in the server, warm process, cold start, in-process peer) vs CLI cold start, ${rounds} alternated rounds, node ${process.version}`,
 )
 console.log('variant'.padEnd(30), 'median ms'.padStart(10), 'min'.padStart(7))
 const row = (name, xs) =>
@@ -121,12 +135,15 @@ const row = (name, xs) =>
       .padStart(7),
   )
 row('tasks get 1 (CLI cold start)', cli)
+row('get over MCP, in the server', inproc)
 row('get over MCP, warm process', mcp)
 row('get over MCP, cold start', cold)
-row('get over MCP HTTP (warm)', http)
+row('get over MCP HTTP (defaults)', http)
 row('in-process peer (SDK, constant)', peer)
 row('node -e 0 (floor of a process)', floor)
-console.log(`warm calls served by a warm process: ${servedWarm} of ${rounds}`)
 console.log(
-  `ratio warm / cold: ${(m / k).toFixed(2)}; warm / in-process peer: ${(m / p).toFixed(2)} (the issue's bar: <= 2); cold / peer: ${(k / p).toFixed(2)}; warm / CLI: ${(m / c).toFixed(2)}; HTTP / CLI: ${(median(http) / c).toFixed(2)}; session start (spawn, handshake, tools/list): ${sessionMs.toFixed(0)} ms`,
+  `warm calls served by a warm process: ${servedWarm} of ${rounds}; in-server calls run in it: ${servedIn} of ${rounds}`,
+)
+console.log(
+  `ratio in the server / in-process peer: ${(i / p).toFixed(2)} (the issue's bar: <= 2); warm / cold: ${(m / k).toFixed(2)}; warm / in-process peer: ${(m / p).toFixed(2)}; cold / peer: ${(k / p).toFixed(2)}; warm / CLI: ${(m / c).toFixed(2)}; HTTP / CLI: ${(median(http) / c).toFixed(2)}; session start (spawn, handshake, tools/list): ${sessionMs.toFixed(0)} ms`,
 )

@@ -15,6 +15,7 @@ import {
   resumeArgv,
 } from './_flows.js'
 import { toArgv } from './argv.js'
+import { runsInProcess } from './in-process.js'
 import { type PolicyFlow, policyFlow } from './policy-flow.js'
 import { errorEnvelopeOf, mcpHint, toolResult } from './result.js'
 import { type Launcher, runCall } from './run-call.js'
@@ -118,6 +119,8 @@ export function callHandler(
         signal,
         ...(env ? { env } : {}),
         stream: desc.stream,
+        // Only the plain call of a read: a resumed or approved call runs what its state says, as a process.
+        inProcess: argv === plain && runsInProcess(desc),
         maxItems: Math.min(Number(args.max_items ?? DEFAULT_MAX_ITEMS) || DEFAULT_MAX_ITEMS, MAX_ITEMS_CAP),
       })
       // A change the policy holds: asked of a person at the host only when the system policy allows it.
@@ -146,6 +149,7 @@ export function callHandler(
     const answer = (result: { envelope: Record<string, unknown> }) =>
       toolResult(result.envelope, mcpHint(result.envelope, def.name))
     const argv = toArgv(desc, args)
+    const plain = argv
     const state = readState(ctx.mcpReq.requestState(), def.name)
     if (state?.kind === 'approve') {
       const view = sdk.inputResponse(ctx.mcpReq.inputResponses, 'approve')

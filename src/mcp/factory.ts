@@ -8,6 +8,7 @@ import { invocation, shellQuote } from '../runtime/invocation.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
 import { oclifConfig } from '../runtime/tool-config.js'
 import { type CallPrincipal, type Ctx, callHandler, type FlowState } from './call-tool.js'
+import { inProcessReadsOf, inProcessRunner } from './in-process.js'
 import { warmPool, warmProcessesOf } from './pool.js'
 import { errorEnvelopeOf, type ToolResult, toolResult } from './result.js'
 import { type Launcher, startWarm } from './run-call.js'
@@ -73,6 +74,12 @@ export async function mcpFactory(options: FactoryOptions): Promise<{
       warm,
       (pid) => process.stderr.write(`mcp: warm process ready (pid ${pid})\n`),
     )
+  // Reads run in this very process when it is free (src/mcp/in-process.ts): only when a call starts this process's
+  // own tool, which a launcher of another command does not.
+  if (inProcessReadsOf(config) && !options.launcher) {
+    launcher.inProcess = inProcessRunner(config, command[1])
+    launcher.onInProcess = (argv) => process.stderr.write(`mcp: ${argv.join(' ')} (in-process)\n`)
+  }
   const skillsDir = join(config.root, 'skills')
   const skills = existsSync(skillsDir) ? await (await import('./skills.js')).loadSkillCatalog(skillsDir) : undefined
   const open: import('@modelcontextprotocol/server').jsonSchemaValidator = {

@@ -4,6 +4,7 @@ import { OWN_GROUP } from '../runtime/process-group.js'
 import { toolEnv } from '../settings/tool-env.js'
 import { MAX_ARGV_BYTES } from './argv.js'
 import { stop, stopping, track } from './children.js'
+import type { InProcessRunner } from './in-process.js'
 import type { WarmPool } from './pool.js'
 
 /** How the server starts one CLI call of its own tool. */
@@ -21,6 +22,10 @@ export type Launcher = {
   onSpawn?: (pid: number, argv: readonly string[], warm: boolean) => void
   /** Processes started ahead of calls (see {@link startWarm}); a call takes one when one is ready, else starts cold. */
   pool?: WarmPool
+  /** Runs a read call in the server's own process when it is free (src/mcp/in-process.ts); else a process runs it. */
+  inProcess?: InProcessRunner
+  /** Called with the argv of every call run in the server's own process (the server logs it on stderr). */
+  onInProcess?: (argv: readonly string[]) => void
 }
 
 /**
@@ -73,10 +78,20 @@ type StreamLine = {
 export function runCall(
   launcher: Launcher,
   argv: readonly string[],
-  options: { signal?: AbortSignal; stream?: boolean; maxItems?: number; env?: Record<string, string> } = {},
+  options: {
+    signal?: AbortSignal
+    stream?: boolean
+    maxItems?: number
+    env?: Record<string, string>
+    /** The call is a plain read (see `runsInProcess`): the server's own process may run it, if free. */
+    inProcess?: boolean
+  } = {},
 ): Promise<CallResult> {
   const [exe, ...pre] = launcher.command
   const started = performance.now()
+  // A call cancelled before it starts goes to a process, as it always did (its answer is a cold start's).
+  if (options.inProcess && !options.stream && !options.signal?.aborted && launcher.inProcess?.take())
+    return inProcessCall(launcher, launcher.inProcess, argv, options, started)
   return new Promise((resolve) => {
     let child: ChildProcess
     // A call cancelled before it starts starts cold, as it always did: its answer is the cold start's; so does one
@@ -164,10 +179,7 @@ export function runCall(
       } else {
         const envelope = parseEnvelope(Buffer.concat(out).toString('utf8'))
         if (early && !envelope) return false
-        result = {
-          envelope: envelope ?? internal(`the tool printed no envelope (exit ${code}): ${stderr.trim()}`, started),
-          exitCode: code,
-        }
+        result = { envelope: envelope ?? noEnvelope(code, stderr, started), exitCode: code }
       }
       options.signal?.removeEventListener('abort', onAbort)
       resolve(result)
@@ -187,6 +199,37 @@ export function runCall(
       stderrStream.once('close', ended)
     }
   })
+}
+
+/**
+ * One call run by the server's own process (`run(root, { io })`): the environment a child would get, the call's
+ * signal as its SIGINT, and its stdout read by the same parser as a child's, so the envelope is the CLI's by
+ * construction. A run still going long after its cancel is answered as a killed child is.
+ */
+async function inProcessCall(
+  launcher: Launcher,
+  runner: InProcessRunner,
+  argv: readonly string[],
+  options: { signal?: AbortSignal; env?: Record<string, string> },
+  started: number,
+): Promise<CallResult> {
+  launcher.onInProcess?.(argv)
+  const result = await runner.run(argv, callEnv(launcher, options.env), options.signal)
+  if (!result)
+    return {
+      envelope: internal('the call did not stop after it was cancelled: it was abandoned', started),
+      exitCode: null,
+    }
+  const envelope = parseEnvelope(result.stdout)
+  return {
+    envelope: envelope ?? noEnvelope(result.exitCode, result.stderr.slice(-2000), started),
+    exitCode: result.exitCode,
+  }
+}
+
+/** What a call that printed no envelope answers (a crash: its stderr's end says why). */
+function noEnvelope(code: number | null, stderr: string, started: number): Record<string, unknown> {
+  return internal(`the tool printed no envelope (exit ${code}): ${stderr.trim()}`, started)
 }
 
 function fitsCommandLine(argv: readonly string[]): boolean {

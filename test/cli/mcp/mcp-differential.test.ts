@@ -1,10 +1,13 @@
+import { join } from 'node:path'
+import { runTool } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
 import type { CommandDescription } from '../../../src/describe/command.js'
 import { toArgv } from '../../../src/mcp/argv.js'
 import { argName, MCP_GLOBALS } from '../../../src/mcp/tools.js'
 import { invocation, prng } from '../../../src/verify/fuzz.js'
 import type { Ref } from '../../../src/verify/reference-types.js'
-import { env, seed, tasks, useSandbox } from '../../support/helpers.js'
+import { editJson, useToolCopy } from '../../support/copy.js'
+import { env, tasks as exampleTasks, seed, useSandbox } from '../../support/helpers.js'
 import { openSession, sc, withoutDuration } from '../../support/mcp-session.js'
 import { poolLog } from '../../support/warm-log.js'
 
@@ -79,15 +82,16 @@ const sorted = (xs: string[]) => [...xs].sort()
 const known = (desc: CommandDescription) =>
   new Set([...desc.params, ...MCP_GLOBALS].map((p) => argName(p.name)).concat(desc.stream ? ['max_items'] : []))
 
-describe('differential: the same invocations through the CLI and MCP (warm processes and cold starts) give the same envelopes', () => {
+describe('differential: the same invocations through the CLI and MCP (in the server, warm processes and cold starts) give the same envelopes', () => {
   const box = useSandbox()
+  const copy = useToolCopy()
 
   it("a seeded sample of the fuzzer's corpus, and hand-picked calls of every kind; then reads four at a time", async () => {
     seed(box(), [
       { id: '1', title: 'one' },
       { id: '2', title: 'two', status: 'done' },
     ])
-    const ref = env(await tasks(box(), ['reference'])).data as Ref & { commands: CommandDescription[] }
+    const ref = env(await exampleTasks(box(), ['reference'])).data as Ref & { commands: CommandDescription[] }
     const r = prng(7)
     const corpus = Array.from({ length: 140 }, () => invocation(r, ref).args)
     const hand = [
@@ -106,7 +110,18 @@ describe('differential: the same invocations through the CLI and MCP (warm proce
     ]
     const cases = [...hand, ...corpus].map((argv) => ({ argv, mcp: fromArgv(ref.commands, argv) })).filter((c) => c.mcp)
     expect(cases.length).toBeGreaterThanOrEqual(60)
-    const s = await openSession(box())
+    // Reads in the server's own process (agentcli.mcp.in_process_reads): every read the server is free for runs in
+    // it, every other call in a warm process or a cold start; all must answer the CLI's envelope.
+    const dir = copy('examples/tasks', (d) =>
+      editJson(join(d, 'package.json'), (pkg) => {
+        pkg.agentcli = { ...(pkg.agentcli as object), mcp: { in_process_reads: true } }
+      }),
+    )
+    const bin = join(dir, 'bin/run.js')
+    // The CLI side is the same copy: its next-step hints name its own bin.
+    const tasks = (b: typeof box, argv: readonly string[], options: { validateOutput?: boolean } = {}) =>
+      runTool(bin, argv, { ...options, env: b().env })
+    const s = await openSession(box(), { bin })
     let compared = 0
     const codes: string[] = []
     // Which process served each call the server started: a warm one (agentcli.mcp.warm_processes, 2 by default,
@@ -122,7 +137,7 @@ describe('differential: the same invocations through the CLI and MCP (warm proce
           // An unknown flag: the server refuses it before any process, E_USAGE naming the tool's arguments; the CLI
           // refuses the call too (E_USAGE, or E_VALIDATION when a bad value comes first in its parse).
           const viaMcp = sc(await s.client.callTool({ name: tool, arguments: args }))
-          const cli = await tasks(box(), c.argv, { validateOutput: false })
+          const cli = await tasks(box, c.argv, { validateOutput: false })
           const fromCli = desc.stream ? gatherStream(cli.stdout) : JSON.parse(cli.stdout)
           expect(viaMcp.error, JSON.stringify(c.argv)).toMatchObject({ code: 'E_USAGE', details: { got: unknown } })
           expect(fromCli.error?.code, JSON.stringify(c.argv)).toMatch(/^E_(USAGE|VALIDATION)$/)
@@ -134,7 +149,7 @@ describe('differential: the same invocations through the CLI and MCP (warm proce
         // The mapping is faithful: the CLI call an MCP call makes has exactly the invocation's words.
         expect(sorted(argv), JSON.stringify(c.argv)).toEqual(sorted(c.argv))
         const viaMcp = await s.client.callTool({ name: tool, arguments: args })
-        const cli = await tasks(box(), argv, { validateOutput: false })
+        const cli = await tasks(box, argv, { validateOutput: false })
         const fromCli = desc.stream ? gatherStream(cli.stdout) : JSON.parse(cli.stdout)
         expect(normalize(withoutDuration(sc(viaMcp))), JSON.stringify(c.argv)).toEqual(
           normalize(withoutDuration(fromCli)),
@@ -145,6 +160,10 @@ describe('differential: the same invocations through the CLI and MCP (warm proce
       }
       const sequential = served()
       expect(sequential[0]).toBe(true)
+      // One at a time, every read that reached a run ran in the server: none of them went to a process.
+      const inServer = poolLog(s.stderr()).inProcess
+      expect(inServer.length).toBeGreaterThanOrEqual(10)
+      expect(inServer).toContain('get 1')
       // Warm only on a ready process, cold only when none was ready (read from the log's order, not from timing).
       expect(poolLog(s.stderr()).violations).toEqual([])
 
@@ -161,7 +180,7 @@ describe('differential: the same invocations through the CLI and MCP (warm proce
           batch.map((c) => s.client.callTool({ name: c.mcp!.tool, arguments: c.mcp!.args })),
         )
         for (const [j, c] of batch.entries()) {
-          const cli = await tasks(box(), toArgv(c.mcp!.desc, c.mcp!.args), { validateOutput: false })
+          const cli = await tasks(box, toArgv(c.mcp!.desc, c.mcp!.args), { validateOutput: false })
           const fromCli = c.mcp!.desc.stream ? gatherStream(cli.stdout) : JSON.parse(cli.stdout)
           expect(normalize(withoutDuration(sc(viaMcp[j]))), JSON.stringify(c.argv)).toEqual(
             normalize(withoutDuration(fromCli)),
@@ -170,6 +189,8 @@ describe('differential: the same invocations through the CLI and MCP (warm proce
       }
       const concurrent = served().slice(sequential.length)
       expect(concurrent[0]).toBe(true)
+      // Four at a time: the server ran one of a batch at most, the others went to processes, never waiting.
+      expect(poolLog(s.stderr()).inProcess.length).toBeGreaterThan(inServer.length)
       expect(poolLog(s.stderr()).violations).toEqual([])
     } finally {
       await s.close()

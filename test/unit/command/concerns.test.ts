@@ -38,6 +38,8 @@ describe('one home per concern', () => {
   it('a command reads the run state once, through its context', () => {
     expect(using(/\bgetRunState\(\)/)).toEqual([
       'src/command.ts',
+      // Not a command: `tool mcp` keeps its own run state across a read it runs in its process, and puts it back.
+      'src/mcp/in-process.ts',
       'src/runtime/invocation.ts',
       'src/runtime/run-state.ts',
     ])

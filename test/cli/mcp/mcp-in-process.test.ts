@@ -1,0 +1,150 @@
+import { join } from 'node:path'
+import { runTool } from 'agentcli/testing'
+import { afterEach, describe, expect, it } from 'vitest'
+import { editJson, useToolCopy } from '../../support/copy.js'
+import { alive, env, seed, useSandbox } from '../../support/helpers.js'
+import { openSession, type Session, sc, withoutDuration } from '../../support/mcp-session.js'
+import { poolLog } from '../../support/warm-log.js'
+
+/** Every server this file started: whatever is left is killed by PID. */
+const started = new Set<number>()
+afterEach(() => {
+  for (const pid of started) if (alive(pid)) process.kill(pid, 'SIGKILL')
+  started.clear()
+})
+
+/** The calls the server ran in a process of their own (`mcp: <argv> (pid N)[ warm]`), argv only. */
+const processCalls = (s: Session) =>
+  [...s.stderr().matchAll(/^mcp: (.+) \(pid \d+\)( warm)?$/gm)]
+    .map((m) => m[1]!)
+    .filter((argv) => argv !== 'warm process ready')
+
+describe('tool mcp: read calls in the server process (agentcli.mcp.in_process_reads)', () => {
+  const box = useSandbox()
+  const copy = useToolCopy()
+  /** A copy of a tool with in-process reads on (it keeps its bundle: the server runs from it, as installed). */
+  const withInProcess = (source: string, value: unknown = true) =>
+    copy(source, (d) =>
+      editJson(join(d, 'package.json'), (pkg) => {
+        pkg.agentcli = { ...(pkg.agentcli as object), mcp: { in_process_reads: value } }
+      }),
+    )
+  let bin = ''
+  const open = async (source = 'examples/tasks', extra: Record<string, string> = {}) => {
+    bin = join(withInProcess(source), 'bin/run.js')
+    const s = await openSession(box(), { bin, env: extra })
+    started.add(s.pid()!)
+    return s
+  }
+  /** The same copy on the CLI (its next-step hints name its own bin). */
+  const tasks = (argv: readonly string[], env: Record<string, string> = {}) =>
+    runTool(bin, argv, { env: { ...box().env, ...env }, validateOutput: false })
+
+  it('a read runs in the server process and answers the envelope the CLI prints', async () => {
+    seed(box(), [{ id: '1', title: 'one' }])
+    const s = await open()
+    try {
+      for (const [tool, args, argv] of [
+        ['get', { id: '1' }, ['get', '1']],
+        ['get', { id: '9' }, ['get', '9']],
+        ['list', { status: 'open', fields: 'id' }, ['list', '--status', 'open', '--fields', 'id']],
+      ] as const) {
+        const viaMcp = await s.client.callTool({ name: tool, arguments: args })
+        const cli = env(await tasks([...argv]))
+        expect(withoutDuration(sc(viaMcp))).toEqual(withoutDuration(cli))
+        expect(viaMcp.isError).toBe(cli.ok !== true)
+      }
+      expect(poolLog(s.stderr()).inProcess).toEqual(['get 1', 'get 9', 'list --status open --fields id'])
+      expect(processCalls(s)).toEqual([])
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('reads at once: each answered right, one in the server and the others by processes, never waiting', async () => {
+    seed(box(), [
+      { id: '1', title: 'one' },
+      { id: '2', title: 'two' },
+    ])
+    const s = await open()
+    try {
+      const calls = [{ id: '1' }, { id: '2' }, { id: '1' }, { id: '3' }] as const
+      const results = await Promise.all(calls.map((args) => s.client.callTool({ name: 'get', arguments: args })))
+      for (const [i, args] of calls.entries()) {
+        const cli = env(await tasks(['get', args.id]))
+        expect(withoutDuration(sc(results[i])), args.id).toEqual(withoutDuration(cli))
+      }
+      // Every call was run exactly once, by the server or by a process.
+      const log = poolLog(s.stderr())
+      expect(log.inProcess.length + processCalls(s).length).toBe(4)
+      expect(log.inProcess.length).toBeGreaterThanOrEqual(1)
+      expect(log.violations).toEqual([])
+    } finally {
+      await s.close()
+    }
+  })
+
+  it("the server's environment reaches the read, but never its <BIN>_FORMAT", async () => {
+    const extra = { TASKS_TOKEN: 'tok-in-process-0123456789', TASKS_FORMAT: 'text' }
+    const s = await open('examples/tasks', extra)
+    try {
+      const viaMcp = sc(await s.client.callTool({ name: 'whoami', arguments: {} }))
+      expect(poolLog(s.stderr()).inProcess).toEqual(['whoami'])
+      // The token is the server's env: the read sees it (source env), and it answers JSON whatever FORMAT says.
+      expect(viaMcp).toMatchObject({ ok: true, data: { source: 'env' } })
+      const cli = env(await tasks(['whoami'], { TASKS_TOKEN: extra.TASKS_TOKEN }))
+      expect(withoutDuration(viaMcp)).toEqual(withoutDuration(cli))
+      // And the next read, without anything set by the call before it, still sees the server's.
+      expect(sc(await s.client.callTool({ name: 'whoami', arguments: {} })).data.source).toBe('env')
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('a write, a dry run and a stream still go to a process', async () => {
+    seed(box(), [{ id: '1', title: 'one' }])
+    const s = await open()
+    try {
+      const dry = sc(await s.client.callTool({ name: 'edit', arguments: { id: '1', title: 'x', dry_run: true } }))
+      expect(dry.ok).toBe(true)
+      const stream = sc(await s.client.callTool({ name: 'export', arguments: {} }))
+      expect(stream.ok).toBe(true)
+      const del = sc(await s.client.callTool({ name: 'delete', arguments: { ids: ['9'] } }))
+      expect(del.error?.code).toMatch(/^E_/)
+      expect(processCalls(s).map((argv) => argv.split(' ')[0])).toEqual(['edit', 'export', 'delete'])
+      expect(poolLog(s.stderr()).inProcess).toEqual([])
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('a read the client gives up on never blocks the server: later calls are served, by it again or by processes', async () => {
+    const s = await open('test/fixtures/cli', { FIXTURE_IGNORE_ABORT: '1' })
+    try {
+      // `hang` ignores its abort signal: the run ends in its own interrupt grace, or the server abandons it after
+      // its cut (5 s) and runs every later call as a process. Either way nothing waits on it.
+      await expect(s.client.callTool({ name: 'hang', arguments: {} }, { timeout: 1500 })).rejects.toThrow(/timed out/i)
+      const settled = () =>
+        /every later call starts a process/.test(s.stderr()) || poolLog(s.stderr()).inProcess.at(-1) === 'reference'
+      const end = Date.now() + 30_000
+      do {
+        expect(Date.now()).toBeLessThan(end)
+        expect(sc(await s.client.callTool({ name: 'reference', arguments: {} })).ok).toBe(true)
+      } while (!settled())
+      expect(sc(await s.client.callTool({ name: 'reference', arguments: {} })).ok).toBe(true)
+      expect(poolLog(s.stderr()).inProcess[0]).toBe('hang')
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('a value that is not true or false is E_CONFIG naming the setting, before anything is served', async () => {
+    const dir = withInProcess('examples/tasks', 'yes')
+    const run = await runTool(join(dir, 'bin/run.js'), ['mcp'], { env: box().env })
+    expect(run.code).toBe(4)
+    expect(JSON.parse(run.stdout).error).toMatchObject({
+      code: 'E_CONFIG',
+      details: { setting: 'agentcli.mcp.in_process_reads', allowed: [true, false], got: 'yes' },
+    })
+  })
+})
