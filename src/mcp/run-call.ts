@@ -21,6 +21,8 @@ export type Launcher = {
   onSpawn?: (pid: number, argv: readonly string[], warm: boolean) => void
   /** Processes started ahead of calls (see {@link startWarm}); a call takes one when one is ready, else starts cold. */
   pool?: WarmPool
+  /** How long a stopped call has before SIGKILL (`agentcli.mcp.kill_grace_ms`); unset is `KILL_GRACE_MS`. */
+  killGraceMs?: number
 }
 
 /**
@@ -110,7 +112,7 @@ export function runCall(
       }
     }
     if (child.pid !== undefined) launcher.onSpawn?.(child.pid, argv, warm !== undefined)
-    track(child)
+    track(child, launcher.killGraceMs)
     const stdout = child.stdout!
     const stderrStream = child.stderr!
     const out: Buffer[] = []
