@@ -121,7 +121,13 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
   /** The idempotency ledger: the fleet's store when a state URL is set, else this machine's files. */
   protected async idempotencyLedger(): Promise<IdempotencyLedger> {
     const fleet = await this.fleetPrimitives()
-    if (fleet) return (await import('./fleet/ledgers.js')).sharedIdempotencyLedger(fleet)
+    if (fleet) {
+      const [{ sharedIdempotencyLedger }, { pendingWaitMsOf }] = await Promise.all([
+        import('./fleet/ledgers.js'),
+        import('./fleet/location.js'),
+      ])
+      return sharedIdempotencyLedger(fleet, { pendingWaitMs: pendingWaitMsOf(this.config) })
+    }
     const { fileIdempotencyLedger } = await import('./confirm/idempotency.js')
     return fileIdempotencyLedger(this.config.dataDir)
   }

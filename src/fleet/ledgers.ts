@@ -7,6 +7,7 @@ import { AgentError } from '../errors/agent-error.js'
 import { beforeChange, isBeforeChange } from '../errors/before-change.js'
 import { redactAtRest } from '../output/redact.js'
 import { guarded, recordedInDoubt, type StoreName } from './errors.js'
+import { DEFAULT_PENDING_WAIT_MS } from './location.js'
 
 /**
  * A used-token marker outlives its token by this much: machines of a fleet judge expiry on their own clocks,
@@ -70,15 +71,19 @@ function invalidRecord(store: StoreName, id: string): AgentError {
   )
 }
 
-/** How long a second machine waits for a first one's attempt with the same key to finish, before "in doubt". */
-const PENDING_WAIT_MS = 10_000
-
 /**
  * Idempotency records on a shared store: the intent is a unique insert, so of N machines running one key
  * exactly one applies the change; the others wait for its result and replay it. The in-doubt rule is the file
  * ledger's: only a failure known to precede any change clears the intent.
  */
-export function sharedIdempotencyLedger(p: SharedPrimitives): IdempotencyLedger {
+export function sharedIdempotencyLedger(
+  p: SharedPrimitives,
+  options: {
+    /** How long to wait for another machine's attempt with the same key (`agentcli.state.pending_wait_ms`). */
+    pendingWaitMs?: number
+  } = {},
+): IdempotencyLedger {
+  const pendingWaitMs = options.pendingWaitMs ?? DEFAULT_PENDING_WAIT_MS
   const judge = (raw: IdempotencyRecord | undefined, args: unknown): IdempotencyLookup => {
     if (!raw) return { state: 'none' }
     if (raw.args_digest !== argsDigest(args)) return { state: 'mismatch' }
@@ -108,7 +113,7 @@ export function sharedIdempotencyLedger(p: SharedPrimitives): IdempotencyLedger 
       }
       // Another machine's attempt holds the key: wait for its result (bounded), or claim the key if that attempt
       // cleared it (nothing changed there).
-      const deadline = Date.now() + PENDING_WAIT_MS
+      const deadline = Date.now() + pendingWaitMs
       while (!(await guarded(p.store, 'recording the intent', () => p.claimRecord(id, record)))) {
         const seen = judge(await read(id), args)
         if (seen.state === 'done') return { data: seen.data, replayed: true }

@@ -19,12 +19,46 @@ export type StateSettings = {
   url?: string
   /** Also append every audit record to the local `audit.jsonl` (the store always gets it). */
   audit_file?: boolean
+  /**
+   * How long (ms) a run waits for another machine's attempt with the same idempotency key to finish before it
+   * answers `idempotency_in_doubt`; default {@link DEFAULT_PENDING_WAIT_MS}.
+   */
+  pending_wait_ms?: number
 }
+
+/** How long a second machine waits for a first one's attempt with the same key to finish, before "in doubt". */
+export const DEFAULT_PENDING_WAIT_MS = 10_000
+
+/** The bounds of `pending_wait_ms`: 0 answers "in doubt" at once; more than ten minutes is a hung run, not a wait. */
+const PENDING_WAIT_BOUNDS = { min: 0, max: 600_000 } as const
 
 /** The settings under `agentcli.state`. */
 export function stateSettings(config: ToolConfig): StateSettings {
   const raw = readToolSettings(config).state
   return typeof raw === 'object' && raw !== null ? (raw as StateSettings) : {}
+}
+
+/**
+ * The tool author's `agentcli.state.pending_wait_ms`, checked; unset is {@link DEFAULT_PENDING_WAIT_MS}. Only
+ * package.json sets it: a shorter wait answers "in doubt" sooner (a refusal, never a second change), but how long
+ * a fleet waits is the tool's decision, not each caller's.
+ */
+export function pendingWaitMsOf(config: ToolConfig): number {
+  const got = stateSettings(config).pending_wait_ms as unknown
+  if (got === undefined) return DEFAULT_PENDING_WAIT_MS
+  if (Number.isInteger(got) && (got as number) >= PENDING_WAIT_BOUNDS.min && (got as number) <= PENDING_WAIT_BOUNDS.max)
+    return got as number
+  throw new AgentError(
+    'E_CONFIG',
+    'agentcli.state.pending_wait_ms in package.json must be an integer of milliseconds',
+    {
+      details: {
+        setting: 'agentcli.state.pending_wait_ms',
+        allowed: `${PENDING_WAIT_BOUNDS.min}..${PENDING_WAIT_BOUNDS.max}`,
+        got,
+      },
+    },
+  )
 }
 
 /**

@@ -1,5 +1,8 @@
 import type { ChildProcess } from 'node:child_process'
+import { AgentError } from '../errors/agent-error.js'
 import { signalGroup } from '../runtime/process-group.js'
+import type { ToolConfig } from '../runtime/tool-config.js'
+import { readToolSettings } from '../settings/package-section.js'
 import { openPools } from './pool.js'
 
 /**
@@ -8,13 +11,41 @@ import { openPools } from './pool.js'
  */
 export const KILL_GRACE_MS = 5000
 
+/** The bounds of `kill_grace_ms`: 0 kills at once (no `E_INTERRUPTED` from the call); a minute is already a hang. */
+const KILL_GRACE_BOUNDS = { min: 0, max: 60_000 } as const
+
+/**
+ * The grace the tool's author set in package.json (`"agentcli": {"mcp": {"kill_grace_ms": n}}`), checked; unset is
+ * {@link KILL_GRACE_MS}. Only package.json sets it: how long a stopped call may linger is the tool's decision.
+ */
+export function killGraceOf(config: ToolConfig): number {
+  const mcp = readToolSettings(config).mcp as { kill_grace_ms?: unknown } | undefined
+  const got = mcp?.kill_grace_ms
+  if (got === undefined) return KILL_GRACE_MS
+  if (Number.isInteger(got) && (got as number) >= KILL_GRACE_BOUNDS.min && (got as number) <= KILL_GRACE_BOUNDS.max)
+    return got as number
+  throw new AgentError('E_CONFIG', 'agentcli.mcp.kill_grace_ms in package.json must be an integer of milliseconds', {
+    details: {
+      setting: 'agentcli.mcp.kill_grace_ms',
+      allowed: `${KILL_GRACE_BOUNDS.min}..${KILL_GRACE_BOUNDS.max}`,
+      got,
+    },
+  })
+}
+
 const live = new Map<ChildProcess, Promise<void> | undefined>()
+/** Each call's grace, set when it is tracked: every later stop of it (a cancel, the server stopping) uses it. */
+const graces = new WeakMap<ChildProcess, number>()
 let hooked = false
 
 const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null
 
-/** Follow a call's process until it exits; whatever is left when the server exits is killed. */
-export function track(child: ChildProcess): void {
+/**
+ * Follow a call's process until it exits; whatever is left when the server exits is killed. `graceMs` is how long
+ * a stop of it waits before SIGKILL ({@link killGraceOf}).
+ */
+export function track(child: ChildProcess, graceMs = KILL_GRACE_MS): void {
+  graces.set(child, graceMs)
   live.set(child, undefined)
   child.once('exit', () => live.delete(child))
   if (hooked) return
@@ -35,7 +66,11 @@ export function stopping(child: ChildProcess): boolean {
  * left of the group when the call's own process is gone (a grandchild that ignored the first signal). Resolves
  * when the call's process has exited; asking again returns the same stop.
  */
-export function stop(child: ChildProcess, signal: NodeJS.Signals, graceMs = KILL_GRACE_MS): Promise<void> {
+export function stop(
+  child: ChildProcess,
+  signal: NodeJS.Signals,
+  graceMs = graces.get(child) ?? KILL_GRACE_MS,
+): Promise<void> {
   if (exited(child) || child.pid === undefined) return Promise.resolve()
   const pending = live.get(child)
   if (pending) return pending

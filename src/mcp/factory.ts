@@ -8,6 +8,7 @@ import { invocation, shellQuote } from '../runtime/invocation.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
 import { oclifConfig } from '../runtime/tool-config.js'
 import { type CallPrincipal, type Ctx, callHandler, type FlowState } from './call-tool.js'
+import { killGraceOf } from './children.js'
 import { inProcessReadsOf, inProcessRunner } from './in-process.js'
 import { warmPool, warmProcessesOf } from './pool.js'
 import { errorEnvelopeOf, type ToolResult, toolResult } from './result.js'
@@ -65,6 +66,7 @@ export async function mcpFactory(options: FactoryOptions): Promise<{
       ]),
     ],
     onSpawn: (pid, argv, warm) => process.stderr.write(`mcp: ${argv.join(' ')} (pid ${pid})${warm ? ' warm' : ''}\n`),
+    killGraceMs: killGraceOf(config),
   }
   // Tool processes started ahead of calls, so a call skips the start (src/mcp/pool.ts); the author's number of them.
   const warm = warmProcessesOf(config)

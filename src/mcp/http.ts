@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { AgentError } from '../errors/agent-error.js'
 import type { CallPrincipal } from './call-tool.js'
-import { KILL_GRACE_MS, stopAll } from './children.js'
+import { killGraceOf, stopAll } from './children.js'
 import { type FactoryOptions, mcpFactory } from './factory.js'
 import { maxMessageBytesOf } from './framing.js'
 
@@ -75,7 +75,7 @@ export async function serveMcpHttp(options: HttpServeOptions): Promise<{ request
     },
   )
   // Calls that stop as asked print their own E_INTERRUPTED: the process waits for them before it exits.
-  options.extendInterruptGrace?.(KILL_GRACE_MS + 1000)
+  options.extendInterruptGrace?.(killGraceOf(options.config) + 1000)
 
   let requests = 0
   let inFlight = 0

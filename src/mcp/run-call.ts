@@ -26,6 +26,8 @@ export type Launcher = {
   inProcess?: InProcessRunner
   /** Called with the argv of every call run in the server's own process (the server logs it on stderr). */
   onInProcess?: (argv: readonly string[]) => void
+  /** How long a stopped call has before SIGKILL (`agentcli.mcp.kill_grace_ms`); unset is `KILL_GRACE_MS`. */
+  killGraceMs?: number
 }
 
 /**
@@ -125,7 +127,7 @@ export function runCall(
       }
     }
     if (child.pid !== undefined) launcher.onSpawn?.(child.pid, argv, warm !== undefined)
-    track(child)
+    track(child, launcher.killGraceMs)
     const stdout = child.stdout!
     const stderrStream = child.stderr!
     const out: Buffer[] = []

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type RunToolOptions, runTool, type Sandbox, sandbox, type ToolRun } from 'agentcli/testing'
@@ -83,9 +83,17 @@ export function env(run: ToolRun): any {
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0)
-    return true
   } catch {
     return false
+  }
+  // A zombie has exited already: it waits only to be reaped, by its parent or, orphaned, by PID 1, which here may
+  // take seconds. `state` follows the command name, which may itself hold spaces and parentheses.
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
+  } catch {
+    // Gone since the signal (Linux), or no /proc to tell a zombie by (then signal 0 is all there is).
+    return !existsSync('/proc/self/stat')
   }
 }
 

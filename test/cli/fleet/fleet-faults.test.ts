@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
+import { runTool } from 'agentcli/testing'
 import { afterEach, describe, expect, it } from 'vitest'
 import { isBeforeChange } from '../../../src/errors/before-change.js'
 import { completeShared, loadShared, requireHumanShared } from '../../../src/fleet/checkpoints.js'
@@ -9,6 +10,7 @@ import { recordId, sharedIdempotencyLedger, sharedTokenLedger } from '../../../s
 import { openPostgres } from '../../../src/fleet/postgres.js'
 import { openRedis } from '../../../src/fleet/redis.js'
 import type { FleetBackend } from '../../../src/fleet/types.js'
+import { editJson, useToolCopy } from '../../support/copy.js'
 import {
   ENGINES,
   type Engine,
@@ -23,6 +25,20 @@ import {
 import { ROOT } from '../../support/helpers.js'
 
 const fleet = useFleet()
+const copy = useToolCopy()
+
+/**
+ * The fixture CLI whose author set `agentcli.state.pending_wait_ms` to 0: a key held by an attempt that will never
+ * finish answers "in doubt" at the first look, not after the default 10 s of polling a record that cannot change.
+ */
+function impatientFixture(): string {
+  const dir = copy('test/fixtures/cli', (d) =>
+    editJson(join(d, 'package.json'), (pkg) => {
+      ;(pkg.agentcli as Record<string, unknown>).state = { pending_wait_ms: 0 }
+    }),
+  )
+  return join(dir, 'bin/run.js')
+}
 const PORTS: Record<Engine, number> = { postgres: 5432, redis: 6379 }
 
 /** A loopback port nothing listens on: bound, then closed. */
@@ -122,7 +138,7 @@ describe.each(ENGINES)('a %s store that fails', (engine) => {
     const replay = await fixtureOn(c!, [...args, '--confirm', token])
     expect(envelope(replay).error.details.reason).toBe('already_used')
     const again = envelope(await fixtureOn(c!, [...args, '--dry-run'])).data.confirm_token
-    const retry = await fixtureOn(c!, [...args, '--confirm', again])
+    const retry = await runTool(impatientFixture(), [...args, '--confirm', again], { timeoutMs: 30_000, env: c!.env })
     expect(retry.code).toBe(6)
     expect(envelope(retry).error.details.reason).toBe('idempotency_in_doubt')
   }, 60_000)
@@ -151,7 +167,8 @@ describe.each(ENGINES)('a %s store that fails', (engine) => {
       expect(error).toMatchObject({ code: 'E_NETWORK', details: { in_doubt: true, applied: true } })
       expect(isBeforeChange(error)).toBe(false)
       // Seen from a healthy connection: the key is in doubt, and a retry answers so instead of a second change.
-      const seen = sharedIdempotencyLedger(direct.primitives)
+      // (No wait for the first attempt: it can never finish, so polling it for the default 10 s proves nothing more.)
+      const seen = sharedIdempotencyLedger(direct.primitives, { pendingWaitMs: 0 })
       expect(await seen.lookup('scope', 'create', key, { title: 'x' })).toEqual({ state: 'pending' })
       const retry = await seen
         .run('scope', 'create', key, { title: 'x' }, async () => {

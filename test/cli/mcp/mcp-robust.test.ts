@@ -70,11 +70,26 @@ const gone = (pids: number[]) => until(() => (pids.some(alive) ? undefined : tru
 
 describe('tool mcp: a call the client gives up on, or a server that stops, leaves no process behind', () => {
   const box = useSandbox()
+  const copy = useToolCopy()
+  /**
+   * The example tool with `agentcli.mcp.kill_grace_ms` set to 300: the stubborn call ignores SIGINT and SIGTERM
+   * for good, so SIGKILL comes whatever the grace; the default 5 s would only be waited out.
+   */
+  const quickToKill = () =>
+    join(
+      copy('examples/tasks', (dir) =>
+        editJson(join(dir, 'package.json'), (pkg) => {
+          const agentcli = pkg.agentcli as Record<string, unknown>
+          agentcli.mcp = { ...(agentcli.mcp as object), kill_grace_ms: 300 }
+        }),
+      ),
+      'bin/run.js',
+    )
 
   it('a client timeout stops the call and what it started, and the server serves the next one', async () => {
     seed(box(), [{ id: '1', title: 'one' }])
     const call = stubborn('get')
-    const s = await openSession(box(), { env: call.env })
+    const s = await openSession(box(), { env: call.env, bin: quickToKill() })
     started.add(s.pid()!)
     try {
       const timedOut = s.client.callTool({ name: 'get', arguments: { id: '1' } }, { timeout: 3000 })
@@ -98,7 +113,7 @@ describe('tool mcp: a call the client gives up on, or a server that stops, leave
   it('notifications/cancelled stops the call the same way', async () => {
     seed(box(), [{ id: '1', title: 'one' }])
     const call = stubborn('get')
-    const s = await openSession(box(), { modern: true, env: call.env })
+    const s = await openSession(box(), { modern: true, env: call.env, bin: quickToKill() })
     started.add(s.pid()!)
     try {
       const controller = new AbortController()
@@ -118,7 +133,7 @@ describe('tool mcp: a call the client gives up on, or a server that stops, leave
   it('SIGTERM to the server ends every running call before it exits', async () => {
     seed(box(), [{ id: '1', title: 'one' }])
     const call = stubborn('get')
-    const s = await openSession(box(), { env: call.env })
+    const s = await openSession(box(), { env: call.env, bin: quickToKill() })
     const server = s.pid()!
     started.add(server)
     const pending = s.client.callTool({ name: 'get', arguments: { id: '1' } }).catch(() => undefined)
@@ -132,7 +147,7 @@ describe('tool mcp: a call the client gives up on, or a server that stops, leave
   it('stdin closed: the server stops every running call, then exits on its own', async () => {
     seed(box(), [{ id: '1', title: 'one' }])
     const call = stubborn('get')
-    const raw = rawServer(box(), call.env)
+    const raw = rawServer(box(), call.env, quickToKill())
     await raw.initialize()
     raw.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get', arguments: { id: '1' } } })
     const pids = await call.ready()
