@@ -243,11 +243,14 @@ function startServer(t: Target): Promise<{ url: string; stop(): Promise<void> }>
     stdio: ['ignore', 'ignore', 'pipe'],
   })
   const closed = new Promise<void>((settle) => child.once('close', () => settle()))
+  // The whole group, even when its leader is gone: a target that is a wrapper (or one that crashed) leaves the
+  // process it started serving in the group, and that process must not outlive verify.
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) signalGroup(child, 'SIGTERM')
+    signalGroup(child, 'SIGTERM')
     const late = setTimeout(() => signalGroup(child, 'SIGKILL'), 5_000)
     await closed
     clearTimeout(late)
+    signalGroup(child, 'SIGKILL')
   }
   return new Promise((settle, fail) => {
     let log = ''

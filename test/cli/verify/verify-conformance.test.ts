@@ -1,13 +1,22 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runTool } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
 import { CONFORMANCE_SUITE_VERSION } from '../../../src/verify/conformance.js'
-import { ROOT, TASKS_BIN } from '../../support/helpers.js'
+import { alive, ROOT, TASKS_BIN } from '../../support/helpers.js'
 
 const AGENTCLI = join(ROOT, 'bin/agentcli.js')
 const BROKEN = join(ROOT, 'test/fixtures/conformance-broken/tool.mjs')
+
+/** Wait for `done`, polling; a bound far past any grace verify gives, so load cannot fail it. */
+async function until(done: () => boolean, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms
+  while (!done()) {
+    if (Date.now() > end) throw new Error('timed out waiting')
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
 
 type Check = { id: string; status: string; evidence: string }
 // biome-ignore lint/suspicious/noExplicitAny: the report is read loosely
@@ -16,8 +25,8 @@ const checksOf = (json: any): Check[] => json.data?.checks ?? json.error?.detail
 const envelopeOf = (run: { json: unknown }): any => run.json
 
 // The suite comes from the author's devDependencies: here, this repository's (the working directory).
-function verify(target: string[], cwd = ROOT) {
-  return runTool(AGENTCLI, ['verify', '--mcp', '--conformance', '--', process.execPath, ...target], {
+function verify(target: string[], cwd = ROOT, options: string[] = []) {
+  return runTool(AGENTCLI, ['verify', '--mcp', '--conformance', ...options, '--', process.execPath, ...target], {
     timeoutMs: 180_000,
     cwd,
   })
@@ -38,7 +47,19 @@ describe('agentcli verify --mcp --conformance', () => {
   }, 180_000)
 
   it('a scenario failing outside the baseline fails its check, with the suite’s evidence', async () => {
-    const run = await verify([BROKEN])
+    const dir = mkdtempSync(join(tmpdir(), 'agentcli-conformance-pid-'))
+    const pidFile = join(dir, 'server.pid')
+    const run = await verify([BROKEN], ROOT, ['--env', `BROKEN_PID_FILE=${pidFile}`])
+    // The server the wrapper started is in the target's process group: verify ends it with the group, even when
+    // the wrapper is gone first.
+    const server = Number(readFileSync(pidFile, 'utf8'))
+    rmSync(dir, { recursive: true, force: true })
+    expect(server).toBeGreaterThan(0)
+    try {
+      await until(() => !alive(server))
+    } finally {
+      if (alive(server)) process.kill(server, 'SIGKILL')
+    }
     expect(run.code, run.stdout).toBe(1)
     expect(envelopeOf(run).error.code).toBe('E_CONFORMANCE')
     const failed = checksOf(run.json).filter((c) => c.status === 'fail' && c.id.startsWith('mcp.conformance.'))
