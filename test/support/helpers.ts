@@ -97,6 +97,20 @@ export function alive(pid: number): boolean {
   }
 }
 
+/**
+ * Poll `fn` until it answers something other than `undefined`, and return that. The bound is far past what any
+ * awaited event takes, so load slows a test down but cannot fail it; past it, the wait throws.
+ */
+export async function until<T>(fn: () => Promise<T | undefined> | T | undefined, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms
+  for (;;) {
+    const value = await fn()
+    if (value !== undefined) return value
+    if (Date.now() > end) throw new Error('timed out')
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
 /** A job record as a submission writes it, with `fields` over it: tests forge records a worker then meets. */
 export function jobRecord(fields: Partial<JobRecord> & Pick<JobRecord, 'job_id' | 'command'>): JobRecord {
   return { ...pendingRecord({ argv: [], schema_version: '1.0', ...fields }), ...fields }

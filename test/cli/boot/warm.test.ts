@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { WARM_FLAG, WARM_MESSAGE } from '../../../src/boot/warm.js'
-import { alive, env, seed, storeBytes, TASKS_BIN, tasks, useSandbox } from '../../support/helpers.js'
+import { alive, env, seed, storeBytes, TASKS_BIN, tasks, until, useSandbox } from '../../support/helpers.js'
 
 const box = useSandbox()
 
@@ -13,16 +13,6 @@ afterEach(() => {
   for (const pid of started) if (alive(pid)) process.kill(pid, 'SIGKILL')
   started.clear()
 })
-
-async function until<T>(fn: () => T | undefined, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const value = fn()
-    if (value !== undefined) return value
-    if (Date.now() > end) throw new Error('timed out')
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
 
 type Warm = { child: ChildProcess; stdout(): string; stderr(): string; exited: Promise<number | null> }
 

@@ -4,19 +4,9 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { HttpResponse, http } from 'msw'
 import { describe, expect, it } from 'vitest'
-import { alive, env, seed, TASKS_BIN, tasks, useSandbox } from '../../support/helpers.js'
+import { alive, env, seed, TASKS_BIN, tasks, until, useSandbox } from '../../support/helpers.js'
 import { openSession, sc } from '../../support/mcp-session.js'
 import { startUpstream } from '../../support/upstream.js'
-
-async function until<T>(fn: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const value = await fn()
-    if (value !== undefined) return value
-    if (Date.now() > end) throw new Error('timed out')
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
 
 describe.each([
   ['2025-11-25 handshake', false],

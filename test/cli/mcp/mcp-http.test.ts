@@ -4,19 +4,9 @@ import { createServer, request, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { alive, env, seed, tasks, useSandbox } from '../../support/helpers.js'
+import { alive, env, seed, tasks, until, useSandbox } from '../../support/helpers.js'
 import { type HttpServer, httpClient, startHttp } from '../../support/mcp-http.js'
 import { sc, withoutDuration } from '../../support/mcp-session.js'
-
-async function until<T>(fn: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const value = await fn()
-    if (value !== undefined) return value
-    if (Date.now() > end) throw new Error('timed out')
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
 
 /** An upstream that accepts connections and never answers: a call waiting on it stays in flight. */
 async function silentUpstream(): Promise<{ url: string; held: Array<{ destroy(): void }>; close(): Promise<void> }> {

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { runTool } from 'agentcli/testing'
 import { afterEach, describe, expect, it } from 'vitest'
 import { editJson, useToolCopy } from '../../support/copy.js'
-import { alive, env, seed, tasks, useSandbox } from '../../support/helpers.js'
+import { alive, env, seed, tasks, until, useSandbox } from '../../support/helpers.js'
 import { openSession, type Session, sc, withoutDuration } from '../../support/mcp-session.js'
 import { poolLog } from '../../support/warm-log.js'
 
@@ -13,16 +13,6 @@ afterEach(() => {
   for (const pid of started) if (alive(pid)) process.kill(pid, 'SIGKILL')
   started.clear()
 })
-
-async function until<T>(fn: () => T | undefined, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const value = fn()
-    if (value !== undefined) return value
-    if (Date.now() > end) throw new Error('timed out')
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
 
 const pidsOf = (log: string, pattern: RegExp) => [...log.matchAll(pattern)].map((m) => Number(m[1]))
 /** The warm processes the server said are ready, in order. */

@@ -4,19 +4,10 @@ import { join } from 'node:path'
 import { runTool } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
 import { CONFORMANCE_SUITE_VERSION } from '../../../src/verify/conformance.js'
-import { alive, ROOT, TASKS_BIN } from '../../support/helpers.js'
+import { alive, ROOT, TASKS_BIN, until } from '../../support/helpers.js'
 
 const AGENTCLI = join(ROOT, 'bin/agentcli.js')
 const BROKEN = join(ROOT, 'test/fixtures/conformance-broken/tool.mjs')
-
-/** Wait for `done`, polling; a bound far past any grace verify gives, so load cannot fail it. */
-async function until(done: () => boolean, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms
-  while (!done()) {
-    if (Date.now() > end) throw new Error('timed out waiting')
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
 
 type Check = { id: string; status: string; evidence: string }
 // biome-ignore lint/suspicious/noExplicitAny: the report is read loosely
@@ -56,7 +47,7 @@ describe('agentcli verify --mcp --conformance', () => {
     rmSync(dir, { recursive: true, force: true })
     expect(server).toBeGreaterThan(0)
     try {
-      await until(() => !alive(server))
+      await until(() => (alive(server) ? undefined : true), 30_000)
     } finally {
       if (alive(server)) process.kill(server, 'SIGKILL')
     }
