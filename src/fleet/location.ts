@@ -1,6 +1,6 @@
 import { AgentError } from '../errors/agent-error.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
-import { readToolSettings } from '../settings/package-section.js'
+import { integerSetting, readToolSettings } from '../settings/package-section.js'
 import { toolEnv } from '../settings/tool-env.js'
 
 /** Where a tool keeps the state that makes writes safe: files under the user's home, or a shared engine. */
@@ -44,21 +44,13 @@ export function stateSettings(config: ToolConfig): StateSettings {
  * a fleet waits is the tool's decision, not each caller's.
  */
 export function pendingWaitMsOf(config: ToolConfig): number {
-  const got = stateSettings(config).pending_wait_ms as unknown
-  if (got === undefined) return DEFAULT_PENDING_WAIT_MS
-  if (Number.isInteger(got) && (got as number) >= PENDING_WAIT_BOUNDS.min && (got as number) <= PENDING_WAIT_BOUNDS.max)
-    return got as number
-  throw new AgentError(
-    'E_CONFIG',
-    'agentcli.state.pending_wait_ms in package.json must be an integer of milliseconds',
-    {
-      details: {
-        setting: 'agentcli.state.pending_wait_ms',
-        allowed: `${PENDING_WAIT_BOUNDS.min}..${PENDING_WAIT_BOUNDS.max}`,
-        got,
-      },
-    },
-  )
+  return integerSetting(config, {
+    section: 'state',
+    key: 'pending_wait_ms',
+    fallback: DEFAULT_PENDING_WAIT_MS,
+    ...PENDING_WAIT_BOUNDS,
+    unit: 'milliseconds',
+  })
 }
 
 /**

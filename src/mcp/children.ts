@@ -1,8 +1,7 @@
 import type { ChildProcess } from 'node:child_process'
-import { AgentError } from '../errors/agent-error.js'
 import { signalGroup } from '../runtime/process-group.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
-import { readToolSettings } from '../settings/package-section.js'
+import { integerSetting } from '../settings/package-section.js'
 import { openPools } from './pool.js'
 
 /**
@@ -19,17 +18,12 @@ const KILL_GRACE_BOUNDS = { min: 0, max: 60_000 } as const
  * {@link KILL_GRACE_MS}. Only package.json sets it: how long a stopped call may linger is the tool's decision.
  */
 export function killGraceOf(config: ToolConfig): number {
-  const mcp = readToolSettings(config).mcp as { kill_grace_ms?: unknown } | undefined
-  const got = mcp?.kill_grace_ms
-  if (got === undefined) return KILL_GRACE_MS
-  if (Number.isInteger(got) && (got as number) >= KILL_GRACE_BOUNDS.min && (got as number) <= KILL_GRACE_BOUNDS.max)
-    return got as number
-  throw new AgentError('E_CONFIG', 'agentcli.mcp.kill_grace_ms in package.json must be an integer of milliseconds', {
-    details: {
-      setting: 'agentcli.mcp.kill_grace_ms',
-      allowed: `${KILL_GRACE_BOUNDS.min}..${KILL_GRACE_BOUNDS.max}`,
-      got,
-    },
+  return integerSetting(config, {
+    section: 'mcp',
+    key: 'kill_grace_ms',
+    fallback: KILL_GRACE_MS,
+    ...KILL_GRACE_BOUNDS,
+    unit: 'milliseconds',
   })
 }
 

@@ -1,7 +1,6 @@
 import { PassThrough, type Readable } from 'node:stream'
-import { AgentError } from '../errors/agent-error.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
-import { readToolSettings } from '../settings/package-section.js'
+import { integerSetting } from '../settings/package-section.js'
 
 /** The largest JSON-RPC message (one line on stdin, in bytes) `tool mcp` reads unless its author sets another. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
@@ -11,13 +10,12 @@ const MESSAGE_BYTES = { min: 64 * 1024, max: 256 * 1024 * 1024 } as const
 
 /** The message limit a tool's author set in package.json (`"agentcli": {"mcp": {"max_message_bytes": n}}`), checked. */
 export function maxMessageBytesOf(config: ToolConfig): number {
-  const mcp = readToolSettings(config).mcp as { max_message_bytes?: unknown } | undefined
-  const got = mcp?.max_message_bytes
-  if (got === undefined) return DEFAULT_MAX_MESSAGE_BYTES
-  if (Number.isInteger(got) && (got as number) >= MESSAGE_BYTES.min && (got as number) <= MESSAGE_BYTES.max)
-    return got as number
-  throw new AgentError('E_CONFIG', `agentcli.mcp.max_message_bytes in package.json must be an integer of bytes`, {
-    details: { setting: 'agentcli.mcp.max_message_bytes', allowed: `${MESSAGE_BYTES.min}..${MESSAGE_BYTES.max}`, got },
+  return integerSetting(config, {
+    section: 'mcp',
+    key: 'max_message_bytes',
+    fallback: DEFAULT_MAX_MESSAGE_BYTES,
+    ...MESSAGE_BYTES,
+    unit: 'bytes',
   })
 }
 

@@ -1,9 +1,8 @@
 import type { ChildProcess } from 'node:child_process'
 import { WARM_MESSAGE } from '../boot/warm.js'
-import { AgentError } from '../errors/agent-error.js'
 import { signalGroup } from '../runtime/process-group.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
-import { readToolSettings } from '../settings/package-section.js'
+import { integerSetting } from '../settings/package-section.js'
 
 /** How many warm processes `tool mcp` keeps unless the tool's author sets another number. */
 export const DEFAULT_WARM_PROCESSES = 2
@@ -19,13 +18,11 @@ export const MAX_EARLY_EXITS = 3
 
 /** The number of warm processes the tool's author set in package.json (`"agentcli": {"mcp": {"warm_processes": n}}`), checked. */
 export function warmProcessesOf(config: ToolConfig): number {
-  const mcp = readToolSettings(config).mcp as { warm_processes?: unknown } | undefined
-  const got = mcp?.warm_processes
-  if (got === undefined) return DEFAULT_WARM_PROCESSES
-  if (Number.isInteger(got) && (got as number) >= WARM_BOUNDS.min && (got as number) <= WARM_BOUNDS.max)
-    return got as number
-  throw new AgentError('E_CONFIG', 'agentcli.mcp.warm_processes in package.json must be an integer', {
-    details: { setting: 'agentcli.mcp.warm_processes', allowed: `${WARM_BOUNDS.min}..${WARM_BOUNDS.max}`, got },
+  return integerSetting(config, {
+    section: 'mcp',
+    key: 'warm_processes',
+    fallback: DEFAULT_WARM_PROCESSES,
+    ...WARM_BOUNDS,
   })
 }
 

@@ -1,8 +1,7 @@
 import type { CommandDescription } from '../describe/command.js'
 import type { Param } from '../describe/params.js'
-import { AgentError } from '../errors/agent-error.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
-import { readToolSettings } from '../settings/package-section.js'
+import { integerSetting } from '../settings/package-section.js'
 import { UNIVERSAL_FLAGS } from '../universal-flags/table.js'
 import { type ToolHints, toolAnnotations } from './annotations.js'
 
@@ -244,10 +243,11 @@ export function listedTools(
 
 /** The listing budget a tool's author set in package.json (`"agentcli": {"mcp": {"max_list_bytes": n}}`), checked. */
 export function maxListBytesOf(config: ToolConfig): number {
-  const got = (readToolSettings(config).mcp as { max_list_bytes?: unknown } | undefined)?.max_list_bytes
-  if (got === undefined) return DEFAULT_MAX_LIST_BYTES
-  if (Number.isInteger(got) && (got as number) >= 0) return got as number
-  throw new AgentError('E_CONFIG', 'agentcli.mcp.max_list_bytes in package.json must be an integer of bytes', {
-    details: { setting: 'agentcli.mcp.max_list_bytes', allowed: '0 or more', got },
+  return integerSetting(config, {
+    section: 'mcp',
+    key: 'max_list_bytes',
+    fallback: DEFAULT_MAX_LIST_BYTES,
+    min: 0,
+    unit: 'bytes',
   })
 }
