@@ -1,3 +1,4 @@
+import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -179,4 +180,37 @@ export function seedTask(m: Machine): string {
 export function envelope(run: ToolRun): any {
   if (run.json === undefined) throw new Error(`no envelope (exit ${run.code}): ${run.stdout}\n${run.stderr}`)
   return run.json
+}
+
+/** A `job worker` a test started on a fleet machine: its process and what it printed so far. */
+export type Worker = { child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<number | null> }
+
+/**
+ * Start long-lived `job worker`s on fleet machines, as an operator would run them under a process supervisor: each
+ * answers once it says it is serving jobs. After every test, the workers it started and that still run are killed,
+ * by PID.
+ */
+export function useJobWorkers(): (m: Machine, bin: string) => Promise<Worker> {
+  const started: Worker[] = []
+  afterEach(() => {
+    for (const w of started.splice(0))
+      if (w.child.exitCode === null && w.child.signalCode === null && w.child.pid) process.kill(w.child.pid, 'SIGKILL')
+  })
+  return async (m, bin) => {
+    const env = { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...m.env }
+    const child = spawn(process.execPath, [bin, 'job', 'worker'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    let err = ''
+    child.stdout!.on('data', (c: Buffer) => (out += c))
+    child.stderr!.on('data', (c: Buffer) => (err += c))
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
+    const worker = { child, stdout: () => out, stderr: () => err, exited }
+    started.push(worker)
+    const deadline = Date.now() + 15_000
+    while (!err.includes('serving jobs')) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`worker did not start: ${err}`)
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    return worker
+  }
 }

@@ -1,18 +1,17 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import {
   ENGINES,
   envelope,
   fixtureOn,
-  type Machine,
   machines,
   newKey,
   onMachine,
   seedTask,
   useFleet,
+  useJobWorkers,
 } from '../../support/fleet.js'
 import { FIXTURE_BIN, TASKS_BIN } from '../../support/helpers.js'
 
@@ -20,32 +19,7 @@ const fleet = useFleet()
 const shared = mkdtempSync(join(tmpdir(), 'agentcli-fleet-files-'))
 afterAll(() => rmSync(shared, { recursive: true, force: true }))
 
-type Worker = { child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<number | null> }
-const started: Worker[] = []
-afterEach(() => {
-  // Only the workers this file started, by PID, and only those still running.
-  for (const w of started.splice(0))
-    if (w.child.exitCode === null && w.child.signalCode === null && w.child.pid) process.kill(w.child.pid, 'SIGKILL')
-})
-
-/** A long-lived `job worker` on a machine, as an operator would run it under a process supervisor. */
-async function startWorker(m: Machine, bin: string): Promise<Worker> {
-  const env = { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...m.env }
-  const child = spawn(process.execPath, [bin, 'job', 'worker'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  let err = ''
-  child.stdout!.on('data', (c: Buffer) => (out += c))
-  child.stderr!.on('data', (c: Buffer) => (err += c))
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
-  const worker = { child, stdout: () => out, stderr: () => err, exited }
-  started.push(worker)
-  const deadline = Date.now() + 15_000
-  while (!err.includes('serving jobs')) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`worker did not start: ${err}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  return worker
-}
+const startWorker = useJobWorkers()
 
 // biome-ignore lint/suspicious/noExplicitAny: job status envelopes are read loosely
 async function until(what: string, probe: () => Promise<any>, ok: (v: any) => boolean, ms = 30_000): Promise<any> {

@@ -1,6 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ENGINES, type Machine, machines, newKey, useFleet } from '../../support/fleet.js'
+import { ENGINES, type Machine, machines, newKey, useFleet, useJobWorkers } from '../../support/fleet.js'
 import { FIXTURE_BIN } from '../../support/helpers.js'
 import { httpRpc, pollTask, startMcpHttp } from '../../support/mcp-raw.js'
 
@@ -9,27 +8,14 @@ import { httpRpc, pollTask, startMcpHttp } from '../../support/mcp-raw.js'
 
 const fleet = useFleet()
 const stops: Array<() => Promise<void>> = []
-const workers: ChildProcess[] = []
 afterEach(async () => {
-  // Only what this file started, by PID, and only what still runs.
-  for (const w of workers.splice(0)) if (w.exitCode === null && w.signalCode === null && w.pid) w.kill('SIGKILL')
+  // Only the servers this file started (the workers: useJobWorkers).
   for (const stop of stops.splice(0)) await stop()
 })
 
-async function startWorker(m: Machine): Promise<void> {
-  const child = spawn(process.execPath, [FIXTURE_BIN, 'job', 'worker'], {
-    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...m.env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  })
-  workers.push(child)
-  let err = ''
-  child.stderr!.on('data', (c: Buffer) => (err += c))
-  const deadline = Date.now() + 15_000
-  while (!err.includes('serving jobs')) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`worker did not start: ${err}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
+const worker = useJobWorkers()
+/** `job worker` on a machine: on a fleet, the jobs an MCP server queues run on whichever worker takes them. */
+const startWorker = async (m: Machine): Promise<void> => void (await worker(m, FIXTURE_BIN))
 
 const terminal = (s: string) => ['completed', 'failed', 'cancelled'].includes(s)
 
