@@ -1,5 +1,4 @@
 import { join } from 'node:path'
-import { Readable } from 'node:stream'
 import { BUNDLE_FILE } from '../boot/index.js'
 import type { CommandDescription } from '../describe/command.js'
 import { AgentError } from '../errors/agent-error.js'
@@ -80,17 +79,15 @@ export function inProcessRunner(
     },
     broken: () => dead,
     async run(argv, env, signal) {
-      // The server's own run state: an in-process run resets it when it opens, and the server reads it after.
-      // (No audit draft to keep: `mcp` is a read, and a read run opens none.)
+      // The run gives the server its run state, environment, stderr and stdin back when it ends (the session's
+      // in-process mode, which also hands the run an ended stdin, never the MCP channel); a run abandoned below
+      // has not ended, so the server takes them back itself. (No audit draft to keep: `mcp` is a read.)
       const state = getRunState()
+      const stdin = Object.getOwnPropertyDescriptor(process, 'stdin')
       const out: Buffer[] = []
       let stderr = ''
       let settled = false
-      // A child's stdin is closed; this process's is the MCP channel, which a command (oclif's parser, filling a
-      // missing argument from stdin) must never read: the run sees an empty, ended stdin instead, as a child would.
-      const stdin = Object.getOwnPropertyDescriptor(process, 'stdin')
-      Object.defineProperty(process, 'stdin', { value: Readable.from([]), configurable: true, writable: true })
-      const restore = () => {
+      const takeBack = () => {
         if (stdin) Object.defineProperty(process, 'stdin', stdin)
         setRunEnv(undefined)
         setRunStderr(undefined)
@@ -138,13 +135,12 @@ export function inProcessRunner(
           `mcp: an in-process call (${argv.join(' ')}) still running ${graceMs} ms after it was cancelled: every later call starts a process\n`,
         )
         // The server's own state back now: the abandoned run's output goes nowhere, and it is never waited for.
-        restore()
+        takeBack()
         // What it printed by then is its answer: a run whose command ignores its signal prints its E_INTERRUPTED at
         // the end of its own grace, as a process would, but its promise waits for the command (a process exits).
         const printed = Buffer.concat(out).toString('utf8')
         return printed === '' ? undefined : { stdout: printed, stderr, exitCode: null }
       }
-      restore()
       busy = false
       return { stdout: Buffer.concat(out).toString('utf8'), stderr, exitCode: ended }
     },

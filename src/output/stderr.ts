@@ -20,7 +20,9 @@ export function stderrStream(): { write(text: string): unknown; isTTY?: boolean;
   return current ? { write: writeStderr, isTTY: false } : process.stderr
 }
 
-/** Set by the session when it opens: the injected writer, or undefined for the process's own stderr. */
-export function setRunStderr(write: ((text: string) => void) | undefined): void {
+/** Set by the session when it opens: the injected writer, or undefined for the process's own stderr; returns the one before. */
+export function setRunStderr(write: ((text: string) => void) | undefined): ((text: string) => void) | undefined {
+  const before = current
   current = write
+  return before
 }

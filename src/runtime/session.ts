@@ -17,7 +17,7 @@ import { type ToolEnv, toolEnv } from '../settings/tool-env.js'
 import { firstNonGlobal, type Globals, normalizeArgv, scanGlobals } from '../universal-flags/globals.js'
 import { UNIVERSAL_FLAG_NAMES } from '../universal-flags/table.js'
 import { readUpdateNotice } from '../update/notice-cache.js'
-import { type RunState, setRunState } from './run-state.js'
+import { getRunState, type RunState, setRunState } from './run-state.js'
 import type { ToolConfig } from './tool-config.js'
 
 /** What a session needs to know about the tool (its {@link ToolConfig}). */
@@ -90,10 +90,14 @@ export function openSession(options: SessionOptions = {}): Session {
   const { io } = options
   // What an earlier run in this process left (an in-process caller runs many): each run starts as a process does.
   clearAudit()
+  const callerState = getRunState()
   setRunState(undefined)
   resetRedaction()
-  setRunEnv(io?.env)
-  setRunStderr(io ? (text) => io.stderr(text) : undefined)
+  const callerEnv = setRunEnv(io?.env)
+  const callerStderr = setRunStderr(io ? (text) => io.stderr(text) : undefined)
+  // An in-process run sees the ended, empty stdin a child has: the caller's own (an MCP server's channel, a test
+  // runner's) is never read by it, nor cached by oclif's parser (which fills a missing argument from stdin).
+  const callerStdin = io ? isolateStdin() : undefined
   // An in-process run's stdout is its own sink: other writers of process.stdout are not this run's.
   if (!io) guardStdout()
   const sinks: OutputSinks | undefined = io && {
@@ -102,8 +106,15 @@ export function openSession(options: SessionOptions = {}): Session {
     closed: () => false,
     isTTY: false,
   }
-  // A process ends here; an in-process run resolves with the code.
-  const end = async (code: number): Promise<number> => (io ? code : exit(code))
+  // A process ends here; an in-process run resolves with the code, and gives its caller back what it had.
+  const end = async (code: number): Promise<number> => {
+    if (!io) return exit(code)
+    setRunState(callerState)
+    setRunEnv(callerEnv)
+    setRunStderr(callerStderr)
+    callerStdin?.()
+    return code
+  }
   const controller = new AbortController()
   const rawArgv = options.argv ?? process.argv.slice(2)
   const argv = normalizeArgv(rawArgv)
@@ -315,5 +326,15 @@ async function withStdoutTo(write: RunIo['stdout'], print: () => Promise<void>):
     console.log = log
     if (own) Object.defineProperty(stream, 'write', own)
     else delete (stream as { write?: unknown }).write
+  }
+}
+
+/** Put an ended, empty stdin in place of the process's own for an in-process run; returns the undo. */
+function isolateStdin(): () => void {
+  const own = Object.getOwnPropertyDescriptor(process, 'stdin')
+  const { Readable } = builtin<typeof import('node:stream')>('node:stream')
+  Object.defineProperty(process, 'stdin', { value: Readable.from([]), configurable: true, writable: true })
+  return () => {
+    if (own) Object.defineProperty(process, 'stdin', own)
   }
 }

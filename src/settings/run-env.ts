@@ -12,7 +12,9 @@ export function runEnv(): NodeJS.ProcessEnv {
   return current ?? process.env
 }
 
-/** Set by the session when it opens: the injected environment, or undefined for the process's own. */
-export function setRunEnv(env: NodeJS.ProcessEnv | undefined): void {
+/** Set by the session when it opens: the injected environment, or undefined for the process's own; returns the one before. */
+export function setRunEnv(env: NodeJS.ProcessEnv | undefined): NodeJS.ProcessEnv | undefined {
+  const before = current
   current = env
+  return before
 }

@@ -1,5 +1,8 @@
+import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { env, seed, useSandbox } from '../../support/helpers.js'
+import { env, ROOT, seed, useSandbox } from '../../support/helpers.js'
 import { fixtureInProcess, tasksInProcess } from '../../support/in-process.js'
 
 /*
@@ -8,6 +11,8 @@ import { fixtureInProcess, tasksInProcess } from '../../support/in-process.js'
  */
 const box = useSandbox()
 const HANDLED = ['SIGINT', 'SIGTERM', 'uncaughtException', 'unhandledRejection'] as const
+/** agentcli as the tool's modules see it (dist/, the instance their run sets and reads: see support/in-process.ts). */
+const dist = <T>(path: string) => import(/* @vite-ignore */ pathToFileURL(join(ROOT, 'dist', path)).href) as Promise<T>
 
 describe('an in-process run', () => {
   it('adds no process handler and reads its environment from io.env, not process.env', async () => {
@@ -20,6 +25,32 @@ describe('an in-process run', () => {
     expect(env(json).data).toEqual({ tool: 'tasks', version: '0.1.0' })
     expect(HANDLED.map((event) => process.listenerCount(event))).toEqual(before)
     expect(process.env).toEqual(envBefore)
+  })
+
+  it("gives the caller back its environment, stderr, run state and stdin, and never reads the caller's stdin", async () => {
+    const { runEnv } = await dist<typeof import('../../../src/settings/run-env.js')>('settings/run-env.js')
+    const { getRunState } = await dist<typeof import('../../../src/runtime/run-state.js')>('runtime/run-state.js')
+    const { stderrStream } = await dist<typeof import('../../../src/output/stderr.js')>('output/stderr.js')
+    seed(box(), [{ id: '1', title: 'one' }])
+    // The caller's stdin holds an id: a run that read it would fill `get`'s missing argument and answer task 1.
+    const own = Object.getOwnPropertyDescriptor(process, 'stdin')!
+    const oclifGlobal = (globalThis as { oclif?: unknown }).oclif
+    const callers = Readable.from(['1\n'])
+    Object.defineProperty(process, 'stdin', { value: callers, configurable: true, writable: true })
+    try {
+      const missing = await tasksInProcess(box(), ['get'], { env: { TASKS_FORMAT: 'json' } })
+      expect(missing.code).toBe(2)
+      expect(env(missing).error.code).toBe('E_USAGE')
+      expect(process.stdin).toBe(callers)
+      expect(callers.readableEnded).toBe(false)
+    } finally {
+      Object.defineProperty(process, 'stdin', own)
+      // oclif's parser caches what it read from stdin for the process: the caller's state, as it was.
+      ;(globalThis as { oclif?: unknown }).oclif = oclifGlobal
+    }
+    expect(runEnv()).toBe(process.env)
+    expect(getRunState()).toBeUndefined()
+    expect(stderrStream()).toBe(process.stderr)
   })
 
   it("forgets the secrets of the run before: a token held by one run is not the next one's to hide", async () => {
