@@ -51,7 +51,8 @@ export function sandbox(prefix = 'agentcli-'): Sandbox {
     XDG_CACHE_HOME: join(root, 'cache'),
     XDG_STATE_HOME: join(root, 'state'),
   }
-  return { root, env, cleanup: () => rmSync(root, { recursive: true, force: true }) }
+  // Retried: a job worker the test started may still be writing its last record as the directory goes.
+  return { root, env, cleanup: () => rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }) }
 }
 
 function parseOne(stdout: string): unknown {

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { TASK_TTL_MS } from '../../../src/mcp/_tasks-map.js'
-import { alive, env, FIXTURE_BIN, fixture, shiftedClock, TASKS_BIN, useSandbox } from '../../support/helpers.js'
+import { alive, env, FIXTURE_BIN, fixture, shiftedClock, TASKS_BIN, until, useSandbox } from '../../support/helpers.js'
 import { httpRpc, pollTask, type Rpc, startMcpHttp, stdioRpc } from '../../support/mcp-raw.js'
 import { withoutDuration } from '../../support/mcp-session.js'
 
@@ -11,15 +11,18 @@ import { withoutDuration } from '../../support/mcp-session.js'
 // revision: the official client (2.4) refuses a `resultType: "task"` answer, so these tests play the client.
 
 const closers: Array<() => Promise<void>> = []
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close()
-})
+/** Close this test's servers: registered after `useSandbox()`, so it runs before the sandbox goes. */
+const useClosers = () =>
+  afterEach(async () => {
+    for (const close of closers.splice(0)) await close()
+  })
 
 const TASK_FIELDS = ['taskId', 'status', 'result', 'error', 'inputRequests']
 const terminal = (s: string) => ['completed', 'failed', 'cancelled'].includes(s)
 
 describe('tool mcp: async commands as tasks (stdio)', () => {
   const box = useSandbox()
+  useClosers()
   const open = async (extra: Record<string, string> = {}) => {
     const s = await stdioRpc(FIXTURE_BIN, { ...(box().env as Record<string, string>), ...extra })
     closers.push(s.close)
@@ -151,6 +154,13 @@ describe('tool mcp: async commands as tasks (stdio)', () => {
     // The 2025-era methods the extension removed.
     for (const method of ['tasks/list', 'tasks/result'])
       expect((await rpc(method, { taskId })).error?.code, method).toBe(-32601)
+    // Both jobs end before the sandbox goes: their workers write into it.
+    expect((await pollTask(rpc, taskId, terminal)).result.status).toBe('completed')
+    const plainJob = plain.structuredContent.data.job_id
+    await until(
+      async () =>
+        env(await fixture(box(), ['job', 'status', '--id', plainJob])).data.status === 'succeeded' || undefined,
+    )
   }, 60_000)
 
   it('an unknown, forged or altered task id is -32602 on every method; a real one survives a restart', async () => {
@@ -174,6 +184,7 @@ describe('tool mcp: async commands as tasks (stdio)', () => {
     await first.close()
     const second = await open()
     expect((await pollTask(second.rpc, taskId, terminal)).result.status).toBe('completed')
+    expect((await pollTask(second.rpc, other, terminal)).result.status).toBe('completed')
     // tasks/update has nothing outstanding to answer (a job never waits for input): an empty ack.
     expect((await second.rpc('tasks/update', { taskId, inputResponses: { x: { action: 'accept' } } })).result).toEqual(
       expect.objectContaining({ resultType: 'complete' }),
@@ -194,6 +205,7 @@ describe('tool mcp: async commands as tasks (stdio)', () => {
 
 describe('tool mcp --http: a task belongs to the subject that started it', () => {
   const box = useSandbox()
+  useClosers()
 
   it("another subject's get, update and cancel answer as for an unknown task; the job keeps running", async () => {
     const path = join(box().root, 'tokens')
