@@ -5,6 +5,15 @@
 /** Modules that may import a guarded one; anything else importing it is a second home for its concern. */
 const only = (...paths) => `^(${paths.map((p) => p.replaceAll('.', '\\.')).join('|')})$`
 
+/** A rule: only `importers` may import `module` (with `typesAnywhere`, type-only imports are free). */
+const guarded = (name, comment, module, importers, { typesAnywhere = false } = {}) => ({
+  name,
+  severity: 'error',
+  comment,
+  from: { pathNot: only(...importers) },
+  to: { path: only(module), ...(typesAnywhere ? { dependencyTypesNot: ['type-only'] } : {}) },
+})
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 export default {
   forbidden: [
@@ -99,6 +108,35 @@ export default {
       },
       to: { path: '^src/audit/(open|pending|writer)\\.ts$' },
     },
+    guarded(
+      'env-prefix-one-home',
+      "A tool's env prefix is computed by src/settings/env-prefix.ts and asked of src/settings/tool-env.ts " +
+        '(`toolEnv`, or its re-export of `envPrefix`): a second importer would be a second rule for the prefix.',
+      'src/settings/env-prefix.ts',
+      ['src/settings/tool-env.ts'],
+    ),
+    guarded(
+      'output-check-in-run-template',
+      'Output validation (its switch and the check of data against the declared schema) is done by the run ' +
+        'template through src/run/check-output.ts only.',
+      'src/run/check-output.ts',
+      ['src/run/template.ts'],
+    ),
+    guarded(
+      'run-state-read-once',
+      'A command reads the run state once, through its context (src/command.ts); the entry and session set it, ' +
+        'invocation and run-io read it for code outside a command, and `tool mcp` puts its own back around a read ' +
+        'it runs in its process. Everything else is handed what it needs (types aside).',
+      'src/runtime/run-state.ts',
+      [
+        'src/command.ts',
+        'src/mcp/in-process.ts',
+        'src/runtime/invocation.ts',
+        'src/runtime/run-io.ts',
+        'src/runtime/session.ts',
+      ],
+      { typesAnywhere: true },
+    ),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -1,5 +1,5 @@
 import { usageError } from '../errors/agent-error.js'
-import { runStdin } from '../runtime/run-state.js'
+import { runStdin } from '../runtime/run-io.js'
 
 /** A question a command may ask a person, and the flag that answers it without a person. */
 export type Question = {

@@ -1,7 +1,8 @@
 import { realpathSync, statSync } from 'node:fs'
 import { delimiter, isAbsolute, join, resolve } from 'node:path'
 import { runEnv } from '../settings/run-env.js'
-import { getRunState, runScript } from './run-state.js'
+import { runScript } from './run-io.js'
+import { getRunState } from './run-state.js'
 
 /** Quote one shell word only when it needs it, so printed commands stay readable and paste as they are. */
 export function shellQuote(word: string): string {

@@ -39,13 +39,3 @@ export function setRunState(state: RunState | undefined): void {
 export function getRunState(): RunState | undefined {
   return current
 }
-
-/** The script this run was started as: an in-process run's own, else the process's (`process.argv[1]`). */
-export function runScript(): string | undefined {
-  return current?.script ?? process.argv[1]
-}
-
-/** The run's stdin as prompts see it: an in-process run has none that is a terminal. */
-export function runStdin(): { isTTY?: boolean } {
-  return current?.stdin ?? process.stdin
-}

@@ -1,5 +1,6 @@
 import { isAbsolute } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
+import { envPrefix } from './env-prefix.js'
 import { runEnv } from './run-env.js'
 
 /** How one setting's value is checked: the rule and the words `details.allowed` shows for it. */
@@ -137,15 +138,7 @@ function describeRule(rule: SettingRule): string {
   return rule.allowed
 }
 
-/**
- * The prefix of a tool's environment variables: `TASKS_` for bin `tasks`. The one place it is computed; everything
- * else asks {@link toolEnv} (its `prefix`, `name()`, `raw()`), or this function where no environment is read.
- */
-export function envPrefix(bin: string): string {
-  // `@` is dropped, as oclif drops it (`@acme/tool`: `ACME_TOOL_`); any other character not a letter or digit is `_`.
-  const name = bin.replaceAll('@', '')
-  return `${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_`
-}
+export { envPrefix }
 
 /** A tool's environment, read in one place: the prefix, raw values, and checked framework settings. */
 export type ToolEnv = {

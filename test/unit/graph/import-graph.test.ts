@@ -53,7 +53,6 @@ const allowed = {
   'src/output/stdout.ts': "import { redactForOutput } from './redact.js'\nexport const writeStdout = redactForOutput\n",
   'src/output/render.ts': "import { writeStdout } from './stdout.js'\nexport const render = writeStdout\n",
   'src/output/fields.ts': 'export const projectData = (v: unknown) => v\nexport type FieldSelection = string[]\n',
-  'src/run/template.ts': "import { projectData } from '../output/fields.js'\nexport const t = projectData\n",
   'src/command.ts': "import type { FieldSelection } from './output/fields.js'\nexport type F = FieldSelection\n",
   'src/confirm/token.ts': 'export const verifyToken = () => true\nexport type Binding = { tool: string }\n',
   'src/write/confirm-flow.ts':
@@ -62,6 +61,14 @@ const allowed = {
   'src/audit/pending.ts': 'export const noteAudit = () => {}\n',
   'src/write-command.ts': "import { noteAudit } from './audit/pending.js'\nexport const n = noteAudit\n",
   'src/boot/_builtin.ts': 'export const b = 1\n',
+  'src/settings/env-prefix.ts': 'export const envPrefix = (bin: string) => bin\n',
+  'src/settings/tool-env.ts': "import { envPrefix } from './env-prefix.js'\nexport { envPrefix }\n",
+  'src/run/check-output.ts': 'export const checkOutput = () => {}\n',
+  'src/run/template.ts':
+    "import { projectData } from '../output/fields.js'\nimport { checkOutput } from './check-output.js'\nexport const t = [projectData, checkOutput]\n",
+  'src/runtime/run-state.ts': 'export type RunState = { bin: string }\nexport const getRunState = () => undefined\n',
+  'src/runtime/run-io.ts': "import { getRunState } from './run-state.js'\nexport const runScript = getRunState\n",
+  'src/jobs/state-user.ts': "import type { RunState } from '../runtime/run-state.js'\nexport type S = RunState\n",
   'src/boot/index.ts': "import { b } from './_builtin.js'\nexport const c = b\n",
 }
 
@@ -70,7 +77,7 @@ describe('the import-graph gates', () => {
     expect(await violations(tree(allowed))).toEqual([])
   })
 
-  it('fail on each violation: a circle (type-only too), a private file, and a second home for a concern', async () => {
+  it('fail on each violation: a circle (type-only too), a private file, and a second home for a concern (the env prefix, output validation and the run state included)', async () => {
     const root = tree({
       ...allowed,
       'src/a.ts': "import type { B } from './b.js'\nexport type A = { b?: B }\n",
@@ -81,13 +88,20 @@ describe('the import-graph gates', () => {
       'src/mcp/peek.ts': "export const v = async () => (await import('../confirm/token.js')).verifyToken()\n",
       'src/list.ts': "import * as fields from './output/fields.js'\nexport const p = fields.projectData\n",
       'src/write/flow.ts': "import { noteAudit } from '../audit/pending.js'\nexport const f = noteAudit\n",
+      'src/credentials/prefix.ts':
+        "import { envPrefix } from '../settings/env-prefix.js'\nexport const p = envPrefix\n",
+      'src/mcp/check.ts': "export * from '../run/check-output.js'\n",
+      'src/run/prompt.ts': "import { getRunState } from '../runtime/run-state.js'\nexport const s = getRunState\n",
     })
     expect(await violations(root)).toEqual([
+      'env-prefix-one-home: src/credentials/prefix.ts → src/settings/env-prefix.ts',
       'fields-in-one-place: src/list.ts → src/output/fields.ts',
       'no-circular: src/a.ts → src/b.ts',
       'one-audit-module: src/write/flow.ts → src/audit/pending.ts',
+      'output-check-in-run-template: src/mcp/check.ts → src/run/check-output.ts',
       'private-stays-home: src/runtime/chunk.ts → src/boot/_builtin.ts',
       'redactor-at-choke-points: src/jobs/log.ts → src/output/redact.ts',
+      'run-state-read-once: src/run/prompt.ts → src/runtime/run-state.ts',
       'stdout-through-renderer: src/jobs/print.ts → src/output/stdout.ts',
       'tokens-in-write-flow: src/mcp/peek.ts → src/confirm/token.ts',
     ])
