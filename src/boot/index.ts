@@ -110,7 +110,7 @@ async function unsupportedNode(root: string | URL, unmet: string[], options: Run
  */
 function tryBundle(file: string, stat: BundleStat, warm: boolean): BundleExports | undefined {
   try {
-    const loaded = loadBundle(file, stat, warm)
+    const loaded = compileBundle(file, stat, warm)
     if (loaded && typeof loaded.run !== 'function') throw new Error('it does not export run()')
     return loaded
   } catch (error) {
@@ -127,7 +127,12 @@ function tryBundle(file: string, stat: BundleStat, warm: boolean): BundleExports
  * before the first line runs, which for a bundle is little more than its outer function; the cache written here
  * is taken when the process exits, so it holds every function the run compiled (and those the cache it read gave).
  */
-export function loadBundle(file: string, stat: BundleStat = statSync(file), warm = false): BundleExports | undefined {
+export function loadBundle(file: string, stat: BundleStat = statSync(file)): BundleExports | undefined {
+  return compileBundle(file, stat, false)
+}
+
+/** {@link loadBundle}, or for a warm process (`warm`): one that does not know its command yet and writes nothing. */
+function compileBundle(file: string, stat: BundleStat, warm: boolean): BundleExports | undefined {
   // Dynamic import() from a vm script needs the main context's loader; without it, start from the modules.
   const loader = constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER
   if (loader === undefined) return undefined
