@@ -169,36 +169,6 @@ export default class Probe extends AgentCommand {
     expect(JSON.parse(probe.stdout).data).toEqual({ probed: true })
   })
 
-  it('refuses a tool that does not use the explicit command strategy', () => {
-    const dir = copy('examples/tasks', (d) => {
-      const path = join(d, 'package.json')
-      const pjson = JSON.parse(readFileSync(path, 'utf8'))
-      pjson.oclif.commands = './dist/commands'
-      writeFileSync(path, JSON.stringify(pjson))
-    })
-    const built = build(dir)
-    expect(built.status).toBe(1)
-    expect(String(built.stderr)).toContain('agentcli.bundle needs oclif.commands to use the explicit strategy')
-  })
-
-  it('refuses to bundle an agentcli plugin listed in oclif.plugins (it would load a second agentcli)', () => {
-    const dir = copy('examples/tasks', (d) => {
-      const path = join(d, 'package.json')
-      const pjson = JSON.parse(readFileSync(path, 'utf8'))
-      pjson.oclif.plugins = ['@acme/plugin-notes']
-      writeFileSync(path, JSON.stringify(pjson))
-      const plugin = join(d, 'node_modules/@acme/plugin-notes')
-      mkdirSync(plugin, { recursive: true })
-      writeFileSync(
-        join(plugin, 'package.json'),
-        JSON.stringify({ name: '@acme/plugin-notes', version: '1.0.0', peerDependencies: { agentcli: '*' } }),
-      )
-    })
-    const built = build(dir)
-    expect(built.status).toBe(1)
-    expect(String(built.stderr)).toContain('cannot bundle oclif plugins built on agentcli (@acme/plugin-notes)')
-  })
-
   it('runs from the modules, saying why on stderr, when the bundle is damaged or throws while loading', () => {
     for (const damage of ['\n}}} not javascript', '\nthrow new Error("bundle boom")\n']) {
       const dir = copy('examples/tasks', (d) => {
