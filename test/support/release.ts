@@ -66,10 +66,9 @@ export function makeToolCopy(
   )
   writeFileSync(join(dir, 'CHANGELOG.md'), changelog)
   if (options.build === false) return dir
-  for (const args of [[dir], ['--skill', 'write', dir]]) {
-    const r = spawnSync(process.execPath, [BUILD, ...args], { encoding: 'utf8' })
-    if (r.status !== 0) throw new Error(r.stderr)
-  }
+  // One build: `--skill write` builds the tool whole (manifest, bundle, changelog) before it renders the skill.
+  const r = spawnSync(process.execPath, [BUILD, '--skill', 'write', dir], { encoding: 'utf8' })
+  if (r.status !== 0) throw new Error(r.stderr)
   return dir
 }
 
