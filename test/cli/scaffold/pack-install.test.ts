@@ -184,7 +184,8 @@ describe('from an empty directory to a verified tool', () => {
     const alone = ok(sh(TOOL, 'sh', ['-c', steps.at(-1)!]), steps.at(-1)!)
     expect(JSON.parse(alone)).toMatchObject({ ok: true })
     expect(changelog().data.entries).toEqual([])
-  })
+    // A build and five runs of the tool: the default limit is a slow machine's build alone.
+  }, 180_000)
 
   it('the new tool ships only the built-ins it chose: no update or job in its reference or its bundle', () => {
     const reference = JSON.parse(ok(sh(TOOL, 'node', ['bin/run.js', 'reference', '--compact']), 'reference')) as {
