@@ -20,7 +20,11 @@ export default defineConfig({
     hookTimeout: 30_000,
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
-      { extends: true, test: { name: 'spawn', include: ['test/cli/**/*.test.ts'] } },
+      {
+        extends: true,
+        // One agentcli tarball per run, packed by the first file that needs it (test/support/packed.ts).
+        test: { name: 'spawn', include: ['test/cli/**/*.test.ts'], globalSetup: ['test/support/pack-dir.global.ts'] },
+      },
     ],
     // Security code carries a 100% gate (unit tests in-process; command-level tests spawn the bin and do not count):
     // confirm tokens and the `--confirm` check order with its refusals; the audit record; the HTTP client's

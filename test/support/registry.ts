@@ -1,10 +1,10 @@
-import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { HttpResponse, http } from 'msw'
 import { ROOT } from './helpers.js'
+import { packedAgentcli } from './packed.js'
 import { startUpstream, type Upstream } from './upstream.js'
 
 type Manifest = { name: string; version: string; dependencies?: Record<string, string>; [key: string]: unknown }
@@ -81,9 +81,10 @@ function installedPackages(): Map<string, Map<string, string>> {
 const pick = (m: Manifest): Manifest => Object.fromEntries(KEEP.filter((k) => k in m).map((k) => [k, m[k]])) as Manifest
 
 /**
- * A loopback npm registry with no network behind it: this repository's packages as `npm pack` packs them
- * (their `file:` ranges read as real ranges), and every third-party package from the copy already installed in
- * the repository's node_modules (packed on first request). Enough for `npm install` of a tool built on agentcli.
+ * A loopback npm registry with no network behind it: this repository's packages as `npm pack` packs them (the
+ * run's one tarball, `packedAgentcli()`; their `file:` ranges read as real ranges), and every third-party package
+ * from the copy already installed in the repository's node_modules (packed on first request). Enough for
+ * `npm install` of a tool built on agentcli.
  */
 export async function startRegistry(): Promise<Upstream & { packed: string[] }> {
   const work = mkdtempSync(join(tmpdir(), 'agentcli-registry-'))
@@ -96,16 +97,11 @@ export async function startRegistry(): Promise<Upstream & { packed: string[] }> 
     create({ sync: true, gzip: true, file, cwd, portable: true, ...(prefix ? { prefix } : {}) }, files)
     return readFileSync(file)
   }
-  for (const dir of [ROOT]) {
-    const r = spawnSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], {
-      cwd: dir,
-      encoding: 'utf8',
-    })
-    if (r.status !== 0) throw new Error(r.stderr)
-    const filename = (JSON.parse(r.stdout) as Array<{ filename: string }>)[0]!.filename
-    const unpacked = join(work, basename(filename, '.tgz'))
+  // The run's one tarball of the repository (packed once, shared read-only); unpacked here to be edited.
+  for (const tarball of [await packedAgentcli()]) {
+    const unpacked = join(work, basename(tarball, '.tgz'))
     mkdirSync(unpacked)
-    await extract({ file: join(work, filename), cwd: unpacked })
+    await extract({ file: tarball, cwd: unpacked })
     const pjsonPath = join(unpacked, 'package', 'package.json')
     const manifest = withRegistryRanges(JSON.parse(readFileSync(pjsonPath, 'utf8')) as Manifest)
     writeFileSync(pjsonPath, JSON.stringify(manifest, null, 2))

@@ -47,12 +47,14 @@ export function makeInstall(update: Record<string, unknown> = {}): { root: strin
 
 /**
  * A copy of the example tool at `version` in `<stage>/tasks` (inside the repository, so its build resolves),
- * with a changelog entry for that version, built. `edit` may change its package.json first.
+ * with a changelog entry for that version, built. `edit` may change its package.json first. `build: false` skips
+ * the build, for a copy only checks that read its package.json see (preflight): it keeps the example's built files.
  */
 export function makeToolCopy(
   stage: string,
   version: string,
   edit: (pjson: Record<string, unknown>) => Record<string, unknown> = (p) => p,
+  options: { build?: boolean } = {},
 ): string {
   const dir = join(stage, 'tasks')
   copyTool(dir)
@@ -63,10 +65,10 @@ export function makeToolCopy(
     `## [Unreleased]\n\n## [${version}] - 2026-11-30\n\n### Added\n\n- Everything in ${version}.`,
   )
   writeFileSync(join(dir, 'CHANGELOG.md'), changelog)
-  for (const args of [[dir], ['--skill', 'write', dir]]) {
-    const r = spawnSync(process.execPath, [BUILD, ...args], { encoding: 'utf8' })
-    if (r.status !== 0) throw new Error(r.stderr)
-  }
+  if (options.build === false) return dir
+  // One build: `--skill write` builds the tool whole (manifest, bundle, changelog) before it renders the skill.
+  const r = spawnSync(process.execPath, [BUILD, '--skill', 'write', dir], { encoding: 'utf8' })
+  if (r.status !== 0) throw new Error(r.stderr)
   return dir
 }
 

@@ -210,7 +210,8 @@ describe('the release pipeline produces what update accepts', () => {
 
   it('refuses what update would refuse or what cannot be installed, before anything is published; verify-npm checks a published provenance', async () => {
     const stage = mkdtempSync(join(work, 'refusals-'))
-    const linked = makeToolCopy(stage, '0.3.0')
+    // Every refusal below comes from preflight, which reads package.json and sees a manifest: no build needed.
+    const linked = makeToolCopy(stage, '0.3.0', undefined, { build: false })
     writeFileSync(
       join(linked, 'package.json'),
       JSON.stringify({
@@ -244,7 +245,7 @@ describe('the release pipeline produces what update accepts', () => {
     const mixed = mkdtempSync(join(work, 'mixed-'))
     writeFileSync(join(mixed, `tasks-v0.3.0-${TARGET}.tar.gz`), 'a')
     writeFileSync(join(mixed, `tasks-v0.2.0-${TARGET}.tar.gz`), 'b')
-    const ready = makeToolCopy(mkdtempSync(join(work, 'ready-')), '0.3.0', withRegistryRanges)
+    const ready = makeToolCopy(mkdtempSync(join(work, 'ready-')), '0.3.0', withRegistryRanges, { build: false })
     const checked = await release(['preflight', ready, '--tag', 'v0.3.0', '--repository', REPO])
     expect(checked.code, checked.stderr).toBe(0)
     expect(JSON.parse(checked.stdout)).toEqual({ name: 'tasks-example', version: '0.3.0', bin: 'tasks' })

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { envelopeViolations, runTool } from 'agentcli/testing'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { ROOT } from '../../support/helpers.js'
 
 const AGENTCLI_BIN = join(ROOT, 'bin/agentcli.js')
@@ -19,6 +19,15 @@ function temp(): string {
   return dir
 }
 const init = (args: string[]) => runTool(AGENTCLI_BIN, ['init', ...args], { env: { HOME: temp() } })
+/** One `init <dir>/mytool`, made once and only read by the tests that look at what it wrote. */
+let shared: Promise<{ dir: string; run: Awaited<ReturnType<typeof init>> }> | undefined
+const sharedRoot = mkdtempSync(join(tmpdir(), 'agentcli-init-test-'))
+afterAll(() => rmSync(sharedRoot, { recursive: true, force: true }))
+function initMytool() {
+  const dir = join(sharedRoot, 'mytool')
+  shared ??= init([dir]).then((run) => ({ dir, run }))
+  return shared
+}
 type Ok = { ok: true; data: { dir: string; name: string; bin: string; agentcli: string; files: string[] } }
 type Failed = { ok: false; error: { code: string; details: Record<string, unknown> } }
 type ToolPjson = {
@@ -34,8 +43,7 @@ type ToolPjson = {
 
 describe('agentcli init', () => {
   it('writes a tool repository into a new directory, named after it, on ^ this agentcli', async () => {
-    const dir = join(temp(), 'mytool')
-    const run = await init([dir])
+    const { dir, run } = await initMytool()
     expect(run.code, run.stdout).toBe(0)
     expect(envelopeViolations(run.stdout, run.code)).toEqual([])
     const { data } = run.json as Ok
@@ -181,8 +189,8 @@ describe('agentcli init', () => {
   })
 
   it('writes CI that tests and verifies, and a release workflow that publishes with provenance', async () => {
-    const dir = join(temp(), 'mytool')
-    expect((await init([dir])).code).toBe(0)
+    const { dir, run } = await initMytool()
+    expect(run.code).toBe(0)
     const ci = readFileSync(join(dir, '.github/workflows/ci.yml'), 'utf8')
     expect(ci).toContain('run: npm test')
     expect(ci).toMatch(/agentcli verify .*-- node bin\/run\.js/)
