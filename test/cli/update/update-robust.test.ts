@@ -17,6 +17,7 @@ import { runTool, type Sandbox, type ToolRun } from 'agentcli/testing'
 import { delay, HttpResponse, http } from 'msw'
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { alive, env, ROOT, useSandbox } from '../../support/helpers.js'
+import { runBinInProcess } from '../../support/in-process.js'
 import { attestationsFor, provenanceStatement, serveNpmPackage, sha512 } from '../../support/npm-provenance.js'
 import { makeInstall, makeReleases, snapshot } from '../../support/release.js'
 import {
@@ -56,6 +57,10 @@ function tool(b: Sandbox, args: string[]): Promise<ToolRun> {
 }
 
 const confirmed = (b: Sandbox, flags: string[] = []): Promise<ToolRun> => confirmUpdate((args) => tool(b, args), flags)
+
+/** A dry run, which needs no process of its own (only its token is used), made in-process. */
+const inProcess = (b: Sandbox, args: string[]): Promise<ToolRun> =>
+  runBinInProcess(install.bin, args, { env: toolEnv(b) })
 
 /** Declare update timeouts in the installed version's package.json (what a tool author would ship). */
 function setTimeouts(versionDir: string, timeouts: Record<string, number>): void {
@@ -121,7 +126,7 @@ describe('concurrent updates of one install', () => {
       install.cleanup()
       install = freshInstall()
       const tokens = await Promise.all(
-        Array.from({ length: N }, async () => env(await tool(box(), ['update', '--dry-run'])).data.confirm_token),
+        Array.from({ length: N }, async () => env(await inProcess(box(), ['update', '--dry-run'])).data.confirm_token),
       )
       const runs = await Promise.all(tokens.map((t) => tool(box(), ['update', '--confirm', t])))
       const ok = runs.filter((r) => r.code === 0)
@@ -144,7 +149,7 @@ describe('concurrent updates of one install', () => {
       const backTokens = await Promise.all(
         Array.from(
           { length: N },
-          async () => env(await tool(box(), ['update', '--rollback', '--dry-run'])).data.confirm_token,
+          async () => env(await inProcess(box(), ['update', '--rollback', '--dry-run'])).data.confirm_token,
         ),
       )
       const backs = await Promise.all(backTokens.map((t) => tool(box(), ['update', '--rollback', '--confirm', t])))

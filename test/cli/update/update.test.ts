@@ -14,6 +14,7 @@ import { runTool, type Sandbox } from 'agentcli/testing'
 import { delay, HttpResponse, http } from 'msw'
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { env, useSandbox } from '../../support/helpers.js'
+import { runBinInProcess } from '../../support/in-process.js'
 import { makeInstall, makeRelease, snapshot } from '../../support/release.js'
 import { schemaValidator } from '../../support/schema.js'
 import {
@@ -48,12 +49,25 @@ function confirmUpdate(b: Sandbox, extra: Record<string, string> = {}, flags: st
   return confirmWith((args) => tool(b, args, extra), flags)
 }
 
+/** A call that needs no process of its own (a dry run for its token, --version), made in-process. */
+function inProcess(b: Sandbox, args: string[]) {
+  return runBinInProcess(install.bin, args, { env: updateEnv(b.env) })
+}
+
+/** A dry run in-process for its token, then the confirm, which installs or rolls back, by the real bin. */
+async function confirmByBin(b: Sandbox, flags: string[] = []) {
+  const dry = await inProcess(b, ['update', '--dry-run', ...flags])
+  if (dry.code !== 0) return dry
+  return tool(b, ['update', '--confirm', env(dry).data.confirm_token, ...flags])
+}
+
 /**
  * The invariant after any interruption: the tool runs and reports exactly one version, the one `current`
  * points at (its directory and package.json agree, and so does the launcher); `previous`, if kept, is complete.
+ * The launcher runs the real bin (the bundle); the first --version, in-process, reads the modules.
  */
 async function coherentVersion(b: Sandbox, where: string): Promise<string> {
-  const run = await tool(b, ['--version'])
+  const run = await inProcess(b, ['--version'])
   expect(run.code, `${where}: ${run.stdout}${run.stderr}`).toBe(0)
   const version = env(run).data.version
   expect(['0.1.0', '0.2.0'], where).toContain(version)
@@ -195,7 +209,7 @@ describe('interruptions', () => {
     for (let trial = 0; trial < 12; trial++) {
       install.cleanup()
       install = makeInstall({ trusted_root: rootFile })
-      const dry = await tool(box(), ['update', '--dry-run'])
+      const dry = await inProcess(box(), ['update', '--dry-run'])
       const child = spawn(process.execPath, [install.bin, 'update', '--confirm', env(dry).data.confirm_token], {
         env: {
           PATH: process.env.PATH,
@@ -213,7 +227,7 @@ describe('interruptions', () => {
       const version = await coherentVersion(box(), where)
       // Whatever the kill left, the next operation of the install takes over its lock, clears its debris and
       // succeeds: an update when the kill came before the switch, a rollback when it came after.
-      const next = version === '0.1.0' ? await confirmUpdate(box()) : await confirmUpdate(box(), {}, ['--rollback'])
+      const next = version === '0.1.0' ? await confirmByBin(box()) : await confirmByBin(box(), ['--rollback'])
       expect(next.code, `${where}: ${next.stdout}`).toBe(0)
       expect(await coherentVersion(box(), where)).toBe(version === '0.1.0' ? '0.2.0' : '0.1.0')
       const debris = [
