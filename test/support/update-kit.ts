@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Sandbox, ToolRun } from 'agentcli/testing'
+import { delay, HttpResponse, http } from 'msw'
 import { afterAll, beforeAll, expect } from 'vitest'
 import { env, ROOT } from './helpers.js'
 import type { makeInstall } from './release.js'
@@ -34,7 +35,23 @@ export function updateCalls(run: BinRunner, install: () => Install) {
     expect(env(await tool(b, ['--version'])).data.version).toBe('0.1.0')
     return run
   }
-  return { tool, confirm, expectRefused }
+  /** Nothing of 0.2.0 is installed or linked, the skill was not synced, and the tool still runs 0.1.0. */
+  async function untouched(b: Sandbox, before: Record<string, string>) {
+    expect(snapshot(install().root)).toEqual(before)
+    expect(existsSync(join(b.root, '.agents', 'skills', 'tasks'))).toBe(false)
+    const version = await tool(b, ['--version'])
+    expect(env(version).data.version).toBe('0.1.0')
+    expect((await tool(b, ['list'])).code).toBe(0)
+  }
+  return { tool, confirm, expectRefused, untouched }
+}
+
+/** A download of the asset `name` that stalls (20 s, past any deadline a test declares) before its bytes. */
+export function stalledAsset(name: string, bytes: Buffer) {
+  return http.get(`*/assets/${name}`, async () => {
+    await delay(20_000)
+    return new HttpResponse(new Uint8Array(bytes))
+  })
 }
 
 /** A scratch directory for the file's tests (removed after them): trust files and directory sources. */

@@ -14,12 +14,13 @@ import {
 } from 'node:fs'
 import { join } from 'node:path'
 import { runTool, type Sandbox, type ToolRun } from 'agentcli/testing'
-import { delay, HttpResponse, http } from 'msw'
+import { delay } from 'msw'
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { alive, env, ROOT, useSandbox } from '../../support/helpers.js'
 import { runBinInProcess } from '../../support/in-process.js'
 import { attestationsFor, provenanceStatement, serveNpmPackage, sha512 } from '../../support/npm-provenance.js'
 import { makeInstall, makeReleases, snapshot } from '../../support/release.js'
+import { stalledAsset } from '../../support/update-kit.js'
 import {
   type Assets,
   api,
@@ -214,29 +215,6 @@ describe('the smoke run of a good release', () => {
 })
 
 describe('every step of an update is bounded', () => {
-  it('a download that stalls is E_TIMEOUT at the download stage, within the declared deadline', async () => {
-    setTimeouts(join(install.root, 'versions', '0.1.0'), { download_ms: 1_500 })
-    serveRelease('v0.2.0', await signed(good))
-    api.use(
-      http.get(`*/assets/${good.name}`, async () => {
-        await delay(20_000)
-        return new HttpResponse(new Uint8Array(good.bytes))
-      }),
-    )
-    const dry = await tool(box(), ['update', '--dry-run'])
-    const before = snapshot(install.root)
-    const started = Date.now()
-    const run = await tool(box(), ['update', '--confirm', env(dry).data.confirm_token])
-    expect(Date.now() - started).toBeLessThan(10_000)
-    expect(run.code, run.stdout).toBe(8)
-    expect(env(run).error).toMatchObject({
-      code: 'E_TIMEOUT',
-      retryable: true,
-      details: { stage: 'download', asset: good.name, timeout_ms: 1_500, binary_replaced: false },
-    })
-    expect(snapshot(install.root)).toEqual(before)
-  }, 30_000)
-
   /**
    * An npm global layout of the example (pinning the mock root, as the install it is copied from does) with a
    * stub `npm` on PATH, and a loopback registry whose 0.2.0 carries a valid provenance attestation, so that an
@@ -358,17 +336,6 @@ describe('every step of an update is bounded', () => {
       layout.cleanup()
     }
   }, 30_000)
-
-  it('a malformed timeout in package.json is E_CONFIG with allowed/got', async () => {
-    setTimeouts(join(install.root, 'versions', '0.1.0'), { download_ms: -5 })
-    serveRelease('v0.2.0', await signed(good))
-    const run = await tool(box(), ['update', '--dry-run'])
-    expect(run.code).toBe(4)
-    expect(env(run).error).toMatchObject({
-      code: 'E_CONFIG',
-      details: { setting: 'agentcli.update.timeouts.download_ms', got: -5 },
-    })
-  })
 })
 
 /** Field 22 of /proc/<pid>/stat: the start time that, with the PID, identifies a process. */
@@ -419,12 +386,7 @@ describe('the install lock', () => {
 describe('a killed update', () => {
   it('leaves staging and its lock behind, which the next update clears before it succeeds', async () => {
     serveRelease('v0.2.0', await signed(good))
-    api.use(
-      http.get(`*/assets/${good.name}`, async () => {
-        await delay(20_000)
-        return new HttpResponse(new Uint8Array(good.bytes))
-      }),
-    )
+    api.use(stalledAsset(good.name, good.bytes))
     const dry = await tool(box(), ['update', '--dry-run'])
     const child = spawn(process.execPath, [install.bin, 'update', '--confirm', env(dry).data.confirm_token], {
       env: { PATH: process.env.PATH, ...toolEnv(box()) },
