@@ -59,7 +59,7 @@ function tool(b: Sandbox, args: string[]): Promise<ToolRun> {
 
 const confirmed = (b: Sandbox, flags: string[] = []): Promise<ToolRun> => confirmUpdate((args) => tool(b, args), flags)
 
-/** A dry run, which needs no process of its own (only its token is used), made in-process. */
+/** A dry run, which needs no process of its own (only its token and code are used), made in-process. */
 const inProcess = (b: Sandbox, args: string[]): Promise<ToolRun> =>
   runBinInProcess(install.bin, args, { env: toolEnv(b) })
 
@@ -185,7 +185,7 @@ describe('a signed release that cannot start is refused before the switch', () =
   it.each(cases)('%s → E_INTEGRITY release_broken (%s), install untouched', async (_, key, check) => {
     setTimeouts(join(install.root, 'versions', '0.1.0'), { smoke_ms: 2_000 })
     serveRelease('v0.2.0', await signed(broken[key]!))
-    const dry = await tool(box(), ['update', '--dry-run'])
+    const dry = await inProcess(box(), ['update', '--dry-run'])
     expect(dry.code, dry.stdout).toBe(0)
     const before = snapshot(install.root)
     const started = Date.now()
@@ -205,7 +205,7 @@ describe('a signed release that cannot start is refused before the switch', () =
 describe('the smoke run of a good release', () => {
   it("passes whatever the person's output default is (<BIN>_FORMAT=text)", async () => {
     serveRelease('v0.2.0', await signed(good))
-    const dry = await tool(box(), ['update', '--dry-run'])
+    const dry = await inProcess(box(), ['update', '--dry-run'])
     const run = await runTool(install.bin, ['update', '--confirm', env(dry).data.confirm_token], {
       env: { ...toolEnv(box()), TASKS_FORMAT: 'text' },
     })
@@ -351,7 +351,7 @@ describe('the install lock', () => {
     const holder = spawn('sleep', ['60'], { stdio: 'ignore' })
     try {
       const pid = holder.pid!
-      const dry = await tool(box(), ['update', '--dry-run'])
+      const dry = await inProcess(box(), ['update', '--dry-run'])
       writeFileSync(join(install.root, 'update.lock'), JSON.stringify({ pid, start: startTime(pid), nonce: 'x' }))
       const before = snapshot(install.root)
       const run = await tool(box(), ['update', '--confirm', env(dry).data.confirm_token])
@@ -387,7 +387,7 @@ describe('a killed update', () => {
   it('leaves staging and its lock behind, which the next update clears before it succeeds', async () => {
     serveRelease('v0.2.0', await signed(good))
     api.use(stalledAsset(good.name, good.bytes))
-    const dry = await tool(box(), ['update', '--dry-run'])
+    const dry = await inProcess(box(), ['update', '--dry-run'])
     const child = spawn(process.execPath, [install.bin, 'update', '--confirm', env(dry).data.confirm_token], {
       env: { PATH: process.env.PATH, ...toolEnv(box()) },
       stdio: 'ignore',

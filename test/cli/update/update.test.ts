@@ -186,7 +186,7 @@ describe('interruptions', () => {
         return new HttpResponse(stream)
       }),
     )
-    const dry = await tool(box(), ['update', '--dry-run'])
+    const dry = await inProcess(box(), ['update', '--dry-run'])
     const before = snapshot(install.root)
     const run = await runTool(install.bin, ['update', '--confirm', env(dry).data.confirm_token], {
       env: { ...box().env, TASKS_UPDATE_API_URL: api.url },
