@@ -6,20 +6,11 @@ import { env, ROOT, useSandbox } from '../../support/helpers.js'
 import { runBinInProcess, tasksInProcess } from '../../support/in-process.js'
 import { makeInstall, snapshot } from '../../support/release.js'
 import { updateCalls } from '../../support/update-kit.js'
-import {
-  type Assets,
-  api,
-  authority,
-  checksumsFor,
-  identityFor,
-  REPO,
-  type Release,
-  rootFile,
-  serveRelease,
-  signedAssets,
-  stranger,
-  useUpdateWorld,
-} from '../../support/update-world.js'
+import type { Assets, Release } from '../../support/update-world.js'
+// The world's authorities, upstream and root file are live bindings, filled in its hooks: read through the namespace.
+import * as world from '../../support/update-world.js'
+
+const { checksumsFor, identityFor, REPO, serveRelease, signedAssets, useUpdateWorld } = world
 
 // `update` of a standalone install in-process (run(root, { io })): what it reports, and every refusal before a
 // byte is installed. Verification fails before extraction, so the release is any bytes with the right name; what
@@ -30,7 +21,7 @@ const release: Release = { name: `tasks-v0.2.0-${process.platform}-${process.arc
 let install: ReturnType<typeof makeInstall>
 
 beforeEach(() => {
-  install = makeInstall({ trusted_root: rootFile })
+  install = makeInstall({ trusted_root: world.rootFile })
 })
 afterEach(() => install.cleanup())
 
@@ -77,7 +68,7 @@ describe('update --check', () => {
 
   it('an install it cannot recognise is reported with the command a person should run', async () => {
     serveRelease('v0.2.0', await goodAssets())
-    const run = await tasksInProcess(box(), ['update', '--dry-run'], { env: { TASKS_UPDATE_API_URL: api.url } })
+    const run = await tasksInProcess(box(), ['update', '--dry-run'], { env: { TASKS_UPDATE_API_URL: world.api.url } })
     expect(run.code).toBe(4)
     expect(env(run).error).toMatchObject({
       code: 'E_CONFIG',
@@ -123,17 +114,17 @@ describe('integrity failures fail closed, and nothing installed changes', () => 
     ],
     [
       'a bundle over other bytes',
-      () => resigned(authority.sign(Buffer.from('other\n'), identityFor('v0.2.0'))),
+      () => resigned(world.authority.sign(Buffer.from('other\n'), identityFor('v0.2.0'))),
       'signature_invalid',
     ],
     [
       'a certificate for another repo',
-      () => resigned(authority.sign(sums(), identityFor('v0.2.0', 'evil/tasks-example'))),
+      () => resigned(world.authority.sign(sums(), identityFor('v0.2.0', 'evil/tasks-example'))),
       'identity_mismatch',
     ],
     [
       'a certificate for another workflow',
-      () => resigned(authority.sign(sums(), identityFor('v0.2.0', REPO, '.github/workflows/other.yml'))),
+      () => resigned(world.authority.sign(sums(), identityFor('v0.2.0', REPO, '.github/workflows/other.yml'))),
       'identity_mismatch',
     ],
     [
@@ -146,12 +137,12 @@ describe('integrity failures fail closed, and nothing installed changes', () => 
     ],
     [
       'the wrong issuer',
-      () => resigned(authority.sign(sums(), identityFor('v0.2.0'), 'https://accounts.google.com')),
+      () => resigned(world.authority.sign(sums(), identityFor('v0.2.0'), 'https://accounts.google.com')),
       'issuer_mismatch',
     ],
     [
       'a bundle chained to an untrusted root',
-      () => resigned(stranger.sign(sums(), identityFor('v0.2.0'))),
+      () => resigned(world.stranger.sign(sums(), identityFor('v0.2.0'))),
       'root_untrusted',
     ],
   ]
@@ -187,7 +178,7 @@ describe('an npm global install', () => {
       )
       const run = (args: string[]) =>
         runBinInProcess(join(pkg, 'bin', 'run.js'), args, {
-          env: { ...box().env, PATH: `${stubs}:${process.env.PATH}`, TASKS_UPDATE_API_URL: api.url },
+          env: { ...box().env, PATH: `${stubs}:${process.env.PATH}`, TASKS_UPDATE_API_URL: world.api.url },
         })
       expect(env(await run(['update', '--check'])).data).toMatchObject({
         install_method: 'npm',

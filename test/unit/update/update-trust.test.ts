@@ -9,18 +9,12 @@ import { runBinInProcess } from '../../support/in-process.js'
 import { makeInstall } from '../../support/release.js'
 import { createTufRepo, type TufRepo } from '../../support/tuf-repo.js'
 import { updateCalls, useScratch } from '../../support/update-kit.js'
-import {
-  api,
-  authority,
-  identityFor,
-  REPO,
-  type Release,
-  serveRelease,
-  signedAssets,
-  stranger,
-  useUpdateWorld,
-} from '../../support/update-world.js'
+import type { Release } from '../../support/update-world.js'
+// The world's authorities, upstream and root file are live bindings, filled in its hooks: read through the namespace.
+import * as world from '../../support/update-world.js'
 import { startUpstream, type Upstream } from '../../support/upstream.js'
+
+const { identityFor, REPO, serveRelease, signedAssets, useUpdateWorld } = world
 
 // The trust of an update in-process (run(root, { io })): the identity, the TUF-refreshed root, malformed trust
 // material, the notice cache, offline checks, malformed release lists; releases and a TUF repository on loopback
@@ -36,14 +30,14 @@ let install: ReturnType<typeof makeInstall>
 afterEach(() => install?.cleanup())
 
 /** The release assets with a bundle signed for `subject` by `by`. */
-const assets = (subject: string, by = authority) => signedAssets(release, subject, undefined, by)
+const assets = (subject: string, by = world.authority) => signedAssets(release, subject, undefined, by)
 
 const { tool, expectRefused } = updateCalls(runBinInProcess, () => install)
 const { file, directory, dir: scratchDir } = useScratch('trust-unit')
 
 describe('the identity comes from the version being installed', () => {
   it('a directory that labels 0.2.0 with the tag v0.2.01 is still held to the v0.2.0 identity', async () => {
-    install = makeInstall({ trusted_root: file('root.json', JSON.stringify(authority.trustedRoot)) })
+    install = makeInstall({ trusted_root: file('root.json', JSON.stringify(world.authority.trustedRoot)) })
     const dir = directory('v0.2.01', await assets(identityFor('v0.2.01')))
     const run = await expectRefused(box(), 'E_INTEGRITY', { reason: 'identity_mismatch' }, { TASKS_UPDATE_SOURCE: dir })
     expect(run.code).toBe(1)
@@ -55,7 +49,7 @@ describe('the trusted root is refreshed through TUF', () => {
   let tuf: Upstream
   let repo: TufRepo
   beforeEach(async () => {
-    repo = createTufRepo(authority.trustedRoot)
+    repo = createTufRepo(world.authority.trustedRoot)
     tuf = await startUpstream(repo.handlers)
   })
   afterEach(() => tuf.close().catch(() => undefined))
@@ -81,7 +75,7 @@ describe('the trusted root is refreshed through TUF', () => {
     ['expired metadata', { expired: true }],
   ])('%s is refused: E_INTEGRITY root_untrusted, fail closed', async (_, faults) => {
     install = tufInstall()
-    repo.republish(authority.trustedRoot, faults)
+    repo.republish(world.authority.trustedRoot, faults)
     serveRelease('v0.2.0', await assets(identityFor('v0.2.0')))
     const run = await expectRefused(box(), 'E_INTEGRITY', { reason: 'root_untrusted' })
     expect(run.code).toBe(1)
@@ -89,12 +83,12 @@ describe('the trusted root is refreshed through TUF', () => {
 
   it('no environment variable swaps the trust root: an attacker root in TASKS_SIGSTORE_TRUSTED_ROOT is ignored', async () => {
     install = tufInstall()
-    serveRelease('v0.2.0', await assets(identityFor('v0.2.0'), stranger))
+    serveRelease('v0.2.0', await assets(identityFor('v0.2.0'), world.stranger))
     await expectRefused(
       box(),
       'E_INTEGRITY',
       { reason: 'root_untrusted' },
-      { TASKS_SIGSTORE_TRUSTED_ROOT: file('evil-root.json', JSON.stringify(stranger.trustedRoot)) },
+      { TASKS_SIGSTORE_TRUSTED_ROOT: file('evil-root.json', JSON.stringify(world.stranger.trustedRoot)) },
     )
   })
 })
@@ -123,7 +117,7 @@ describe('malformed trust material is a clear code, never E_INTERNAL', () => {
       }),
     ],
   ])('a bundle that is %s is E_INTEGRITY bundle_invalid', async (_, bundle) => {
-    install = makeInstall({ trusted_root: file('root.json', JSON.stringify(authority.trustedRoot)) })
+    install = makeInstall({ trusted_root: file('root.json', JSON.stringify(world.authority.trustedRoot)) })
     serveRelease('v0.2.0', { ...(await assets(identityFor('v0.2.0'))), 'checksums.txt.sigstore.json': bundle })
     const run = await expectRefused(box(), 'E_INTEGRITY', { reason: 'bundle_invalid' })
     expect(run.code).toBe(1)
@@ -139,7 +133,7 @@ describe('a corrupt update-notice cache never breaks a command', () => {
     ['an array', '[1, 2]'],
     ['a directory', null],
   ])('%s: --version, list and update --check answer, and --check rewrites it', async (_, content) => {
-    install = makeInstall({ trusted_root: file('root.json', JSON.stringify(authority.trustedRoot)) })
+    install = makeInstall({ trusted_root: file('root.json', JSON.stringify(world.authority.trustedRoot)) })
     const b = box()
     const path = cacheFile(b)
     mkdirSync(join(path, '..'), { recursive: true })
@@ -237,7 +231,7 @@ describe('a malformed release list is the source fault, never E_INTERNAL', () =>
     ['an asset that is null', [{ tag_name: 'v0.2.0', assets: [null] }]],
   ])('GitHub answering %s: E_SERVER malformed_body at discover', async (_, body) => {
     install = makeInstall()
-    api.use(http.get(`*/repos/${REPO}/releases`, () => HttpResponse.json(body)))
+    world.api.use(http.get(`*/repos/${REPO}/releases`, () => HttpResponse.json(body)))
     const run = await tool(box(), ['update', '--check'])
     expect(run.code, run.stdout).toBe(7)
     expect(env(run).error).toMatchObject({ code: 'E_SERVER', details: { stage: 'discover', reason: 'malformed_body' } })
@@ -245,7 +239,7 @@ describe('a malformed release list is the source fault, never E_INTERNAL', () =>
 
   it('an HTML page where the release list should be: E_SERVER malformed_body', async () => {
     install = makeInstall()
-    api.use(http.get(`*/repos/${REPO}/releases`, () => HttpResponse.html('<html>maintenance</html>')))
+    world.api.use(http.get(`*/repos/${REPO}/releases`, () => HttpResponse.html('<html>maintenance</html>')))
     const run = await tool(box(), ['update', '--check'])
     expect(env(run).error).toMatchObject({ code: 'E_SERVER', details: { stage: 'discover', reason: 'malformed_body' } })
   })
@@ -265,7 +259,7 @@ describe('a malformed release list is the source fault, never E_INTERNAL', () =>
 
 describe('doctor and a pinned trusted root', () => {
   it('reports the pinned file, its age, no TUF expiry; a tool that does not self-update reports none', async () => {
-    const pinned = file('root.json', JSON.stringify(authority.trustedRoot))
+    const pinned = file('root.json', JSON.stringify(world.authority.trustedRoot))
     install = makeInstall({ trusted_root: pinned })
     const run = await tool(box(), ['doctor'])
     expect(env(run).data.trusted_root).toMatchObject({
