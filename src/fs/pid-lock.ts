@@ -15,8 +15,8 @@ const BREAKER_STALE_MS = 5_000
 const TEMP_STALE_MS = 10_000
 
 /**
- * Remove what killed processes left next to the lock at `path`: publishing temp files and breakers that are
- * old enough to be nobody's. Safe while others wait for the lock.
+ * Remove what killed processes left next to the lock at `path`: publishing temp files whose writer is gone or
+ * that are old enough to be nobody's, and breakers that are. Safe while others wait for the lock.
  */
 export async function clearLockDebris(path: string): Promise<void> {
   const dir = dirname(path)
@@ -28,7 +28,10 @@ export async function clearLockDebris(path: string): Promise<void> {
       () => 0,
     )
     const limit = name === `${prefix}break` ? BREAKER_STALE_MS : TEMP_STALE_MS
-    if (age > limit) await rm(join(dir, name), { recursive: true, force: true })
+    // A publishing temp file names its writer: one whose writer is gone is debris at once, whatever its age.
+    const writer = name === `${prefix}break` ? undefined : await readLockHolder(join(dir, name))
+    const orphan = writer !== undefined && !isAlive(writer.pid, writer.start)
+    if (age > limit || orphan) await rm(join(dir, name), { recursive: true, force: true })
   }
 }
 

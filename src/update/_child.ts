@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
 import { OWN_GROUP, signalGroup } from '../runtime/process-group.js'
+import { runEnv } from '../settings/run-env.js'
 
 /** How a bounded child process ended. */
 export type ChildResult = { code: number | null; stdout: string; stderr: string; timed_out: boolean }
@@ -22,7 +23,8 @@ export function runBounded(
     const child = spawn(command, args, {
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: OWN_GROUP,
-      env: options.env ?? process.env,
+      // The run's environment: an in-process run's PATH finds its npm, and its smoke run sees its HOME.
+      env: options.env ?? runEnv(),
       ...(options.cwd ? { cwd: options.cwd } : {}),
     })
     let stdout = ''

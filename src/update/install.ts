@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises'
 import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 import { AgentError } from '../errors/agent-error.js'
 import { clearLockDebris } from '../fs/pid-lock.js'
+import { runEnv } from '../settings/run-env.js'
 import { runBounded } from './_child.js'
 import type { UpdateStage } from './errors.js'
 import { tooLarge } from './limits.js'
@@ -17,14 +18,20 @@ export type InstallMethod =
   | { method: 'npm'; package: string }
   | { method: 'unknown'; root: string }
 
-let npmPrefix: Promise<string | undefined> | undefined
+// Keyed by the run's environment: one answer per process, and one per in-process run, whose PATH may name another npm.
+const npmPrefixes = new WeakMap<NodeJS.ProcessEnv, Promise<string | undefined>>()
 
-/** `npm prefix -g`, asked once per process, asynchronously, within `timeoutMs`; undefined when npm cannot say. */
+/** `npm prefix -g`, asked once per run, asynchronously, within `timeoutMs`; undefined when npm cannot say. */
 function globalPrefix(timeoutMs: number): Promise<string | undefined> {
-  npmPrefix ??= runBounded('npm', ['prefix', '-g'], { timeoutMs })
-    .then((r) => (r.code === 0 && !r.timed_out ? realpath(r.stdout.trim()) : undefined))
-    .catch(() => undefined)
-  return npmPrefix
+  const env = runEnv()
+  let prefix = npmPrefixes.get(env)
+  if (!prefix) {
+    prefix = runBounded('npm', ['prefix', '-g'], { timeoutMs })
+      .then((r) => (r.code === 0 && !r.timed_out ? realpath(r.stdout.trim()) : undefined))
+      .catch(() => undefined)
+    npmPrefixes.set(env, prefix)
+  }
+  return prefix
 }
 
 /**

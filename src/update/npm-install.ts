@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ToolConfig } from '../runtime/tool-config.js'
 import { readToolSettings } from '../settings/package-section.js'
+import { runEnv } from '../settings/run-env.js'
 import { toolEnv } from '../settings/tool-env.js'
 import { integrityError } from './errors.js'
 import { updateLimits } from './limits.js'
@@ -23,7 +24,7 @@ import { updateTimeouts } from './timeouts.js'
  */
 export function npmRegistry(config: ToolConfig): string {
   const declared = (readToolSettings(config).update as { npm_registry?: string } | undefined)?.npm_registry
-  return toolEnv(config.bin).raw('NPM_REGISTRY') || declared || process.env.npm_config_registry || DEFAULT_NPM_REGISTRY
+  return toolEnv(config.bin).raw('NPM_REGISTRY') || declared || runEnv().npm_config_registry || DEFAULT_NPM_REGISTRY
 }
 
 /** What precedes the version in a tag (`v`), as the standalone path builds the identity from the version. */
@@ -64,7 +65,8 @@ export async function verifiedNpmTarball(
     timeoutMs: Math.min(METADATA_TIMEOUT_MS, downloadMs),
     maxBytes: updateLimits(config).registry_bytes,
   })
-  const dir = await mkdtemp(join(tmpdir(), `${config.bin}-npm-update-`))
+  // The run's TMPDIR (an in-process run's own), as os.tmpdir() reads it for a process of its own.
+  const dir = await mkdtemp(join(runEnv().TMPDIR || tmpdir(), `${config.bin}-npm-update-`))
   const cleanup = () => rm(dir, { recursive: true, force: true })
   try {
     const path = await downloadVerifiedTarball(verified, dir, signal, downloadMs)

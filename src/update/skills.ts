@@ -4,6 +4,7 @@ import { homedir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { AgentError, isAgentError } from '../errors/agent-error.js'
 import { readJsonFile, writeJsonAtomic } from '../fs/json-file.js'
+import { runEnv } from '../settings/run-env.js'
 
 /** What a skill sync did. */
 export type SkillSync = { status: 'synced' | 'not_applicable'; path: string | null; linked: string[] }
@@ -95,7 +96,8 @@ export async function syncSkill(options: {
   repository: string | null
   env?: NodeJS.ProcessEnv
 }): Promise<SkillSync> {
-  const env = options.env ?? process.env
+  // The run's environment (an in-process run's HOME and XDG dirs), never the host process's.
+  const env = options.env ?? runEnv()
   const source = join(options.versionDir, 'skills', options.name)
   if (!(await exists(join(source, 'SKILL.md')))) return { status: 'not_applicable', path: null, linked: [] }
   const home = env.HOME ?? homedir()

@@ -1,11 +1,14 @@
 import { spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import {
   cpSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   readlinkSync,
+  renameSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -86,29 +89,63 @@ export async function makeRelease(version: string, options: { mutate?: (dir: str
 /**
  * Several release tarballs of the example tool at `version` from one build (a build is seconds; a copy of the
  * built tree is not): each entry's `mutate` (none: the release as built) edits its own copy before it is packed.
+ * Packed once per content: a tarball is kept under test/fixtures/.tmp-release-cache/, keyed by the example's and
+ * agentcli's built files, the version and the mutation's source, so the files of one run (and its workers) share
+ * one build.
  */
 export async function makeReleases<K extends string>(
   version: string,
   variants: Record<K, ((dir: string) => void) | undefined>,
 ): Promise<Record<K, Release>> {
-  const stage = mkdtempSync(join(ROOT, 'test/fixtures/.tmp-release-'))
-  try {
-    const built = makeToolCopy(stage, version)
-    const { create } = await import('tar')
-    const out = {} as Record<K, Release>
-    for (const [key, mutate] of Object.entries(variants) as Array<[K, ((dir: string) => void) | undefined]>) {
-      const variant = join(stage, 'variants', key)
-      cpSync(built, join(variant, 'tasks'), { recursive: true, verbatimSymlinks: true })
-      mutate?.(join(variant, 'tasks'))
-      const file = join(variant, 'out.tar.gz')
-      await create({ gzip: true, file, cwd: variant, portable: true }, ['tasks'])
-      out[key] = { name: `tasks-v${version}-${process.platform}-${process.arch}.tar.gz`, bytes: readFileSync(file) }
+  const name = `tasks-v${version}-${process.platform}-${process.arch}.tar.gz`
+  const cached = (key: K) => join(cacheDir(), `${digest(`${version}\0${String(variants[key] ?? 'as built')}`)}.tar.gz`)
+  const out = {} as Record<K, Release>
+  const missing = (Object.keys(variants) as K[]).filter((key) => !existsSync(cached(key)))
+  if (missing.length > 0) {
+    const stage = mkdtempSync(join(ROOT, 'test/fixtures/.tmp-release-'))
+    try {
+      const built = makeToolCopy(stage, version)
+      const { create } = await import('tar')
+      for (const key of missing) {
+        const variant = join(stage, 'variants', key)
+        cpSync(built, join(variant, 'tasks'), { recursive: true, verbatimSymlinks: true })
+        variants[key]?.(join(variant, 'tasks'))
+        const file = join(variant, 'out.tar.gz')
+        await create({ gzip: true, file, cwd: variant, portable: true }, ['tasks'])
+        // Another worker may pack the same release at once: each renames a whole file into place.
+        renameSync(file, cached(key))
+      }
+    } finally {
+      rmSync(stage, { recursive: true, force: true })
     }
-    return out
-  } finally {
-    rmSync(stage, { recursive: true, force: true })
   }
+  for (const key of Object.keys(variants) as K[]) out[key] = { name, bytes: readFileSync(cached(key)) }
+  return out
 }
+
+const CACHE = join(ROOT, 'test/fixtures/.tmp-release-cache')
+let contentKey: string | undefined
+
+/** The cache of this content (the built example, agentcli's dist, the build script); older contents' are removed. */
+function cacheDir(): string {
+  if (!contentKey) {
+    const hash = createHash('sha256')
+    const add = (path: string): void => {
+      if (statSync(path).isDirectory()) for (const entry of readdirSync(path).sort()) add(join(path, entry))
+      else hash.update(`${relative(ROOT, path)}\0`).update(readFileSync(path))
+    }
+    for (const part of PARTS) add(join(ROOT, 'examples/tasks', part))
+    add(join(ROOT, 'dist'))
+    add(BUILD)
+    contentKey = hash.digest('hex').slice(0, 16)
+    mkdirSync(join(CACHE, contentKey), { recursive: true })
+    for (const old of readdirSync(CACHE))
+      if (old !== contentKey) rmSync(join(CACHE, old), { recursive: true, force: true })
+  }
+  return join(CACHE, contentKey)
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16)
 
 /** Every file under a directory with its bytes (links as their target), to prove nothing changed. */
 export function snapshot(dir: string): Record<string, string> {

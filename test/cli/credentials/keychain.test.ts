@@ -1,5 +1,3 @@
-import { readFileSync, statSync } from 'node:fs'
-import { join } from 'node:path'
 import type { Sandbox } from 'agentcli/testing'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { keychainSecretStore } from '../../../src/credentials/keychain-store.js'
@@ -61,43 +59,6 @@ describe('the OS keychain (a real Secret Service)', () => {
   it('--insecure-storage stores in the 0600 file even when a keychain is there', async () => {
     const done = await login(box(), keyring.env, ['--insecure-storage'])
     expect(env(done).data.source).toBe('file')
-  })
-})
-
-describe('without a D-Bus session', () => {
-  const noBus = { DBUS_SESSION_BUS_ADDRESS: undefined }
-
-  it('falls back to the 0600 file with a warning on stderr, and says so in context and doctor', async () => {
-    const done = await login(box(), noBus)
-    expect(env(done).data.source).toBe('file')
-    expect(done.stderr).toMatch(/no OS keychain is available/)
-    const dir = join(box().env.XDG_CONFIG_HOME!, 'tasks')
-    expect(statSync(join(dir, 'credentials.json')).mode & 0o777).toBe(0o600)
-    expect(statSync(dir).mode & 0o777).toBe(0o700)
-    const ctx = await tasks(box(), ['context'])
-    expect(env(ctx).data.credentials).toMatchObject({ configured: true, source: 'file' })
-    const doc = await tasks(box(), ['doctor'])
-    expect(env(doc).data.checks.find((c: { check: string }) => c.check === 'credentials')).toMatchObject({
-      status: 'warn',
-    })
-    const token = JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8')).accounts.ann.access_token
-    expect(ctx.stdout + ctx.stderr + doc.stdout + doc.stderr + done.stdout + done.stderr).not.toContain(token)
-  })
-
-  it('--require-keychain fails closed instead', async () => {
-    const done = await login(box(), noBus, ['--require-keychain'])
-    expect(done.code).toBe(4)
-    expect(env(done).error).toMatchObject({ code: 'E_CONFIG', details: { reason: 'keychain_unavailable' } })
-  })
-
-  it('a credentials file readable by others is refused with a fix', async () => {
-    await login(box(), noBus)
-    const path = join(box().env.XDG_CONFIG_HOME!, 'tasks', 'credentials.json')
-    const { chmodSync } = await import('node:fs')
-    chmodSync(path, 0o644)
-    const run = await tasks(box(), ['whoami'])
-    expect(run.code).toBe(4)
-    expect(env(run).error).toMatchObject({ code: 'E_CONFIG', details: { fix: `chmod 600 ${path}` } })
   })
 })
 

@@ -1,13 +1,13 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
+import { cpSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { runTool, type Sandbox, type ToolRun } from 'agentcli/testing'
+import { runTool, type ToolRun } from 'agentcli/testing'
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { env, ROOT, useSandbox } from '../../support/helpers.js'
+import { runBinInProcess } from '../../support/in-process.js'
 import { makeInstall, makeRelease, snapshot } from '../../support/release.js'
+import { updateCalls } from '../../support/update-kit.js'
 import {
-  checksumsFor,
-  confirmUpdate as confirmWith,
   identityFor,
   type Release,
   rootFile,
@@ -17,8 +17,8 @@ import {
   useUpdateWorld,
 } from '../../support/update-world.js'
 
-// An update under faults: a disk that fills up while the release is written, a write the OS refuses, a release
-// bigger than the tool accepts, and a release signed the way cosign 3.1 signs by default.
+// An update under faults: a disk that fills up while the release is written, a write the OS refuses, and a release
+// signed the way cosign 3.1 signs by default. A release bigger than the tool accepts: test/unit/update/update-bounds.test.ts.
 
 const box = useSandbox()
 useUpdateWorld('update-faults')
@@ -31,20 +31,7 @@ beforeAll(async () => {
 }, 60_000)
 afterEach(() => install?.cleanup())
 
-function tool(b: Sandbox, args: string[]) {
-  return runTool(install.bin, args, { env: updateEnv(b.env) })
-}
-
-const confirmUpdate = (b: Sandbox) => confirmWith((args) => tool(b, args))
-
-/** Nothing of 0.2.0 is installed or linked, the skill was not synced, and the tool still runs 0.1.0. */
-async function untouched(b: Sandbox, before: Record<string, string>) {
-  expect(snapshot(install.root)).toEqual(before)
-  expect(existsSync(join(b.root, '.agents', 'skills', 'tasks'))).toBe(false)
-  const version = await tool(b, ['--version'])
-  expect(env(version).data.version).toBe('0.1.0')
-  expect((await tool(b, ['list'])).code).toBe(0)
-}
+const { tool, confirm: confirmUpdate, untouched } = updateCalls(runTool, () => install)
 
 /** Mount a tmpfs of `size` on `dir` (root only); false where the kernel does not let this run mount. */
 function mount(dir: string, size: string): boolean {
@@ -108,7 +95,8 @@ describe('a disk that fills up during the update', () => {
   it('a write the OS refuses (a file-size limit, no root needed): E_IO naming the file, nothing switched', async () => {
     serveRelease('v0.2.0', await signedAssets(release, identityFor('v0.2.0')))
     const before = snapshot(install.root)
-    const dry = await tool(box(), ['update', '--dry-run'])
+    // Only its token is used: the dry run needs no process of its own.
+    const dry = await runBinInProcess(install.bin, ['update', '--dry-run'], { env: updateEnv(box().env) })
     expect(dry.code, dry.stdout).toBe(0)
     // 500 KiB per file: the tarball (~300 KiB) downloads; dist/bundle.cjs (~900 KiB) cannot be written (EFBIG).
     const run = await new Promise<ToolRun>((resolve) => {
@@ -138,52 +126,6 @@ describe('a disk that fills up during the update', () => {
     })
     expect(String(env(run).error.details.path)).toMatch(/versions\/0\.2\.0\/dist\/bundle\.cjs$/)
     await untouched(box(), before)
-  })
-})
-
-describe('a release bigger than the tool accepts', () => {
-  it('an archive over archive_bytes is refused as it downloads: E_INTEGRITY too_large with its URL, nothing changed', async () => {
-    install = makeInstall({ trusted_root: rootFile, limits: { archive_bytes: 100_000 } })
-    serveRelease('v0.2.0', await signedAssets(release, identityFor('v0.2.0')))
-    const before = snapshot(install.root)
-    const run = await confirmUpdate(box())
-    expect(run.code, run.stdout).toBe(1)
-    expect(env(run).error).toMatchObject({
-      code: 'E_INTEGRITY',
-      retryable: false,
-      details: {
-        reason: 'too_large',
-        stage: 'download',
-        name: release.name,
-        limit: 100_000,
-        setting: 'agentcli.update.limits.archive_bytes',
-        binary_replaced: false,
-      },
-    })
-    expect(String(env(run).error.details.path)).toMatch(new RegExp(`/assets/${release.name.replace(/\./g, '\\.')}$`))
-    await untouched(box(), before)
-  })
-
-  it('a checksums.txt over checksums_bytes fails the dry run: E_INTEGRITY too_large, no token', async () => {
-    install = makeInstall({ trusted_root: rootFile, limits: { checksums_bytes: 1000 } })
-    const padded = `${checksumsFor(release)}${'#'.repeat(2000)}\n`
-    serveRelease('v0.2.0', await signedAssets(release, identityFor('v0.2.0'), padded))
-    const dry = await tool(box(), ['update', '--dry-run'])
-    expect(dry.code, dry.stdout).toBe(1)
-    expect(env(dry).error).toMatchObject({
-      code: 'E_INTEGRITY',
-      details: { reason: 'too_large', name: 'checksums.txt', setting: 'agentcli.update.limits.checksums_bytes' },
-    })
-  })
-
-  it('a malformed limit in package.json is E_CONFIG with allowed/got', async () => {
-    install = makeInstall({ trusted_root: rootFile, limits: { archive_bytes: -1 } })
-    serveRelease('v0.2.0', await signedAssets(release, identityFor('v0.2.0')))
-    const dry = await tool(box(), ['update', '--dry-run'])
-    expect(env(dry).error).toMatchObject({
-      code: 'E_CONFIG',
-      details: { setting: 'agentcli.update.limits.archive_bytes', got: -1 },
-    })
   })
 })
 

@@ -1,29 +1,25 @@
 import { spawn, spawnSync } from 'node:child_process'
 import {
-  cpSync,
   existsSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   readlinkSync,
   realpathSync,
-  rmSync,
   writeFileSync,
 } from 'node:fs'
 import { join } from 'node:path'
 import { runTool, type Sandbox } from 'agentcli/testing'
 import { delay, HttpResponse, http } from 'msw'
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { env, ROOT, useSandbox } from '../../support/helpers.js'
+import { env, useSandbox } from '../../support/helpers.js'
+import { runBinInProcess } from '../../support/in-process.js'
 import { makeInstall, makeRelease, snapshot } from '../../support/release.js'
 import { schemaValidator } from '../../support/schema.js'
 import {
   type Assets,
   api,
-  authority,
-  checksumsFor,
   confirmUpdate as confirmWith,
   identityFor,
   REPO,
@@ -31,7 +27,6 @@ import {
   rootFile,
   serveRelease,
   signedAssets,
-  stranger,
   updateEnv,
   useUpdateWorld,
 } from '../../support/update-world.js'
@@ -54,12 +49,25 @@ function confirmUpdate(b: Sandbox, extra: Record<string, string> = {}, flags: st
   return confirmWith((args) => tool(b, args, extra), flags)
 }
 
+/** A call that needs no process of its own (a dry run for its token, --version), made in-process. */
+function inProcess(b: Sandbox, args: string[]) {
+  return runBinInProcess(install.bin, args, { env: updateEnv(b.env) })
+}
+
+/** A dry run in-process for its token, then the confirm, which installs or rolls back, by the real bin. */
+async function confirmByBin(b: Sandbox, flags: string[] = []) {
+  const dry = await inProcess(b, ['update', '--dry-run', ...flags])
+  if (dry.code !== 0) return dry
+  return tool(b, ['update', '--confirm', env(dry).data.confirm_token, ...flags])
+}
+
 /**
  * The invariant after any interruption: the tool runs and reports exactly one version, the one `current`
  * points at (its directory and package.json agree, and so does the launcher); `previous`, if kept, is complete.
+ * The launcher runs the real bin (the bundle); the first --version, in-process, reads the modules.
  */
 async function coherentVersion(b: Sandbox, where: string): Promise<string> {
-  const run = await tool(b, ['--version'])
+  const run = await inProcess(b, ['--version'])
   expect(run.code, `${where}: ${run.stdout}${run.stderr}`).toBe(0)
   const version = env(run).data.version
   expect(['0.1.0', '0.2.0'], where).toContain(version)
@@ -86,58 +94,6 @@ beforeEach(() => {
   install = makeInstall({ trusted_root: rootFile })
 })
 afterEach(() => install.cleanup())
-
-describe('update --check', () => {
-  it('reports the target, the install method and the signing material, and refreshes the notice cache only', async () => {
-    serveRelease('v0.2.0', await goodAssets())
-    const before = snapshot(install.root)
-    const run = await tool(box(), ['update', '--check'])
-    expect(run.code, run.stdout).toBe(0)
-    expect(env(run).data).toMatchObject({
-      current_version: '0.1.0',
-      target_version: '0.2.0',
-      update_available: true,
-      install_method: 'standalone',
-      channel: 'stable',
-      checksums_available: true,
-      signature_available: true,
-      // The `tasks` on PATH is another install: the hint starts this one the way it was started.
-      recommended_command: expect.stringMatching(new RegExp(`node ${install.bin} update --dry-run$`)),
-      changes: { package: true, skills: true },
-    })
-    expect(snapshot(install.root)).toEqual(before)
-    const list = await tool(box(), ['list'])
-    expect(env(list).meta.notices).toEqual([
-      expect.objectContaining({
-        type: 'update_available',
-        current_version: '0.1.0',
-        latest_version: '0.2.0',
-        install_method: 'standalone',
-        recommended_command: expect.stringMatching(new RegExp(`node ${install.bin} update --dry-run$`)),
-        severity: 'info',
-      }),
-    ])
-  })
-
-  it('a network failure is E_NETWORK at the discover stage', async () => {
-    const run = await tool(box(), ['update', '--check'], { TASKS_UPDATE_API_URL: 'http://127.0.0.1:9/' })
-    expect(run.code).toBe(7)
-    expect(env(run).error).toMatchObject({ code: 'E_NETWORK', details: { stage: 'discover' } })
-  })
-
-  it('an install it cannot recognise is reported with the command a person should run', async () => {
-    serveRelease('v0.2.0', await goodAssets())
-    const { TASKS_BIN } = await import('../../support/helpers.js')
-    const run = await runTool(TASKS_BIN, ['update', '--dry-run'], {
-      env: { ...box().env, TASKS_UPDATE_API_URL: api.url },
-    })
-    expect(run.code).toBe(4)
-    expect(env(run).error).toMatchObject({
-      code: 'E_CONFIG',
-      details: { install_method: 'unknown', fix: 'npm install -g tasks-example@0.2.0' },
-    })
-  })
-})
 
 describe('a full standalone update', () => {
   it('installs v2 next to v1, switches, syncs the skill, clears the notice; rollback restores v1', async () => {
@@ -215,127 +171,6 @@ describe('a full standalone update', () => {
   })
 })
 
-describe('integrity failures fail closed, and nothing installed changes', () => {
-  type Case = [string, () => Promise<{ tag?: string; assets: Assets }>, string]
-  const cases: Case[] = [
-    ['no checksums file', async () => ({ assets: { [release.name]: release.bytes } }), 'checksum_missing'],
-    [
-      'no entry for the asset',
-      async () => ({ assets: { ...(await goodAssets()), 'checksums.txt': `${'0'.repeat(64)}  other.tar.gz\n` } }),
-      'checksum_missing',
-    ],
-    [
-      'a wrong hash',
-      async () => ({
-        assets: await signedAssets(release, identityFor('v0.2.0'), `${'ab'.repeat(32)}  ${release.name}\n`),
-      }),
-      'checksum_mismatch',
-    ],
-    [
-      'no bundle',
-      async () => ({ assets: { [release.name]: release.bytes, 'checksums.txt': checksumsFor(release) } }),
-      'signature_missing',
-    ],
-    [
-      'a legacy cosign bundle',
-      async () => ({
-        assets: {
-          ...(await goodAssets()),
-          'checksums.txt.sigstore.json': JSON.stringify({ base64Signature: 'MEUCIQ==', cert: 'LS0t' }),
-        },
-      }),
-      'bundle_invalid',
-    ],
-    [
-      'a bundle over other bytes',
-      async () => ({
-        assets: {
-          ...(await goodAssets()),
-          'checksums.txt.sigstore.json': JSON.stringify(
-            await authority.sign(Buffer.from('other\n'), identityFor('v0.2.0')),
-          ),
-        },
-      }),
-      'signature_invalid',
-    ],
-    [
-      'a certificate for another repo',
-      async () => ({
-        assets: {
-          ...(await goodAssets()),
-          'checksums.txt.sigstore.json': JSON.stringify(
-            await authority.sign(Buffer.from(checksumsFor(release)), identityFor('v0.2.0', 'evil/tasks-example')),
-          ),
-        },
-      }),
-      'identity_mismatch',
-    ],
-    [
-      'a certificate for another workflow',
-      async () => ({
-        assets: {
-          ...(await goodAssets()),
-          'checksums.txt.sigstore.json': JSON.stringify(
-            await authority.sign(
-              Buffer.from(checksumsFor(release)),
-              identityFor('v0.2.0', REPO, '.github/workflows/other.yml'),
-            ),
-          ),
-        },
-      }),
-      'identity_mismatch',
-    ],
-    [
-      'a certificate for v1.2.30 when v1.2.3 is expected',
-      async () => {
-        const r = { name: `tasks-v1.2.3-${process.platform}-${process.arch}.tar.gz`, bytes: release.bytes }
-        return { tag: 'v1.2.3', assets: await signedAssets(r, identityFor('v1.2.30')) }
-      },
-      'identity_mismatch',
-    ],
-    [
-      'the wrong issuer',
-      async () => ({
-        assets: {
-          ...(await goodAssets()),
-          'checksums.txt.sigstore.json': JSON.stringify(
-            await authority.sign(
-              Buffer.from(checksumsFor(release)),
-              identityFor('v0.2.0'),
-              'https://accounts.google.com',
-            ),
-          ),
-        },
-      }),
-      'issuer_mismatch',
-    ],
-    [
-      'a bundle chained to an untrusted root',
-      async () => ({
-        assets: {
-          ...(await goodAssets()),
-          'checksums.txt.sigstore.json': JSON.stringify(
-            await stranger.sign(Buffer.from(checksumsFor(release)), identityFor('v0.2.0')),
-          ),
-        },
-      }),
-      'root_untrusted',
-    ],
-  ]
-  it.each(cases)('%s → E_INTEGRITY %s', async (_, make, reason) => {
-    const { tag = 'v0.2.0', assets } = await make()
-    serveRelease(tag, assets)
-    const before = snapshot(install.root)
-    const run = await confirmUpdate(box())
-    expect(run.code, run.stdout).toBe(1)
-    expect(env(run).error).toMatchObject({ code: 'E_INTEGRITY', retryable: false, details: { reason } })
-    if (env(run).error.details.stage !== 'discover')
-      expect(env(run).error.details).toMatchObject({ binary_replaced: false, current_version: '0.1.0' })
-    expect(snapshot(install.root)).toEqual(before)
-    expect(env(await tool(box(), ['--version'])).data.version).toBe('0.1.0')
-  })
-})
-
 describe('interruptions', () => {
   it('SIGINT during the download → exit 130, nothing changed, no partial version left', async () => {
     serveRelease('v0.2.0', await goodAssets())
@@ -351,7 +186,7 @@ describe('interruptions', () => {
         return new HttpResponse(stream)
       }),
     )
-    const dry = await tool(box(), ['update', '--dry-run'])
+    const dry = await inProcess(box(), ['update', '--dry-run'])
     const before = snapshot(install.root)
     const run = await runTool(install.bin, ['update', '--confirm', env(dry).data.confirm_token], {
       env: { ...box().env, TASKS_UPDATE_API_URL: api.url },
@@ -374,7 +209,7 @@ describe('interruptions', () => {
     for (let trial = 0; trial < 12; trial++) {
       install.cleanup()
       install = makeInstall({ trusted_root: rootFile })
-      const dry = await tool(box(), ['update', '--dry-run'])
+      const dry = await inProcess(box(), ['update', '--dry-run'])
       const child = spawn(process.execPath, [install.bin, 'update', '--confirm', env(dry).data.confirm_token], {
         env: {
           PATH: process.env.PATH,
@@ -392,7 +227,7 @@ describe('interruptions', () => {
       const version = await coherentVersion(box(), where)
       // Whatever the kill left, the next operation of the install takes over its lock, clears its debris and
       // succeeds: an update when the kill came before the switch, a rollback when it came after.
-      const next = version === '0.1.0' ? await confirmUpdate(box()) : await confirmUpdate(box(), {}, ['--rollback'])
+      const next = version === '0.1.0' ? await confirmByBin(box()) : await confirmByBin(box(), ['--rollback'])
       expect(next.code, `${where}: ${next.stdout}`).toBe(0)
       expect(await coherentVersion(box(), where)).toBe(version === '0.1.0' ? '0.2.0' : '0.1.0')
       const debris = [
@@ -423,57 +258,5 @@ describe('after the commit point', () => {
       },
     })
     expect(env(await tool(box(), ['--version'])).data.version).toBe('0.2.0')
-  })
-})
-
-describe('an npm global install', () => {
-  it('is detected, and previewed as an npm install of the target version', async () => {
-    serveRelease('v0.2.0', await goodAssets())
-    const base = mkdtempSync(join(ROOT, 'test/fixtures/.tmp-install-npm-'))
-    try {
-      const prefix = join(base, 'prefix')
-      const pkg = join(prefix, 'lib', 'node_modules', 'tasks-example')
-      cpSync(join(install.root, 'versions', '0.1.0'), pkg, { recursive: true })
-      const stubs = join(base, 'stubs')
-      mkdirSync(stubs)
-      const log = join(base, 'npm.log')
-      writeFileSync(
-        join(stubs, 'npm'),
-        `#!/bin/sh\nif [ "$1" = prefix ]; then echo "${prefix}"; exit 0; fi\necho "$@" >> "${log}"\n`,
-        { mode: 0o755 },
-      )
-      const run = (args: string[]) =>
-        runTool(join(pkg, 'bin', 'run.js'), args, {
-          env: { ...box().env, PATH: `${stubs}:${process.env.PATH}`, TASKS_UPDATE_API_URL: api.url },
-        })
-      expect(env(await run(['update', '--check'])).data).toMatchObject({
-        install_method: 'npm',
-        update_available: true,
-      })
-      const dry = await run(['update', '--dry-run'])
-      expect(env(dry).data.preview.changes.map((c: { action: string }) => c.action)).toEqual(['npm_install'])
-      // --confirm verifies the registry's provenance before npm runs: test/provenance.test.ts.
-      expect(existsSync(log)).toBe(false)
-    } finally {
-      rmSync(base, { recursive: true, force: true })
-    }
-  })
-})
-
-describe('doctor', () => {
-  it('warns when a newer release is out, and never fails offline', async () => {
-    serveRelease('v0.2.0', await goodAssets())
-    const online = await tool(box(), ['doctor'])
-    expect(env(online).data.checks.find((c: { check: string }) => c.check === 'update')).toMatchObject({
-      status: 'warn',
-      fix: expect.stringMatching(new RegExp(`node ${install.bin} update --dry-run$`)),
-    })
-    const offline = await tool(box(), ['doctor'], { TASKS_UPDATE_API_URL: 'http://127.0.0.1:9/' })
-    expect(offline.code).toBe(0)
-    // A check that could not run is a warning, not a pass (and still not a failure of doctor).
-    expect(env(offline).data.checks.find((c: { check: string }) => c.check === 'update')).toMatchObject({
-      status: 'warn',
-      message: expect.stringMatching(/^could not check for updates/),
-    })
   })
 })

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { runTool } from 'agentcli/testing'
 import { delay, HttpResponse, http } from 'msw'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { env, ROOT, useSandbox } from '../../support/helpers.js'
+import { runBinInProcess } from '../../support/in-process.js'
 import {
   attestationsFor,
   NPM_PUBLISH,
@@ -30,7 +30,9 @@ import {
 // `update` on an npm global install: the registry's SLSA provenance for the target version is verified (pinned
 // trusted root, exact workflow identity, subject digest = dist.integrity) before npm runs, and npm installs the
 // downloaded, re-hashed tarball. The registry (packument, attestations, tarball) is msw on loopback; npm is a stub
-// that records what it was asked to install.
+// that records what it was asked to install. In-process (run(root, { io })): the run's PATH finds the stub and its
+// TMPDIR holds the download; npm in a real process (its deadline, its group killed, one npm for parallel confirms)
+// is test/cli/update/update-robust.test.ts.
 
 const box = useSandbox()
 useUpdateWorld('provenance')
@@ -56,7 +58,7 @@ const attested = (subject = identityFor('v0.2.0'), st: unknown = statement(), by
   attestationsFor(by, st, subject)
 
 function run(args: string[], extra: Record<string, string> = {}) {
-  return runTool(join(pkgDir, 'bin', 'run.js'), args, {
+  return runBinInProcess(join(pkgDir, 'bin', 'run.js'), args, {
     env: updateEnv(
       {
         ...box().env,
