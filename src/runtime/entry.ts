@@ -49,7 +49,7 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
   if (options.fatal) return session.finish({ error: options.fatal })
   try {
     session.stopIfInterrupted()
-    const { dir, pjson } = readPjson(root, options.bundle)
+    const { dir, pjson } = readPjson(root, options.bundle, options.io !== undefined)
     const config = toolConfig(dir, pjson)
     const env = session.configure(config)
     await clearUpdateLeftovers(dir)
