@@ -13,6 +13,7 @@ import { inProcessReadsOf, inProcessRunner } from './in-process.js'
 import { warmPool, warmProcessesOf } from './pool.js'
 import { errorEnvelopeOf, type ToolResult, toolResult } from './result.js'
 import { type Launcher, startWarm } from './run-call.js'
+import { type TaskListener, taskListener } from './task-listen.js'
 import { type ListedTool, listedTools, maxListBytesOf, type ToolDef, toolDefs } from './tools.js'
 
 /** What builds the tool's MCP servers, for either transport. */
@@ -42,6 +43,8 @@ type Handler = (args: Record<string, unknown>, ctx: Ctx) => Promise<unknown>
 export async function mcpFactory(options: FactoryOptions): Promise<{
   sdk: Sdk
   build: (principal?: CallPrincipal, canAsk?: boolean) => InstanceType<Sdk['McpServer']>
+  /** The status notifications of tasks, served in front of the SDK (see ./task-listen.ts). */
+  listener: TaskListener
 }> {
   const sdk = await import('@modelcontextprotocol/server')
   const { config, catalogue } = options
@@ -152,7 +155,7 @@ export async function mcpFactory(options: FactoryOptions): Promise<{
     tasks.attach(server, principal)
     return server
   }
-  return { sdk, build }
+  return { sdk, build, listener: taskListener((taskId, principal) => tasks.read(taskId, principal)) }
 }
 
 function unknownTool(name: string, defs: readonly ToolDef[], catalogue: Catalogue): ToolResult {

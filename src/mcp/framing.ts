@@ -35,6 +35,8 @@ type Options = {
   isMessage: (value: unknown) => boolean
   /** Send an error answer (one line on stdout, through the transport's writer). */
   answer: (error: FramingError) => void
+  /** A message the server serves itself, before the SDK (a listen for tasks): true when it took it. */
+  take?: (message: unknown) => boolean
 }
 
 const refusal = (
@@ -72,6 +74,7 @@ export function framedInput(source: Readable, options: Options): PassThrough {
     }
     if (!options.isMessage(value))
       return options.answer(refusal(idOf(value), JSONRPC.invalidRequest, 'Invalid Request: not a JSON-RPC message'))
+    if (options.take?.(value)) return
     out.write(`${text}\n`)
   }
   source.on('data', (chunk: Buffer) => {

@@ -5,6 +5,7 @@ import type { CallPrincipal } from './call-tool.js'
 import { killGraceOf, stopAll } from './children.js'
 import { type FactoryOptions, mcpFactory } from './factory.js'
 import { maxMessageBytesOf } from './framing.js'
+import type { ListenAnswer, TaskListener, TaskListenRequest } from './task-listen.js'
 
 /** Who may call: a bearer token's verifier, with what the 401 challenge and the RFC 9728 document advertise. */
 export type HttpAuth = {
@@ -63,7 +64,7 @@ export async function serveMcpHttp(options: HttpServeOptions): Promise<{ request
     )
   const maxBytes = maxMessageBytesOf(options.config)
   const maxConcurrent = options.maxConcurrent ?? 32
-  const { sdk, build } = await mcpFactory(options)
+  const { sdk, build, listener } = await mcpFactory(options)
   const handler = sdk.createMcpHandler(
     // A 2025-era request is served by a fresh instance with no session: a person's answer to an elicitation would
     // arrive at another one, so those instances never ask (writes answer with the plain dry_run → confirm gate).
@@ -182,6 +183,9 @@ export async function serveMcpHttp(options: HttpServeOptions): Promise<{ request
       if (checked instanceof Response) return send(res, checked)
       authInfo = checked
     }
+    // A listen for tasks is served here (the SDK's router drops `taskIds`: ./task-listen.ts), for the caller's own.
+    const listen = body && req.method === 'POST' ? listenOf(listener, body) : undefined
+    if (listen) return serveListen(res, await listener.open(listen, principalOf(authInfo)))
     await send(res, await handler.fetch(request, authInfo ? { authInfo } : {}))
   }
 
@@ -190,6 +194,8 @@ export async function serveMcpHttp(options: HttpServeOptions): Promise<{ request
     options.signal?.addEventListener('abort', () => resolve(), { once: true })
   })
   closing = true
+  // Open listens end with their graceful result, as the SDK's own do.
+  listener.closeAll()
   server.close()
   server.closeIdleConnections()
   // Every call still running is stopped as Ctrl-C would (its own E_INTERRUPTED goes back to its client), then the
@@ -201,6 +207,45 @@ export async function serveMcpHttp(options: HttpServeOptions): Promise<{ request
   await handler.close()
   server.closeAllConnections()
   return { requests, url }
+}
+
+/** The body as a listen for tasks, when it is one. */
+function listenOf(listener: TaskListener, body: Buffer): TaskListenRequest | undefined {
+  let message: unknown
+  try {
+    message = JSON.parse(body.toString('utf8'))
+  } catch {
+    return undefined
+  }
+  return listener.claims(message) ? message : undefined
+}
+
+/** A listen's answer: its JSON-RPC error, or its SSE stream until the client goes or the server stops. */
+function serveListen(res: ServerResponse, answer: ListenAnswer): void {
+  if ('error' in answer) {
+    json(res, 200, answer.error)
+    return
+  }
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  })
+  res.flushHeaders()
+  const keepAlive = setInterval(() => res.write(': keepalive\n\n'), 15_000)
+  keepAlive.unref()
+  const stop = answer.start({
+    send: (message) => void res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`),
+    end: () => {
+      clearInterval(keepAlive)
+      res.end()
+    },
+  })
+  res.once('close', () => {
+    clearInterval(keepAlive)
+    stop()
+  })
 }
 
 function principalOf(authInfo: import('@modelcontextprotocol/server').AuthInfo | undefined): CallPrincipal {

@@ -30,13 +30,27 @@ export type Launcher = {
   killGraceMs?: number
 }
 
+/** The server's environment as its first call found it, without `<BIN>_FORMAT` (named too), per tool bin. */
+const serverEnvs = new Map<string, { env: Record<string, string>; format: string }>()
+
 /**
  * The environment of every call: the server's, without `<BIN>_FORMAT` (an MCP call always answers in JSON), with
- * the call's own on top.
+ * the call's own on top. The server's part is copied once (reading `process.env` goes through the OS environment
+ * key by key): nothing in the server changes it, and a read run in the server that did (`process.env.X = …`)
+ * reaches no later call, as a child's change would not.
  */
 function callEnv(launcher: Pick<Launcher, 'bin'>, extra: Record<string, string> = {}): Record<string, string> {
-  const env = { ...process.env, ...extra } as Record<string, string>
-  delete env[toolEnv(launcher.bin).name('FORMAT')]
+  let server = serverEnvs.get(launcher.bin)
+  if (!server) {
+    const format = toolEnv(launcher.bin).name('FORMAT')
+    const env = { ...process.env } as Record<string, string>
+    delete env[format]
+    server = { env, format }
+    serverEnvs.set(launcher.bin, server)
+  }
+  const env = { ...server.env, ...extra }
+  // The call's own never brings the format back either.
+  delete env[server.format]
   return env
 }
 

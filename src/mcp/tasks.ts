@@ -12,6 +12,7 @@ import {
   principalKey,
   submittedJob,
   TASKS_EXTENSION,
+  type TaskFields,
   taskKey,
   taskOf,
 } from './_tasks-map.js'
@@ -36,6 +37,11 @@ type Ctx = { mcpReq: { envelope?: Record<string, unknown> } }
 export type TaskSurface = {
   /** Serve `tasks/get`, `tasks/update` and `tasks/cancel` on a server whose calls act for `principal`. */
   attach(server: Server, principal: CallPrincipal): void
+  /**
+   * A task as `tasks/get` reads it for `principal`, without its result: undefined when the id is not that
+   * principal's (forged, another's, unknown) or has expired. A failure to read the store is thrown.
+   */
+  read(taskId: string, principal: CallPrincipal): Promise<TaskFields | undefined>
   /** The `CreateTaskResult` of a call whose envelope submitted a job, when the request asked for tasks. */
   created(
     envelope: Record<string, unknown>,
@@ -135,6 +141,14 @@ export function taskSurface(options: {
   }
 
   return {
+    async read(taskId, principal) {
+      try {
+        return taskOf(await find(taskId, principal), taskId)
+      } catch (error) {
+        if (error instanceof sdk.ProtocolError) return undefined
+        throw error
+      }
+    },
     async created(envelope, caps, principal) {
       const jobId = declaresTasks(caps) ? submittedJob(envelope) : undefined
       if (!jobId) return undefined

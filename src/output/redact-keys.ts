@@ -67,16 +67,20 @@ function matches(k: string, names: Iterable<string>): boolean {
 
 /** Add tool-declared sensitive key names (matched like the built-in ones, whole value hidden). */
 export function addSensitiveKeys(keys: Iterable<string>): void {
+  const before = extraKeys.size
   for (const key of keys) {
     const k = normalizeKey(key)
     if (k) extraKeys.add(k)
   }
+  // Verdicts and fragments depend on the set alone: a run declaring the keys already known keeps them.
+  if (extraKeys.size === before) return
   verdicts.clear()
   fragmentCache = undefined
 }
 
 /** Forget the tool-declared keys: each in-process run declares its own, as a new process does. */
 export function forgetSensitiveKeys(): void {
+  if (extraKeys.size === 0) return
   extraKeys.clear()
   verdicts.clear()
   fragmentCache = undefined

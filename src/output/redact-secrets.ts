@@ -113,6 +113,9 @@ export function hasSecrets(): boolean {
 
 /** Forget every registered secret: each in-process run (and test) starts with none, as a new process does. */
 export function forgetSecrets(): void {
+  // Nothing registered, nothing to forget: the caches built on the empty set stay good (a run of an MCP server's
+  // read starts here every call).
+  if (originals.length === 0) return
   originals = []
   secrets = []
   needles = []

@@ -45,26 +45,45 @@ onSecretRegistered(() => {
   prefilter = undefined
 })
 
+/**
+ * Prefilters built for sets of key words alone (no secret registered), by those words: every in-process run (an
+ * MCP server's read) forgets and re-declares the same keys, and building the expression is most of a small
+ * run's redaction. An expression holding a secret's runs is never kept past its secrets.
+ */
+const keyOnly = new Map<string, RegExp>()
+
 /** One regular expression for the words of every shape and sensitive key and the runs of every known secret. */
 function fragmentRegex(): RegExp {
   const keys = keyFragments()
   if (!prefilter || builtFor !== keys) {
-    const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
     // The expression ignores case: an ASCII run is folded (hex in either case is then one run); another is kept
     // as it is, since folding it can change it (`İ` lower-cases to two characters).
     const fold = (n: string) => (/^[\x20-\x7e]*$/.test(n) ? n.toLowerCase() : n)
     const runs = secretNeedles().map(fold)
-    const all = [...new Set([...SHAPE_FRAGMENTS, ...keys, ...runs])]
-    // A word that contains another is implied by it; grouping by first character lets the engine dispatch once.
-    const words = all.filter((w) => !all.some((other) => other !== w && w.includes(other)))
-    const groups = new Map<string, string[]>()
-    for (const w of words) groups.set(w[0]!, [...(groups.get(w[0]!) ?? []), w.slice(1)])
-    const source = [...groups].map(([first, rest]) => `${literal(first)}(?:${rest.map(literal).join('|')})`)
-    prefilter = new RegExp(source.join('|'), 'iu')
+    const signature = runs.length === 0 ? keys.join('\n') : undefined
+    let built = signature === undefined ? undefined : keyOnly.get(signature)
+    if (!built) {
+      built = buildPrefilter([...new Set([...SHAPE_FRAGMENTS, ...keys, ...runs])])
+      if (signature !== undefined) {
+        if (keyOnly.size >= 8) keyOnly.clear()
+        keyOnly.set(signature, built)
+      }
+    }
+    prefilter = built
     builtFor = keys
     keyCache.clear()
   }
   return prefilter
+}
+
+function buildPrefilter(all: string[]): RegExp {
+  const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+  // A word that contains another is implied by it; grouping by first character lets the engine dispatch once.
+  const words = all.filter((w) => !all.some((other) => other !== w && w.includes(other)))
+  const groups = new Map<string, string[]>()
+  for (const w of words) groups.set(w[0]!, [...(groups.get(w[0]!) ?? []), w.slice(1)])
+  const source = [...groups].map(([first, rest]) => `${literal(first)}(?:${rest.map(literal).join('|')})`)
+  return new RegExp(source.join('|'), 'iu')
 }
 
 /**

@@ -49,7 +49,7 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
   if (options.fatal) return session.finish({ error: options.fatal })
   try {
     session.stopIfInterrupted()
-    const { dir, pjson } = readPjson(root, options.bundle)
+    const { dir, pjson } = readPjson(root, options.bundle, options.io !== undefined)
     const config = toolConfig(dir, pjson)
     const env = session.configure(config)
     await clearUpdateLeftovers(dir)
@@ -59,14 +59,20 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
     // Help needs oclif's Config anyway: the command map is not even loaded for it. A bare call names no command.
     const route = helpRequested(argv) ? undefined : await ownRoute(config, argv, options.bundle)
     if (!route) return await viaOclif(session, env, await oclifConfig(config))
-    return await runOwn(session, env, config, route)
+    return await runOwn(session, env, config, route, options.io !== undefined)
   } catch (error) {
     return session.finish({ error })
   }
 }
 
 /** A command of the tool's own map, on agentcli's base: no oclif `Config`, no hooks (the tool declares none). */
-async function runOwn(session: Session, env: ToolEnv, config: ToolConfig, route: OwnRoute): Promise<number> {
+async function runOwn(
+  session: Session,
+  env: ToolEnv,
+  config: ToolConfig,
+  route: OwnRoute,
+  inProcess: boolean,
+): Promise<number> {
   const { command, id, rest } = route
   // Known before any flag error is raised, so a stream command answers in NDJSON whatever went wrong.
   session.setShape({ schemaVersion: String(command.schemaVersion ?? '1.0'), stream: command.stream === true })
@@ -77,8 +83,9 @@ async function runOwn(session: Session, env: ToolEnv, config: ToolConfig, route:
   // Bad settings are one E_CONFIG envelope before any work, never a retry loop or a crash inside the command.
   env.checkAll()
   // A signal that arrived while the tool loaded is dispatched when the event loop turns: one turn, so a held
-  // signal is answered before the command starts.
-  await new Promise((resolve) => setImmediate(resolve))
+  // signal is answered before the command starts. An in-process run has no process signals: its caller's abort
+  // reaches the session at once.
+  if (!inProcess) await new Promise((resolve) => setImmediate(resolve))
   session.stopIfInterrupted()
   // What oclif's plugin sets on a class it hands out: the id the command was found under.
   command.id = id

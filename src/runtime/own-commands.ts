@@ -5,7 +5,7 @@ import { idDepth, leadingWords, longestMatch } from '../route/match.js'
 import { BaseCommand } from './base-command.js'
 import type { ToolConfig, ToolPjson } from './tool-config.js'
 
-const { readFileSync } = builtin<typeof import('node:fs')>('node:fs')
+const { readFileSync, statSync } = builtin<typeof import('node:fs')>('node:fs')
 const Module = builtin<typeof import('node:module')>('node:module')
 const { join } = builtin<typeof import('node:path')>('node:path')
 const { pathToFileURL } = builtin<typeof import('node:url')>('node:url')
@@ -21,11 +21,37 @@ export type OwnRoute = { command: OwnCommand; id: string; rest: string[] }
 
 type Discovery = { strategy?: string; target?: string; identifier?: string }
 
-/** The tool's root and package.json; from a bundle, with the bundle as the explicit command target. */
-export function readPjson(root: string | URL, bundle: string | undefined): { dir: string; pjson: ToolPjson } {
+/**
+ * The tool's root and package.json; from a bundle, with the bundle as the explicit command target. `reuse`: the
+ * caller runs many times in one process (an in-process run: an MCP server's reads), so the file's text is kept
+ * while its stat is unchanged; each run still parses its own copy, and an edit on disk is seen by the next run.
+ */
+export function readPjson(
+  root: string | URL,
+  bundle: string | undefined,
+  reuse = false,
+): { dir: string; pjson: ToolPjson } {
   const dir = rootPath(root)
-  if (bundle) return { dir, pjson: bundledPjson(dir, bundle) as ToolPjson }
-  return { dir, pjson: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as ToolPjson }
+  const text = pjsonText(join(dir, 'package.json'), reuse)
+  if (bundle) return { dir, pjson: bundledPjson(dir, bundle, text) as ToolPjson }
+  return { dir, pjson: JSON.parse(text) as ToolPjson }
+}
+
+/** The last package.json text read with `reuse`, by path, with the stat it was read at. */
+const kept = new Map<string, { stamp: string; text: string }>()
+
+function pjsonText(path: string, reuse: boolean): string {
+  if (!reuse) return readFileSync(path, 'utf8')
+  const stat = statSync(path, { throwIfNoEntry: false })
+  // Missing (or not a file): the read below fails as it would without the cache.
+  if (!stat?.isFile()) return readFileSync(path, 'utf8')
+  const stamp = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`
+  const known = kept.get(path)
+  if (known?.stamp === stamp) return known.text
+  const text = readFileSync(path, 'utf8')
+  if (kept.size >= 16) kept.clear()
+  kept.set(path, { stamp, text })
+  return text
 }
 
 /** Whether argv asks for help (`--help`/`-h` before any `--`). */
@@ -69,11 +95,26 @@ export async function ownRoute(
 
 type CommandMap = { commands: Record<string, unknown>; aliases: Set<string> }
 
+/**
+ * Command maps by module and export: a module, once loaded, is the same object for every later run of this process
+ * (Node's module cache), so an in-process caller running many calls reads its map once.
+ */
+const maps = new Map<string, CommandMap>()
+
 async function commandMap(root: string, discovery: unknown, bundle?: string): Promise<CommandMap | undefined> {
   const explicit = discovery as Discovery | undefined
   if (typeof explicit !== 'object' || explicit.strategy !== 'explicit' || !explicit.target) return undefined
   const identifier = explicit.identifier ?? 'default'
   const target = join(root, explicit.target)
+  const key = `${bundle ? 'bundle' : 'module'}\0${target}\0${identifier}`
+  const known = maps.get(key)
+  if (known) return known
+  const map = await loadCommandMap(target, identifier, bundle)
+  if (map) maps.set(key, map)
+  return map
+}
+
+async function loadCommandMap(target: string, identifier: string, bundle?: string): Promise<CommandMap | undefined> {
   // The bundle is already loaded, registered under its own path (as oclif would `require` it).
   const module = (bundle ? Module.createRequire(target)(target) : await import(pathToFileURL(target).href)) as Record<
     string,

@@ -1,4 +1,4 @@
-import { readFileSync, rmSync } from 'node:fs'
+import { readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 // The two functions, not the package: every start reads the notice, and semver's index evaluates its ranges'
 // regular expressions too.
@@ -53,8 +53,11 @@ function discard(path: string): void {
 /** The cache as written, or undefined: missing, unreadable or corrupt (a corrupt one is removed). */
 function readCache(cacheDir: string): NoticeCache | undefined {
   const path = join(cacheDir, NOTICE_CACHE_FILE)
+  // Most runs find none: a stat says so without the exception a failed read costs (every call of an MCP server's
+  // read runs this).
   let text: string
   try {
+    if (!statSync(path, { throwIfNoEntry: false })) return undefined
     text = readFileSync(path, 'utf8')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EISDIR') discard(path)

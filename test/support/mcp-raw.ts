@@ -41,13 +41,22 @@ function meta(options: RpcOptions): Record<string, unknown> {
 export async function stdioRpc(
   bin: string,
   env: Record<string, string>,
-): Promise<{ rpc: Rpc; stderr(): string; close(): Promise<void> }> {
+): Promise<{
+  rpc: Rpc
+  stderr(): string
+  close(): Promise<void>
+  /** Every message the server sent that answers no request of `rpc` (notifications, a listen's end), in order. */
+  unsolicited(): Record<string, unknown>[]
+  /** Send a raw message as it is (a request whose answer `rpc` does not wait for, a notification). */
+  send(message: Record<string, unknown>): Promise<void>
+}> {
   const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp'], env, stderr: 'pipe' })
   let log = ''
   transport.stderr?.on('data', (c: Buffer) => {
     log += c.toString('utf8')
   })
   const pending = new Map<number, (a: Answer) => void>()
+  const others: Record<string, unknown>[] = []
   transport.onmessage = (message) => {
     const m = message as { id?: number } & Answer
     if (typeof m.id === 'number' && pending.has(m.id)) {
@@ -56,7 +65,7 @@ export async function stdioRpc(
         ...('error' in m ? { error: m.error } : {}),
       })
       pending.delete(m.id)
-    }
+    } else others.push(message as Record<string, unknown>)
   }
   await transport.start()
   let next = 0
@@ -66,7 +75,18 @@ export async function stdioRpc(
       pending.set(id, resolve)
       void transport.send({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta(options) } })
     })
-  return { rpc, stderr: () => log, close: () => transport.close() }
+  return {
+    rpc,
+    stderr: () => log,
+    close: () => transport.close(),
+    unsolicited: () => others,
+    send: (message) => transport.send(message as never),
+  }
+}
+
+/** The `_meta` of a raw 2026-07-28 request (`tasks`: declare the tasks extension, as {@link Rpc} does by default). */
+export function requestMeta(options: RpcOptions = {}): Record<string, unknown> {
+  return meta(options)
 }
 
 /** A requester against a Streamable HTTP endpoint, with a bearer token when given. */

@@ -436,6 +436,28 @@ describe('secrets the process registered', () => {
     // The built-in rules stay: they are not the run's.
     expect(isSensitiveKey('password')).toBe(true)
   })
+
+  it('runs that declare the same keys reuse their prefilter; each run still flags only its own keys', () => {
+    // More key sets than are kept (8), in turn, twice: a kept prefilter is the one of its own keys.
+    const names = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet']
+    const key = (i: number) => `${names[i % names.length]}qx`
+    for (let round = 0; round < 2; round++)
+      for (let i = 0; i < names.length; i++) {
+        resetRedaction()
+        addSensitiveKeys([key(i)])
+        // The same keys declared again change nothing.
+        addSensitiveKeys([key(i)])
+        expect(mayNeedRedaction(`{"${key(i)}":"v"}`)).toBe(true)
+        expect(mayNeedRedaction(`{"${key(i + 1)}":"v"}`)).toBe(false)
+        expect(redactForOutput({ [key(i)]: 'v' })).toEqual({ [key(i)]: REDACTED })
+      }
+    // A secret's runs are in the prefilter while it is known, and gone with it.
+    resetRedaction()
+    registerSecret('zqvwxy-81723')
+    expect(mayNeedRedaction('x zqvwxy-81723')).toBe(true)
+    resetRedaction()
+    expect(mayNeedRedaction('x zqvwxy-81723')).toBe(false)
+  })
 })
 
 describe('argv, for records of a command line', () => {
