@@ -3,12 +3,14 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { TASK_TTL_MS } from '../../../src/mcp/_tasks-map.js'
-import { alive, env, FIXTURE_BIN, fixture, shiftedClock, TASKS_BIN, until, useSandbox } from '../../support/helpers.js'
+import { alive, env, FIXTURE_BIN, shiftedClock, TASKS_BIN, until, useSandbox } from '../../support/helpers.js'
+import { fixtureInProcess as fixture } from '../../support/in-process.js'
 import { httpRpc, pollTask, type Rpc, startMcpHttp, stdioRpc } from '../../support/mcp-raw.js'
 import { withoutDuration } from '../../support/mcp-session.js'
 
 // The tasks extension (io.modelcontextprotocol/tasks, SEP-2663) over async jobs, spoken raw on the 2026-07-28
-// revision: the official client (2.4) refuses a `resultType: "task"` answer, so these tests play the client.
+// revision: the official client (2.4) refuses a `resultType: "task"` answer, so these tests play the client. What
+// the CLI says of a job (`job status`, `job result`) is read in-process: the same envelope, no fixture boot per look.
 
 const closers: Array<() => Promise<void>> = []
 /** Close this test's servers: registered after `useSandbox()`, so it runs before the sandbox goes. */
