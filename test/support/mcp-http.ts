@@ -2,7 +2,8 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { Client } from '@modelcontextprotocol/client'
 import { type Sandbox, sandbox } from 'agentcli/testing'
 import { afterAll, beforeAll } from 'vitest'
-import { alive, TASKS_BIN } from './helpers.js'
+import { tasksServer } from './cold-tasks.js'
+import { alive } from './helpers.js'
 
 /** A `<bin> mcp --http` process this test started, and the URL its log line named. */
 export type HttpServer = {
@@ -16,8 +17,10 @@ export type HttpServer = {
 
 /** Start `<bin> mcp --http --port 0 …` in the sandbox; resolves once it listens (or rejects with its envelope). */
 export function startHttp(box: Sandbox, args: string[] = [], env: Record<string, string> = {}): Promise<HttpServer> {
-  const child = spawn(process.execPath, [TASKS_BIN, 'mcp', '--http', '--port', '0', ...args], {
-    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...box.env, ...env },
+  // The example, or its copy without warm processes in a file that asked for it (cold-tasks.ts).
+  const example = tasksServer()
+  const child = spawn(process.execPath, [example.bin, 'mcp', '--http', '--port', '0', ...args], {
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...example.env, ...box.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let log = ''

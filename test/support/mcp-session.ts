@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { type Sandbox, sandbox } from 'agentcli/testing'
 import { afterAll, beforeAll } from 'vitest'
-import { TASKS_BIN } from './helpers.js'
+import { tasksServer } from './cold-tasks.js'
 
 /** An open MCP session with a tool's real bin (`<bin> mcp`), driven by the official client SDK over stdio. */
 export type Session = {
@@ -41,10 +41,12 @@ class InPlaceProbe extends StdioClientTransport {}
 
 /** Start `<bin> mcp` in the sandbox and connect the official client to it. */
 export async function openSession(box: Sandbox, options: Options = {}): Promise<Session> {
+  // The example (or its copy without warm processes, in a file that asked for it: cold-tasks.ts) unless told.
+  const example = options.command || options.bin ? undefined : tasksServer()
   const transport = new InPlaceProbe({
     command: options.command ?? process.execPath,
-    args: [...(options.command ? [] : [options.bin ?? TASKS_BIN]), 'mcp', ...(options.args ?? [])],
-    env: { ...box.env, ...options.env } as Record<string, string>,
+    args: [...(options.command ? [] : [options.bin ?? example!.bin]), 'mcp', ...(options.args ?? [])],
+    env: { ...box.env, ...example?.env, ...options.env } as Record<string, string>,
     stderr: 'pipe',
   })
   let log = ''
