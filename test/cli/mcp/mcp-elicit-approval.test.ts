@@ -12,10 +12,14 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { type Sandbox, sandbox } from 'agentcli/testing'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { useColdTasks } from '../../support/cold-tasks.js'
 import { CLOCK_PRELOAD, env, ROOT, seed, storeBytes, tasks } from '../../support/helpers.js'
 import { httpClient, startHttp } from '../../support/mcp-http.js'
 import { openSession, type Session, sc } from '../../support/mcp-session.js'
 import { sshKeys, sshSign } from '../../support/ssh-keys.js'
+
+// Not about the warm pool: the servers start none (cold-tasks.ts).
+useColdTasks()
 
 const PRELOAD = pathToFileURL(join(ROOT, 'test/fixtures/system-root.mjs')).href
 const ON = { approval: { channels: ['ssh', 'mcp-elicitation'] } }

@@ -5,9 +5,13 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import type { Sandbox } from 'agentcli/testing'
 import { afterEach, describe, expect, it } from 'vitest'
+import { useColdTasks } from '../../support/cold-tasks.js'
 import { alive, env, seed, tasks, until, useSandbox } from '../../support/helpers.js'
 import { type HttpServer, httpClient, startHttp, useSharedHttp } from '../../support/mcp-http.js'
 import { sc, withoutDuration } from '../../support/mcp-session.js'
+
+// Not about the warm pool: the servers start none (cold-tasks.ts).
+useColdTasks()
 
 /** An upstream that accepts connections and never answers: a call waiting on it stays in flight. */
 async function silentUpstream(): Promise<{ url: string; held: Array<{ destroy(): void }>; close(): Promise<void> }> {

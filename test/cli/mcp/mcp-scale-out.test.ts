@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { tasksServer, useColdTasks } from '../../support/cold-tasks.js'
 import { ENGINES, type Machine, machines, newKey, seedTask, useFleet, useJobWorkers } from '../../support/fleet.js'
 import { TASKS_BIN } from '../../support/helpers.js'
 import { httpRpc, pollTask, startMcpHttp } from '../../support/mcp-raw.js'
@@ -9,6 +10,8 @@ import { httpRpc, pollTask, startMcpHttp } from '../../support/mcp-raw.js'
 // life, sharing the fleet's state (one schema on PostgreSQL, one key prefix on Redis). A confirm token minted by
 // one is good on any other, exactly once, even under a race; a task created on one is read on every other.
 
+// Not about the warm pool: the servers start none (cold-tasks.ts).
+useColdTasks()
 const fleet = useFleet()
 const stops: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -24,7 +27,8 @@ const terminal = (s: string) => ['completed', 'failed', 'cancelled'].includes(s)
 
 async function threeServers(engine: (typeof ENGINES)[number]) {
   const ms = machines(3, fleet.url(engine), newKey())
-  const servers = await Promise.all(ms.map((m) => startMcpHttp(TASKS_BIN, m.env)))
+  const example = tasksServer()
+  const servers = await Promise.all(ms.map((m) => startMcpHttp(example.bin, { ...m.env, ...example.env })))
   for (const s of servers) stops.push(s.stop)
   return { ms, rpcs: servers.map((s) => httpRpc(s.url)) }
 }

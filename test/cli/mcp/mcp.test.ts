@@ -1,8 +1,12 @@
 import { rmSync } from 'node:fs'
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills'
 import { beforeEach, describe, expect, it } from 'vitest'
+import { useColdTasks } from '../../support/cold-tasks.js'
 import { env, seed, storeBytes, storePath, tasks, useSandbox } from '../../support/helpers.js'
 import { openSession, sc, useSharedSession, withoutDuration } from '../../support/mcp-session.js'
+
+// Not about the warm pool: the servers start none (cold-tasks.ts).
+useColdTasks()
 
 type Tool = { name: string; inputSchema: { properties?: Record<string, Record<string, unknown>>; required?: string[] } }
 
