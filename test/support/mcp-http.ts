@@ -1,7 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { Client } from '@modelcontextprotocol/client'
-import type { Sandbox } from 'agentcli/testing'
-import { alive, TASKS_BIN } from './helpers.js'
+import { type Sandbox, sandbox } from 'agentcli/testing'
+import { afterAll, beforeAll } from 'vitest'
+import { tasksServer } from './cold-tasks.js'
+import { alive } from './helpers.js'
 
 /** A `<bin> mcp --http` process this test started, and the URL its log line named. */
 export type HttpServer = {
@@ -15,8 +17,10 @@ export type HttpServer = {
 
 /** Start `<bin> mcp --http --port 0 …` in the sandbox; resolves once it listens (or rejects with its envelope). */
 export function startHttp(box: Sandbox, args: string[] = [], env: Record<string, string> = {}): Promise<HttpServer> {
-  const child = spawn(process.execPath, [TASKS_BIN, 'mcp', '--http', '--port', '0', ...args], {
-    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...box.env, ...env },
+  // The example, or its copy without warm processes in a file that asked for it (cold-tasks.ts).
+  const example = tasksServer()
+  const child = spawn(process.execPath, [example.bin, 'mcp', '--http', '--port', '0', ...args], {
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...example.env, ...box.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let log = ''
@@ -53,6 +57,33 @@ export function startHttp(box: Sandbox, args: string[] = [], env: Record<string,
       reject(Object.assign(new Error(`exited ${code}: ${stdout}${log}`), { code, stdout })),
     )
   })
+}
+
+/**
+ * One sandbox and one `<bin> mcp --http` for all the tests of the describe (or file) it is called in, for tests that
+ * need no fresh server (HTTP is stateless: each request, whatever its era, is served alike). `setup` prepares the
+ * sandbox and returns the server's arguments. The server has stopped, its warm processes too, before the sandbox goes.
+ */
+export function useSharedHttp(setup: (box: Sandbox) => string[] | undefined = () => undefined): () => {
+  box: Sandbox
+  server: HttpServer
+} {
+  let shared: { box: Sandbox; server: HttpServer } | undefined
+  let box: Sandbox | undefined
+  beforeAll(async () => {
+    box = sandbox()
+    shared = { box, server: await startHttp(box, setup(box) ?? []) }
+  })
+  afterAll(async () => {
+    await shared?.server.stop()
+    box?.cleanup()
+    shared = undefined
+    box = undefined
+  })
+  return () => {
+    if (!shared) throw new Error('the shared server exists only while the tests of its describe run')
+    return shared
+  }
 }
 
 /** The official client connected over Streamable HTTP (2025-11-25 handshake, or the 2026-07-28 revision pinned). */

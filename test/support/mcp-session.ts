@@ -1,7 +1,8 @@
 import { Client } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
-import type { Sandbox } from 'agentcli/testing'
-import { TASKS_BIN } from './helpers.js'
+import { type Sandbox, sandbox } from 'agentcli/testing'
+import { afterAll, beforeAll } from 'vitest'
+import { tasksServer } from './cold-tasks.js'
 
 /** An open MCP session with a tool's real bin (`<bin> mcp`), driven by the official client SDK over stdio. */
 export type Session = {
@@ -30,12 +31,22 @@ type Options = {
   elicit?: (params: any) => Answer | Promise<Answer>
 }
 
+/**
+ * The SDK's stdio transport, told apart from it only by its class: for a pinned 2026-07-28 session the client then
+ * sends its `server/discover` probe on this connection instead of on a disposable sibling `<bin> mcp` it would start
+ * (and reap) first, a guard for servers that exit on a request before `initialize`, which a pinned connect (no legacy
+ * fallback) does not need. The server sees the same requests, on its one connection; each session starts one server.
+ */
+class InPlaceProbe extends StdioClientTransport {}
+
 /** Start `<bin> mcp` in the sandbox and connect the official client to it. */
 export async function openSession(box: Sandbox, options: Options = {}): Promise<Session> {
-  const transport = new StdioClientTransport({
+  // The example (or its copy without warm processes, in a file that asked for it: cold-tasks.ts) unless told.
+  const example = options.command || options.bin ? undefined : tasksServer()
+  const transport = new InPlaceProbe({
     command: options.command ?? process.execPath,
-    args: [...(options.command ? [] : [options.bin ?? TASKS_BIN]), 'mcp', ...(options.args ?? [])],
-    env: { ...box.env, ...options.env } as Record<string, string>,
+    args: [...(options.command ? [] : [options.bin ?? example!.bin]), 'mcp', ...(options.args ?? [])],
+    env: { ...box.env, ...example?.env, ...options.env } as Record<string, string>,
     stderr: 'pipe',
   })
   let log = ''
@@ -56,6 +67,34 @@ export async function openSession(box: Sandbox, options: Options = {}): Promise<
   }
   await client.connect(transport)
   return { client, stderr: () => log, pid: () => transport.pid, close: () => client.close() }
+}
+
+/** A sandbox and a session kept for every test of a describe (or a file): see {@link useSharedSession}. */
+export type Shared = { box: Sandbox; s: Session }
+
+/**
+ * One sandbox and one `<bin> mcp` session for all the tests of the describe (or file) it is called in, for tests
+ * that need no fresh server: each leaves nothing a later one reads, or resets it. `setup` prepares the sandbox
+ * before the server starts. The session closes before its sandbox is removed.
+ */
+export function useSharedSession(options: Options & { setup?: (box: Sandbox) => void } = {}): () => Shared {
+  let shared: Shared | undefined
+  let box: Sandbox | undefined
+  beforeAll(async () => {
+    box = sandbox()
+    options.setup?.(box)
+    shared = { box, s: await openSession(box, options) }
+  })
+  afterAll(async () => {
+    await shared?.s.close()
+    box?.cleanup()
+    shared = undefined
+    box = undefined
+  })
+  return () => {
+    if (!shared) throw new Error('the shared session exists only while the tests of its describe run')
+    return shared
+  }
 }
 
 /** The structured content of a tool result (the envelope), typed loosely for assertions. */

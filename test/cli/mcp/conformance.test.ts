@@ -8,13 +8,16 @@ import {
   resolveConformanceSuite,
   runConformance,
 } from '../../../src/verify/conformance.js'
-import { ROOT, TASKS_BIN } from '../../support/helpers.js'
+import { tasksServer, useColdTasks } from '../../support/cold-tasks.js'
+import { ROOT } from '../../support/helpers.js'
 import { startMcpHttp } from '../../support/mcp-raw.js'
 
 // The official MCP conformance suite (server mode), from the devDependency (never downloaded here), against the
 // example's `tasks mcp --http`: both revisions' requirement sets, the tasks extension's scenarios included. A
 // failure not in the baseline fails, and so does a baseline entry that passes (a stale one).
 
+// The suite is not about the warm pool: the server starts none (cold-tasks.ts).
+useColdTasks()
 const stops: Array<() => Promise<void>> = []
 afterEach(async () => {
   for (const stop of stops.splice(0)) await stop()
@@ -36,7 +39,8 @@ describe('the MCP conformance suite against tasks mcp --http', () => {
     async (revision) => {
       const suite = resolveConformanceSuite(ROOT)!
       const box = sandbox('agentcli-conformance-')
-      const server = await startMcpHttp(TASKS_BIN, box.env)
+      const example = tasksServer()
+      const server = await startMcpHttp(example.bin, { ...box.env, ...example.env })
       stops.push(async () => {
         await server.stop()
         box.cleanup()

@@ -3,9 +3,13 @@
 
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { useColdTasks } from '../../support/cold-tasks.js'
 import { env, seed, storeBytes, tasks, useSandbox } from '../../support/helpers.js'
 import { openSession, sc } from '../../support/mcp-session.js'
 import { approverFor } from '../../support/ssh-keys.js'
+
+// Not about the warm pool: the servers start none (cold-tasks.ts).
+useColdTasks()
 
 const box = useSandbox()
 

@@ -1,5 +1,4 @@
 import { join } from 'node:path'
-import { runTool } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
 import type { CommandDescription } from '../../../src/describe/command.js'
 import { toArgv } from '../../../src/mcp/argv.js'
@@ -7,7 +6,8 @@ import { argName, MCP_GLOBALS } from '../../../src/mcp/tools.js'
 import { invocation, prng } from '../../../src/verify/fuzz.js'
 import type { Ref } from '../../../src/verify/reference-types.js'
 import { editJson, useToolCopy } from '../../support/copy.js'
-import { env, tasks as exampleTasks, seed, useSandbox } from '../../support/helpers.js'
+import { env, seed, useSandbox } from '../../support/helpers.js'
+import { runBinInProcess, tasksInProcess } from '../../support/in-process.js'
 import { openSession, sc, withoutDuration } from '../../support/mcp-session.js'
 import { poolLog } from '../../support/warm-log.js'
 
@@ -91,7 +91,7 @@ describe('differential: the same invocations through the CLI and MCP (in the ser
       { id: '1', title: 'one' },
       { id: '2', title: 'two', status: 'done' },
     ])
-    const ref = env(await exampleTasks(box(), ['reference'])).data as Ref & { commands: CommandDescription[] }
+    const ref = env(await tasksInProcess(box(), ['reference'])).data as Ref & { commands: CommandDescription[] }
     const r = prng(7)
     const corpus = Array.from({ length: 140 }, () => invocation(r, ref).args)
     const hand = [
@@ -118,9 +118,11 @@ describe('differential: the same invocations through the CLI and MCP (in the ser
       }),
     )
     const bin = join(dir, 'bin/run.js')
-    // The CLI side is the same copy: its next-step hints name its own bin.
+    // The CLI side is the same copy (its next-step hints name its own bin), run in this process: the oracle is the
+    // envelope the CLI prints, which an in-process run prints byte for byte (test/cli/runtime/in-process.test.ts);
+    // only the MCP side needs the server and its processes.
     const tasks = (b: typeof box, argv: readonly string[], options: { validateOutput?: boolean } = {}) =>
-      runTool(bin, argv, { ...options, env: b().env })
+      runBinInProcess(bin, argv, { ...options, env: b().env })
     const s = await openSession(box(), { bin })
     let compared = 0
     const codes: string[] = []

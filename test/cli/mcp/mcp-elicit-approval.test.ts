@@ -10,25 +10,55 @@ import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, r
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import type { Sandbox } from 'agentcli/testing'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { CLOCK_PRELOAD, env, ROOT, seed, storeBytes, tasks, useSandbox } from '../../support/helpers.js'
+import { type Sandbox, sandbox } from 'agentcli/testing'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { useColdTasks } from '../../support/cold-tasks.js'
+import { CLOCK_PRELOAD, env, ROOT, seed, storeBytes, tasks } from '../../support/helpers.js'
 import { httpClient, startHttp } from '../../support/mcp-http.js'
-import { openSession, sc } from '../../support/mcp-session.js'
+import { openSession, type Session, sc } from '../../support/mcp-session.js'
 import { sshKeys, sshSign } from '../../support/ssh-keys.js'
 
-const box = useSandbox()
+// Not about the warm pool: the servers start none (cold-tasks.ts).
+useColdTasks()
+
 const PRELOAD = pathToFileURL(join(ROOT, 'test/fixtures/system-root.mjs')).href
 const ON = { approval: { channels: ['ssh', 'mcp-elicitation'] } }
 const IDS = ['1', '2', '3', '4']
 
+// One system tree, one sandbox and two stdio servers for the whole file (a client that elicits, whose person's
+// answers each test sets, and one that cannot): the system policy is read afresh for every held call, so each test
+// writes the one it needs, seeds its store, and starts with no approval filed and no user policy.
 let top: string
-beforeEach(() => {
+let shared: { box: Sandbox; yes?: Session; plain?: Session } | undefined
+let answer: (p: Asked) => Answer = () => ({ action: 'cancel' })
+let asked: Asked[] = []
+beforeAll(async () => {
   top = mkdtempSync(join(tmpdir(), 'agentcli-elicit-'))
   chmodSync(top, 0o755)
   mkdirSync(join(top, 'etc', 'tasks'), { recursive: true, mode: 0o755 })
+  shared = { box: sandbox() }
+  shared.yes = await openSession(withSystem(shared.box), {
+    elicit: (p) => {
+      asked.push(p)
+      return answer(p)
+    },
+  })
+  shared.plain = await openSession(withSystem(shared.box))
 })
-afterEach(() => rmSync(top, { recursive: true, force: true }))
+afterAll(async () => {
+  await shared?.yes?.close()
+  await shared?.plain?.close()
+  shared?.box.cleanup()
+  rmSync(top, { recursive: true, force: true })
+})
+beforeEach(() => {
+  rmSync(join(dataDir(box()), 'approvals'), { recursive: true, force: true })
+  rmSync(join(box().env.XDG_CONFIG_HOME!, 'tasks', 'policy.json'), { force: true })
+})
+const box = (): Sandbox => {
+  if (!shared) throw new Error('the shared sandbox exists only while the tests run')
+  return shared.box
+}
 
 /** The root-owned system policy (this test runs as root, so what it writes is root's). */
 const system = (doc: object) =>
@@ -55,21 +85,15 @@ type Answer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string
 // biome-ignore lint/suspicious/noExplicitAny: elicitation params are loosely typed
 type Asked = any
 
-/** A session whose person answers every form with `answer(params)`, recording what they were shown. */
-async function session(b: Sandbox, answer?: (p: Asked) => Answer) {
-  const asked: Asked[] = []
-  const s = await openSession(
-    withSystem(b),
-    answer
-      ? {
-          elicit: (p) => {
-            asked.push(p)
-            return answer(p)
-          },
-        }
-      : {},
-  )
-  return { s, asked }
+/**
+ * The shared session whose person answers every form with `answer(params)` (or, without it, the one that cannot
+ * elicit), recording what they were shown in this test; closing it leaves it to the next test.
+ */
+async function session(_b: Sandbox, reply?: (p: Asked) => Answer) {
+  asked = []
+  if (reply) answer = reply
+  const s = (reply ? shared?.yes : shared?.plain)!
+  return { s: { ...s, close: async () => undefined }, asked }
 }
 
 /** The request id the form names. */

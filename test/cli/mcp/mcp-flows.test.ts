@@ -4,25 +4,27 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { HttpResponse, http } from 'msw'
 import { describe, expect, it } from 'vitest'
+import { useColdTasks } from '../../support/cold-tasks.js'
 import { alive, env, seed, TASKS_BIN, tasks, until, useSandbox } from '../../support/helpers.js'
-import { openSession, sc } from '../../support/mcp-session.js'
+import { openSession, sc, useSharedSession } from '../../support/mcp-session.js'
 import { startUpstream } from '../../support/upstream.js'
+
+// These flows are not about the warm pool: their servers start none (cold-tasks.ts).
+useColdTasks()
 
 describe.each([
   ['2025-11-25 handshake', false],
   ['2026-07-28', true],
 ])('tool mcp (%s): checkpoints, jobs, cancellation, discovery', (_era, modern) => {
   const box = useSandbox()
+  // A client without elicitation, on a sandbox of its own: one server for what needs no other (a checkpoint it
+  // cannot ask about, the async job, the full listing); the job is the only one to write its store.
+  const plain = useSharedSession({ modern })
 
   it('E_HUMAN_REQUIRED: without elicitation the error envelope with resume; with it, the person acts and the call resumes', async () => {
-    const plain = await openSession(box(), { modern })
-    try {
-      const r = sc(await plain.client.callTool({ name: 'login', arguments: {} }))
-      expect(r.error.code).toBe('E_HUMAN_REQUIRED')
-      expect(r.error.details.resume).toMatch(/^tasks login resume --id cp_/)
-    } finally {
-      await plain.close()
-    }
+    const first = sc(await plain().s.client.callTool({ name: 'login', arguments: {} }))
+    expect(first.error.code).toBe('E_HUMAN_REQUIRED')
+    expect(first.error.details.resume).toMatch(/^tasks login resume --id cp_/)
     const messages: string[] = []
     const person = await openSession(box(), {
       modern,
@@ -98,27 +100,23 @@ describe.each([
   })
 
   it('an async job: submitting returns the handle; job_status and job_result follow it', async () => {
-    const file = join(box().root, 'in.jsonl')
+    const { box: own, s } = plain()
+    const file = join(own.root, 'in.jsonl')
     writeFileSync(file, '{"title":"a"}\n{"title":"b","status":"done"}\n')
-    const s = await openSession(box(), { modern })
-    try {
-      const dry = sc(await s.client.callTool({ name: 'import', arguments: { file, dry_run: true } }))
-      expect(dry.ok).toBe(true)
-      const job = sc(await s.client.callTool({ name: 'import', arguments: { file, confirm: dry.data.confirm_token } }))
-      expect(job.ok, JSON.stringify(job)).toBe(true)
-      expect(job.data.job_id).toMatch(/^job_/)
-      const id = job.data.job_id as string
-      const done = await until(async () => {
-        const status = sc(await s.client.callTool({ name: 'job_status', arguments: { id } }))
-        return ['succeeded', 'failed'].includes(status.data.status) ? status : undefined
-      })
-      expect(done.data.status).toBe('succeeded')
-      const result = sc(await s.client.callTool({ name: 'job_result', arguments: { id } }))
-      expect(result.ok).toBe(true)
-      expect(env(await tasks(box(), ['list'])).data.items).toHaveLength(2)
-    } finally {
-      await s.close()
-    }
+    const dry = sc(await s.client.callTool({ name: 'import', arguments: { file, dry_run: true } }))
+    expect(dry.ok).toBe(true)
+    const job = sc(await s.client.callTool({ name: 'import', arguments: { file, confirm: dry.data.confirm_token } }))
+    expect(job.ok, JSON.stringify(job)).toBe(true)
+    expect(job.data.job_id).toMatch(/^job_/)
+    const id = job.data.job_id as string
+    const done = await until(async () => {
+      const status = sc(await s.client.callTool({ name: 'job_status', arguments: { id } }))
+      return ['succeeded', 'failed'].includes(status.data.status) ? status : undefined
+    })
+    expect(done.data.status).toBe('succeeded')
+    const result = sc(await s.client.callTool({ name: 'job_result', arguments: { id } }))
+    expect(result.ok).toBe(true)
+    expect(env(await tasks(own, ['list'])).data.items).toHaveLength(2)
   })
 
   it('cancellation from the client stops the command: its process gets SIGINT and is gone', async () => {
@@ -171,9 +169,7 @@ describe.each([
 
   it('progressive discovery lists search_tools, describe_tool and call_tool; they reach the same tools', async () => {
     seed(box(), [{ id: '1', title: 'one' }])
-    const full = await openSession(box(), { modern })
-    const plain = (await full.client.listTools()).tools.find((t) => t.name === 'get')!
-    await full.close()
+    const listed = (await plain().s.client.listTools()).tools.find((t) => t.name === 'get')!
     const s = await openSession(box(), { modern, args: ['--discovery'] })
     try {
       const { tools } = await s.client.listTools()
@@ -181,8 +177,8 @@ describe.each([
       const found = sc(await s.client.callTool({ name: 'search_tools', arguments: { query: 'task show' } }))
       expect(found.tools.map((t: { name: string }) => t.name)).toContain('get')
       const described = sc(await s.client.callTool({ name: 'describe_tool', arguments: { name: 'get' } }))
-      expect(described.inputSchema).toEqual(plain.inputSchema)
-      expect(described.annotations).toEqual(plain.annotations)
+      expect(described.inputSchema).toEqual(listed.inputSchema)
+      expect(described.annotations).toEqual(listed.annotations)
       const got = sc(await s.client.callTool({ name: 'call_tool', arguments: { name: 'get', arguments: { id: '1' } } }))
       expect(got.data.title).toBe('one')
       const gated = sc(

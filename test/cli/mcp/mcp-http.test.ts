@@ -3,10 +3,15 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { createServer, request, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
+import type { Sandbox } from 'agentcli/testing'
 import { afterEach, describe, expect, it } from 'vitest'
+import { useColdTasks } from '../../support/cold-tasks.js'
 import { alive, env, seed, tasks, until, useSandbox } from '../../support/helpers.js'
-import { type HttpServer, httpClient, startHttp } from '../../support/mcp-http.js'
+import { type HttpServer, httpClient, startHttp, useSharedHttp } from '../../support/mcp-http.js'
 import { sc, withoutDuration } from '../../support/mcp-session.js'
+
+// Not about the warm pool: the servers start none (cold-tasks.ts).
+useColdTasks()
 
 /** An upstream that accepts connections and never answers: a call waiting on it stays in flight. */
 async function silentUpstream(): Promise<{ url: string; held: Array<{ destroy(): void }>; close(): Promise<void> }> {
@@ -28,16 +33,19 @@ afterEach(async () => {
   for (const s of servers.splice(0)) await s.stop('SIGKILL')
 })
 
+// The tests that start the server with no argument share one (each era, each client, on one stateless endpoint):
+// each seeds what it reads, and reads only its own part of the server's log.
+const plain = useSharedHttp()
+
 describe.each([
   ['2025-11-25 handshake', false],
   ['2026-07-28', true],
 ])('tool mcp --http (%s): the official client over Streamable HTTP', (_era, modern) => {
-  const box = useSandbox()
+  const box = () => plain().box
 
   it('lists the tools and answers a call with the envelope the CLI prints; writes keep the gate', async () => {
     seed(box(), [{ id: '1', title: 'one' }])
-    const server = await startHttp(box())
-    servers.push(server)
+    const { server } = plain()
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
     const client = await httpClient(server.url, { modern })
     try {
@@ -63,11 +71,12 @@ describe.each([
 })
 
 describe('tool mcp --http: a person in the loop', () => {
-  const box = useSandbox()
+  const box = () => plain().box
 
   it('2026-07-28: a write is approved through elicitation and a checkpoint resumes, both over HTTP', async () => {
-    const server = await startHttp(box())
-    servers.push(server)
+    const { server } = plain()
+    const from = server.stderr().length
+    const log = () => server.stderr().slice(from)
     const asked: string[] = []
     const client = await httpClient(server.url, {
       modern: true,
@@ -88,16 +97,15 @@ describe('tool mcp --http: a person in the loop', () => {
       const login = sc(await client.callTool({ name: 'login', arguments: {} }))
       expect(login.ok, JSON.stringify(login)).toBe(true)
       expect(asked).toHaveLength(2)
-      expect(server.stderr().match(/mcp: login \(pid/g)).toHaveLength(1)
-      expect(server.stderr()).toMatch(/mcp: login resume --id cp_/)
+      expect(log().match(/mcp: login \(pid/g)).toHaveLength(1)
+      expect(log()).toMatch(/mcp: login resume --id cp_/)
     } finally {
       await client.close()
     }
   })
 
   it('2025-11-25 over stateless HTTP never asks (the answer could not come back): the plain gate answers', async () => {
-    const server = await startHttp(box())
-    servers.push(server)
+    const { server } = plain()
     const asked: unknown[] = []
     const client = await httpClient(server.url, {
       elicit: ((p: unknown) => {
@@ -119,8 +127,7 @@ describe('tool mcp --http: what is refused before the SDK sees a request', () =>
   const box = useSandbox()
 
   it('a Host or Origin naming another site (DNS rebinding) is 403; the listener and localhost are served', async () => {
-    const server = await startHttp(box())
-    servers.push(server)
+    const { server } = plain()
     const port = new URL(server.url).port
     const post = (headers: Record<string, string>) =>
       fetch(server.url, {
@@ -155,8 +162,7 @@ describe('tool mcp --http: what is refused before the SDK sees a request', () =>
   })
 
   it('an MCP-Protocol-Version the SDK does not speak is 400; a body over the limit 413; another path 404', async () => {
-    const server = await startHttp(box())
-    servers.push(server)
+    const { server } = plain()
     const post = (body: string, headers: Record<string, string> = {}) =>
       fetch(server.url, {
         method: 'POST',
@@ -236,16 +242,18 @@ describe('tool mcp --http: what is refused before the SDK sees a request', () =>
 
 describe('tool mcp --http with bearer authentication: the subject is the principal', () => {
   const box = useSandbox()
-  const tokens = () => {
-    const path = join(box().root, 'tokens')
+  const tokensIn = (b: Sandbox) => {
+    const path = join(b.root, 'tokens')
     const sha = (t: string) => createHash('sha256').update(t).digest('hex')
     writeFileSync(path, `sha256:${sha('tok-ann')} ann\nsha256:${sha('tok-bob')} bob\n`, { mode: 0o600 })
     return path
   }
+  const tokens = () => tokensIn(box())
+  // The tests of a server started with just the token list share one.
+  const authed = useSharedHttp((b) => ['--auth-tokens', tokensIn(b)])
 
   it('no token or an unknown one is 401 with WWW-Authenticate naming the RFC 9728 metadata, which is served', async () => {
-    const server = await startHttp(box(), ['--auth-tokens', tokens()])
-    servers.push(server)
+    const { server } = authed()
     const post = (headers: Record<string, string>) =>
       fetch(server.url, {
         method: 'POST',
@@ -303,8 +311,7 @@ describe('tool mcp --http with bearer authentication: the subject is the princip
   })
 
   it('a checkpoint one subject started is resumed only by that subject: another one, or the CLI, gets E_NOT_FOUND', async () => {
-    const server = await startHttp(box(), ['--auth-tokens', tokens()])
-    servers.push(server)
+    const { box, server } = authed()
     const ann = await httpClient(server.url, { token: 'tok-ann' })
     const bob = await httpClient(server.url, { token: 'tok-bob' })
     try {
@@ -313,7 +320,7 @@ describe('tool mcp --http with bearer authentication: the subject is the princip
       const id = started.error.details.checkpoint_id as string
       const stolen = sc(await bob.callTool({ name: 'login_resume', arguments: { id } }))
       expect(stolen.error.code).toBe('E_NOT_FOUND')
-      expect(env(await tasks(box(), ['login', 'resume', '--id', id])).error.code).toBe('E_NOT_FOUND')
+      expect(env(await tasks(box, ['login', 'resume', '--id', id])).error.code).toBe('E_NOT_FOUND')
       // Its owner still can: the person has not acted yet, so the same checkpoint asks again.
       const own = sc(await ann.callTool({ name: 'login_resume', arguments: { id } }))
       expect(own.error.code).toBe('E_HUMAN_REQUIRED')

@@ -22,11 +22,15 @@ const processCalls = (s: Session) =>
 describe('tool mcp: read calls in the server process (agentcli.mcp.in_process_reads)', () => {
   const box = useSandbox()
   const copy = useToolCopy()
-  /** A copy of a tool with in-process reads on (it keeps its bundle: the server runs from it, as installed). */
+  /**
+   * A copy of a tool with in-process reads on (it keeps its bundle: the server runs from it, as installed), and its
+   * other MCP settings (the fixture's: no warm processes, which its bin cannot start).
+   */
   const withInProcess = (source: string, value: unknown = true) =>
     copy(source, (d) =>
       editJson(join(d, 'package.json'), (pkg) => {
-        pkg.agentcli = { ...(pkg.agentcli as object), mcp: { in_process_reads: value } }
+        const agentcli = pkg.agentcli as Record<string, unknown>
+        pkg.agentcli = { ...agentcli, mcp: { ...(agentcli.mcp as object), in_process_reads: value } }
       }),
     )
   let bin = ''

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest'
+import { useColdTasks } from '../../support/cold-tasks.js'
 import { env, seed, tasks, useSandbox } from '../../support/helpers.js'
 import { openSession, sc, withoutDuration } from '../../support/mcp-session.js'
+
+// Not about the warm pool: the servers start none (cold-tasks.ts).
+useColdTasks()
 
 // The same surface on the stateless 2026-07-28 revision: no initialize, capabilities in each request, input
 // required as a result the client answers by calling again (the other suites use the 2025-11-25 handshake).

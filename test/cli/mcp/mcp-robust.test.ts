@@ -4,11 +4,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runTool, type Sandbox } from 'agentcli/testing'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { tasksServer, useColdTasks } from '../../support/cold-tasks.js'
 import { editJson, useToolCopy } from '../../support/copy.js'
-import { alive, ROOT, seed, TASKS_BIN, useSandbox } from '../../support/helpers.js'
-import { openSession, sc } from '../../support/mcp-session.js'
+import { alive, ROOT, seed, useSandbox } from '../../support/helpers.js'
+import { openSession, sc, useSharedSession } from '../../support/mcp-session.js'
 
 const STUBBORN = join(ROOT, 'test/fixtures/stubborn.mjs')
+
+// Not about the warm pool: the servers start none (cold-tasks.ts; the copies below set it themselves).
+useColdTasks()
 
 async function until<T>(fn: () => T | undefined | Promise<T | undefined>, ms = 20_000): Promise<T> {
   const end = Date.now() + ms
@@ -73,14 +77,15 @@ describe('tool mcp: a call the client gives up on, or a server that stops, leave
   const copy = useToolCopy()
   /**
    * The example tool with `agentcli.mcp.kill_grace_ms` set to 300: the stubborn call ignores SIGINT and SIGTERM
-   * for good, so SIGKILL comes whatever the grace; the default 5 s would only be waited out.
+   * for good, so SIGKILL comes whatever the grace; the default 5 s would only be waited out. No warm processes:
+   * the call starts as a cold one does.
    */
   const quickToKill = () =>
     join(
       copy('examples/tasks', (dir) =>
         editJson(join(dir, 'package.json'), (pkg) => {
           const agentcli = pkg.agentcli as Record<string, unknown>
-          agentcli.mcp = { ...(agentcli.mcp as object), kill_grace_ms: 300 }
+          agentcli.mcp = { ...(agentcli.mcp as object), kill_grace_ms: 300, warm_processes: 0 }
         }),
       ),
       'bin/run.js',
@@ -196,7 +201,7 @@ describe("tool mcp: the message limit is the tool author's (package.json)", () =
   const withLimit = (limit: unknown) =>
     copy('examples/tasks', (dir) =>
       editJson(join(dir, 'package.json'), (pkg) => {
-        pkg.agentcli = { ...(pkg.agentcli as object), mcp: { max_message_bytes: limit } }
+        pkg.agentcli = { ...(pkg.agentcli as object), mcp: { max_message_bytes: limit, warm_processes: 0 } }
       }),
     )
 
@@ -229,41 +234,34 @@ describe("tool mcp: the message limit is the tool author's (package.json)", () =
 })
 
 describe('tool mcp: arguments the server refuses before any process starts', () => {
-  const box = useSandbox()
+  // Both on one server, over a sandbox holding task 1; each reads only its part of the server's log.
+  const shared = useSharedSession({ setup: (b) => seed(b, [{ id: '1', title: 'one' }]) })
 
   it('an unknown argument (help) is E_USAGE naming the input schema properties', async () => {
-    seed(box(), [{ id: '1', title: 'one' }])
-    const s = await openSession(box())
-    try {
-      const get = (await s.client.listTools()).tools.find((t) => t.name === 'get')!
-      const r = await s.client.callTool({ name: 'get', arguments: { id: '1', help: true } })
-      expect(r.isError).toBe(true)
-      expect(sc(r).error).toMatchObject({ code: 'E_USAGE', details: { got: 'help' } })
-      expect(sc(r).error.details.allowed).toEqual(Object.keys(get.inputSchema.properties!))
-      expect(s.stderr()).not.toContain('mcp: get')
-    } finally {
-      await s.close()
-    }
+    const { s } = shared()
+    const from = s.stderr().length
+    const get = (await s.client.listTools()).tools.find((t) => t.name === 'get')!
+    const r = await s.client.callTool({ name: 'get', arguments: { id: '1', help: true } })
+    expect(r.isError).toBe(true)
+    expect(sc(r).error).toMatchObject({ code: 'E_USAGE', details: { got: 'help' } })
+    expect(sc(r).error.details.allowed).toEqual(Object.keys(get.inputSchema.properties!))
+    expect(s.stderr().slice(from)).not.toContain('mcp: get')
   })
 
   it('an argument larger than a command line takes is E_VALIDATION naming the bound, not spawn E2BIG', async () => {
-    const s = await openSession(box())
-    try {
-      for (const size of [200 * 1024, 3 * 1024 * 1024]) {
-        const r = await s.client.callTool({ name: 'create', arguments: { title: 'x'.repeat(size), dry_run: true } })
-        expect(r.isError).toBe(true)
-        expect(sc(r).error).toMatchObject({
-          code: 'E_VALIDATION',
-          details: { param: 'title', max_bytes: 64 * 1024 },
-        })
-        expect(sc(r).error.details.got_bytes).toBeGreaterThan(size)
-      }
-      // Under the bound, the call runs.
-      const fits = await s.client.callTool({ name: 'create', arguments: { title: 'x'.repeat(1000), dry_run: true } })
-      expect(sc(fits).ok).toBe(true)
-    } finally {
-      await s.close()
+    const { s } = shared()
+    for (const size of [200 * 1024, 3 * 1024 * 1024]) {
+      const r = await s.client.callTool({ name: 'create', arguments: { title: 'x'.repeat(size), dry_run: true } })
+      expect(r.isError).toBe(true)
+      expect(sc(r).error).toMatchObject({
+        code: 'E_VALIDATION',
+        details: { param: 'title', max_bytes: 64 * 1024 },
+      })
+      expect(sc(r).error.details.got_bytes).toBeGreaterThan(size)
     }
+    // Under the bound, the call runs.
+    const fits = await s.client.callTool({ name: 'create', arguments: { title: 'x'.repeat(1000), dry_run: true } })
+    expect(sc(fits).ok).toBe(true)
   })
 })
 
@@ -271,9 +269,10 @@ describe('tool mcp: arguments the server refuses before any process starts', () 
 type Message = { id?: unknown; result?: any; error?: any; [k: string]: unknown }
 
 /** `tasks mcp` spoken to line by line: what no SDK client sends (a broken line, an oversized one). */
-function rawServer(box: Sandbox, extra: Record<string, string> = {}, bin = TASKS_BIN) {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [bin, 'mcp'], {
-    env: { PATH: process.env.PATH ?? '', ...box.env, ...extra },
+function rawServer(box: Sandbox, extra: Record<string, string> = {}, bin?: string) {
+  const example = tasksServer()
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [bin ?? example.bin, 'mcp'], {
+    env: { PATH: process.env.PATH ?? '', ...example.env, ...box.env, ...extra },
   })
   started.add(child.pid!)
   const messages: Message[] = []

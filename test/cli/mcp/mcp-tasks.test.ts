@@ -1,14 +1,17 @@
 import { createHash } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { type Sandbox, sandbox } from 'agentcli/testing'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { TASK_TTL_MS } from '../../../src/mcp/_tasks-map.js'
-import { alive, env, FIXTURE_BIN, fixture, shiftedClock, TASKS_BIN, until, useSandbox } from '../../support/helpers.js'
+import { alive, env, FIXTURE_BIN, shiftedClock, TASKS_BIN, until, useSandbox } from '../../support/helpers.js'
+import { fixtureInProcess as fixture } from '../../support/in-process.js'
 import { httpRpc, pollTask, type Rpc, startMcpHttp, stdioRpc } from '../../support/mcp-raw.js'
 import { withoutDuration } from '../../support/mcp-session.js'
 
 // The tasks extension (io.modelcontextprotocol/tasks, SEP-2663) over async jobs, spoken raw on the 2026-07-28
-// revision: the official client (2.4) refuses a `resultType: "task"` answer, so these tests play the client.
+// revision: the official client (2.4) refuses a `resultType: "task"` answer, so these tests play the client. What
+// the CLI says of a job (`job status`, `job result`) is read in-process: the same envelope, no fixture boot per look.
 
 const closers: Array<() => Promise<void>> = []
 /** Close this test's servers: registered after `useSandbox()`, so it runs before the sandbox goes. */
@@ -17,10 +20,31 @@ const useClosers = () =>
     for (const close of closers.splice(0)) await close()
   })
 
+/**
+ * One raw stdio server of `bin` over one sandbox for the tests of a describe that need no fresh server: each waits
+ * for its own jobs to end, and the server closes before the sandbox goes.
+ */
+const useSharedRpc = (bin: string) => {
+  let shared: { box: Sandbox; rpc: Rpc; stderr(): string; close(): Promise<void> } | undefined
+  let box: Sandbox | undefined
+  beforeAll(async () => {
+    box = sandbox()
+    shared = { box, ...(await stdioRpc(bin, box.env)) }
+  })
+  afterAll(async () => {
+    await shared?.close()
+    box?.cleanup()
+  })
+  return () => shared!
+}
+
 const TASK_FIELDS = ['taskId', 'status', 'result', 'error', 'inputRequests']
 const terminal = (s: string) => ['completed', 'failed', 'cancelled'].includes(s)
 
 describe('tool mcp: async commands as tasks (stdio)', () => {
+  // The tests that need no restart share one fixture server and one example server (each over its own sandbox).
+  const fixtureServer = useSharedRpc(FIXTURE_BIN)
+  const exampleServer = useSharedRpc(TASKS_BIN)
   const box = useSandbox()
   useClosers()
   const open = async (extra: Record<string, string> = {}) => {
@@ -30,7 +54,7 @@ describe('tool mcp: async commands as tasks (stdio)', () => {
   }
 
   it('advertises the extension; a job is a task, durable at once, whose result is the job result envelope', async () => {
-    const { rpc, stderr } = await open()
+    const { box, rpc, stderr } = fixtureServer()
     const discovered = await rpc('server/discover')
     expect(discovered.result.capabilities.extensions).toHaveProperty(['io.modelcontextprotocol/tasks'])
     expect(discovered.result.capabilities.tasks).toBeUndefined()
@@ -42,7 +66,7 @@ describe('tool mcp: async commands as tasks (stdio)', () => {
     expect(Date.parse(created.createdAt)).not.toBeNaN()
     // The handle came after the job record: the CLI sees the job under the id the task names.
     const jobId = created.taskId.split('.')[0]
-    const status = env(await fixture(box(), ['job', 'status', '--id', jobId]))
+    const status = env(await fixture(box, ['job', 'status', '--id', jobId]))
     expect(status.data.job_id).toBe(jobId)
     const first = await rpc('tasks/get', { taskId: created.taskId })
     expect(first.result).toMatchObject({ resultType: 'complete', taskId: created.taskId })
@@ -50,7 +74,7 @@ describe('tool mcp: async commands as tasks (stdio)', () => {
     expect(done.status).toBe('completed')
     expect(done.result.isError).toBe(false)
     expect(done.result._meta?.['io.modelcontextprotocol/related-task']).toBeUndefined()
-    const cli = env(await fixture(box(), ['job', 'result', '--id', jobId]))
+    const cli = env(await fixture(box, ['job', 'result', '--id', jobId]))
     expect(withoutDuration(done.result.structuredContent)).toEqual(withoutDuration(cli))
     expect(JSON.parse(done.result.content[0].text)).toEqual(done.result.structuredContent)
     // A settled answer is read once: more polls of the finished task start no process.
@@ -59,8 +83,7 @@ describe('tool mcp: async commands as tasks (stdio)', () => {
   }, 60_000)
 
   it('the tasks extension is advertised next to the skills one (the example ships skills)', async () => {
-    const s = await stdioRpc(TASKS_BIN, box().env as Record<string, string>)
-    closers.push(s.close)
+    const s = exampleServer()
     const caps = (await s.rpc('server/discover')).result.capabilities
     expect(Object.keys(caps.extensions).sort()).toEqual([
       'io.modelcontextprotocol/skills',
@@ -69,10 +92,9 @@ describe('tool mcp: async commands as tasks (stdio)', () => {
   }, 60_000)
 
   it('a write job: the approval round first (input required), then the task on the round that submits it', async () => {
-    const file = join(box().root, 'in.jsonl')
+    const s = exampleServer()
+    const file = join(s.box.root, 'in.jsonl')
     writeFileSync(file, '{"title":"one"}\n{"title":"two"}\n')
-    const s = await stdioRpc(TASKS_BIN, box().env as Record<string, string>)
-    closers.push(s.close)
     const capabilities = { elicitation: { form: {} } }
     const asked = (await s.rpc('tools/call', { name: 'import', arguments: { file } }, { capabilities })).result
     expect(asked.resultType).toBe('input_required')
@@ -97,7 +119,7 @@ describe('tool mcp: async commands as tasks (stdio)', () => {
   }, 60_000)
 
   it("a job that fails is a completed task whose result is the tool's error (isError), never a failed task", async () => {
-    const { rpc } = await open()
+    const { rpc } = fixtureServer()
     const { taskId } = (await rpc('tools/call', { name: 'sleepy', arguments: { ms: 100, fail: true } })).result
     const done = (await pollTask(rpc, taskId, terminal)).result
     expect(done.status).toBe('completed')
@@ -107,14 +129,14 @@ describe('tool mcp: async commands as tasks (stdio)', () => {
   }, 60_000)
 
   it('tasks/cancel interrupts the running job: its worker exits and the task ends cancelled; again is the same ack', async () => {
-    const { rpc } = await open()
+    const { box, rpc } = fixtureServer()
     const { taskId } = (await rpc('tools/call', { name: 'sleepy', arguments: { ms: 60_000 } })).result
     const jobId = taskId.split('.')[0]
     let pid = 0
     const deadline = Date.now() + 20_000
     while (!pid) {
-      const s = env(await fixture(box(), ['job', 'status', '--id', jobId])).data
-      if (s.status === 'running') pid = workerPid(box().env, jobId)
+      const s = env(await fixture(box, ['job', 'status', '--id', jobId])).data
+      if (s.status === 'running') pid = workerPid(box.env, jobId)
       if (Date.now() > deadline) throw new Error(`job never ran: ${JSON.stringify(s)}`)
       if (!pid) await new Promise((r) => setTimeout(r, 100))
     }
@@ -129,14 +151,14 @@ describe('tool mcp: async commands as tasks (stdio)', () => {
     const gone = Date.now() + 15_000
     while (alive(pid) && Date.now() < gone) await new Promise((r) => setTimeout(r, 50))
     expect(alive(pid)).toBe(false)
-    expect(env(await fixture(box(), ['job', 'status', '--id', jobId])).data.status).toBe('cancelled')
+    expect(env(await fixture(box, ['job', 'status', '--id', jobId])).data.status).toBe('cancelled')
     const again = (await rpc('tasks/cancel', { taskId })).result
     expect(again.resultType).toBe('complete')
     for (const field of TASK_FIELDS) expect(again).not.toHaveProperty([field])
   }, 60_000)
 
   it('without the extension on the request: no task (the submission as before), and tasks/* are -32021', async () => {
-    const { rpc } = await open()
+    const { box, rpc } = fixtureServer()
     const plain = (await rpc('tools/call', { name: 'sleepy', arguments: { ms: 50 } }, { tasks: false })).result
     expect(plain.resultType).toBe('complete')
     expect(plain.taskId).toBeUndefined()
@@ -158,8 +180,7 @@ describe('tool mcp: async commands as tasks (stdio)', () => {
     expect((await pollTask(rpc, taskId, terminal)).result.status).toBe('completed')
     const plainJob = plain.structuredContent.data.job_id
     await until(
-      async () =>
-        env(await fixture(box(), ['job', 'status', '--id', plainJob])).data.status === 'succeeded' || undefined,
+      async () => env(await fixture(box, ['job', 'status', '--id', plainJob])).data.status === 'succeeded' || undefined,
     )
   }, 60_000)
 
