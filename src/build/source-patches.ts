@@ -213,4 +213,13 @@ export const SOURCE_PATCHES: readonly SourcePatch[] = [
     replace: "const contents = (0, node_fs_1.readFileSync)(path, 'utf8');",
     why: "`Config.load` reads the tool's manifest and package.json through `readJson`, whose `fs/promises` read loads node:fs/promises and, with it, readline's interface (≈ 2 ms). The synchronous read returns the same text and throws the same error (same code, syscall and path) inside the same async function, so its callers see a rejected promise as before; a start reads nothing else meanwhile.",
   },
+  {
+    name: 'plain-help-text-as-is',
+    package: '@oclif/core',
+    file: 'lib/help/util.js',
+    find: '    function render(t) {\n        return ejs_1.default.render(t, context);',
+    replace:
+      '    function render(t) {\n        if (typeof t === "string" && !t.includes(ejs_1.default.delimiter || "%"))\n            return t;\n        return ejs_1.default.render(t, context);',
+    why: 'Help passes every text it prints (summaries, descriptions, flag texts, usage) through `ejs.render`, which compiles each into a function with `new Function` (no code cache keeps those) even when it holds no tag. Every ejs tag contains the delimiter (`%` unless `ejs.delimiter` says otherwise), and a text without it renders to itself; a text with it is rendered as before.',
+  },
 ]
