@@ -27,6 +27,8 @@ export function writeCompactMemo(root: string, bin: string, bundleFile: string):
         XDG_DATA_HOME: join(home, 'data'),
         XDG_CACHE_HOME: join(home, 'cache'),
         NO_COLOR: '1',
+        // One run in a home thrown away after it: a code cache written at its exit would never be read.
+        AGENTCLI_CODE_CACHE: '0',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
