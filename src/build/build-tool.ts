@@ -68,7 +68,7 @@ export async function buildTool(
   const bundle = await bundleTool(root)
   const bin = binPath(root, pjson)
   // After the bundle, which it names and runs: the compact `reference` computed once (see writeCompactMemo).
-  if (bundle && bin) writeCompactMemo(root, bin, bundle.file)
+  if (bundle && bin) writeCompactMemo(root, bin, bundle.id)
 
   let entries: number | null = null
   const changelogPath = join(root, 'CHANGELOG.md')

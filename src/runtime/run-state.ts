@@ -19,8 +19,6 @@ export type RunState = {
   bin: string
   /** The script this run was started as, when not `process.argv[1]` (an in-process run): `invocation()` reads it. */
   script?: string | undefined
-  /** The bundle this run's code was loaded from (`agentcli/boot`), if any: what the build computed beside it applies. */
-  bundle?: string | undefined
   /** The run's stdin as prompts see it, when not `process.stdin`: an in-process run has no terminal to ask on. */
   stdin?: { isTTY?: boolean } | undefined
   /**

@@ -51,8 +51,6 @@ export type SessionOptions = {
   held?: HeldSignals | undefined
   /** An in-process run's outputs and environment; unset, the process's own. */
   io?: RunIo | undefined
-  /** The bundle the run's code came from (`agentcli/boot`), for the run state. */
-  bundle?: string | undefined
 }
 
 /**
@@ -233,7 +231,6 @@ export function openSession(options: SessionOptions = {}): Session {
         notices,
         bin: config.bin,
         script: io?.script,
-        bundle: options.bundle,
         stdin: io ? { isTTY: false } : undefined,
         extendInterruptGrace: (ms) => {
           graceMs = Math.max(graceMs, ms)

@@ -2,7 +2,6 @@ import { bakedCompact } from '../../describe/baked-compact.js'
 import { buildReference, commandReference, compactReference } from '../../describe/index.js'
 import { AgentCommand, Args, Flags, output } from '../../index.js'
 import { invocation, shellQuote } from '../../runtime/invocation.js'
-import { getRunState } from '../../runtime/run-state.js'
 import { oclifConfig } from '../../runtime/tool-config.js'
 import { referenceSchema } from '../schemas.js'
 
@@ -36,6 +35,6 @@ export default class Reference extends AgentCommand {
     }
     if (!this.globals.compact) return reference
     // What the build compacted for this very bundle, when the reference is the same: compacting is most of the run.
-    return bakedCompact(this.config.root, getRunState()?.bundle, reference) ?? compactReference(reference)
+    return bakedCompact(this.config.root, reference) ?? compactReference(reference)
   }
 }
