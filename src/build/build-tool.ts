@@ -10,6 +10,7 @@ import type { Reference } from '../describe/reference.js'
 import { renderSkill, skillName } from '../describe/skill.js'
 import { loadZod } from '../schema/output.js'
 import { bundleTool } from './bundle.js'
+import { writeCompactMemo } from './compact-memo.js'
 import { splitDescriptions } from './descriptions.js'
 
 /** What to do with the tool's SKILL.md. */
@@ -65,6 +66,9 @@ export async function buildTool(
   writeFileSync(join(root, 'oclif.manifest.json'), manifestText(manifest))
   // Before the skill: the skill is read from the tool as it will run, which is from its bundle.
   const bundle = await bundleTool(root)
+  const bin = binPath(root, pjson)
+  // After the bundle, which it names and runs: the compact `reference` computed once (see writeCompactMemo).
+  if (bundle && bin) writeCompactMemo(root, bin, bundle.id)
 
   let entries: number | null = null
   const changelogPath = join(root, 'CHANGELOG.md')

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
@@ -33,7 +34,15 @@ const ALWAYS_EXTERNAL = ['typescript', 'ts-node', 'tsx', 'esbuild', 'pg', 'pg-na
 export type BundleOptions = { patches?: readonly SourcePatch[] }
 
 /** What a bundle build wrote. */
-export type BundleReport = { file: string; bytes: number; external: string[] }
+/** What {@link bundleTool} wrote: `id` is the bundle's own name for itself (see {@link BUNDLE_ID_PLACEHOLDER}). */
+export type BundleReport = { file: string; bytes: number; external: string[]; id: string }
+
+/**
+ * Written into the main bundle's first line as `__agentcli_bundle_id`, then replaced by the first 32 hex digits of
+ * the SHA-256 of the text that holds it: the same sources give the same bundle, and code that knows it runs from
+ * this bundle (`bundleId()`) can tell a file written beside it by the same build from one of another build.
+ */
+export const BUNDLE_ID_PLACEHOLDER = '__agentcli_bundle_id_placeholder__'
 
 /**
  * Bundle the tool, agentcli, its agentcli plugins and oclif into `dist/bundle.cjs` with esbuild, entered through
@@ -85,6 +94,7 @@ export async function bundleTool(dir: string, options: BundleOptions = {}): Prom
   const contents = await bundleEntry(esbuild, root, resolve(root, commands.target), identifier, external, shared)
   const result = await esbuild.build({
     ...shared,
+    banner: { js: `${shared.banner.js} var __agentcli_bundle_id = "${BUNDLE_ID_PLACEHOLDER}";` },
     stdin: { contents, resolveDir: root, sourcefile: 'agentcli-bundle-entry.js' },
     bundle: true,
     platform: 'node',
@@ -109,10 +119,12 @@ export async function bundleTool(dir: string, options: BundleOptions = {}): Prom
   const [output] = result.outputFiles
   if (!output || result.outputFiles.length !== 1) throw new Error('esbuild wrote no single bundle file')
   // The boot reads an ASCII bundle as latin1: a one-byte string, decoded without UTF-8 validation.
-  const text = asciiOnly(output.text)
+  const placeheld = asciiOnly(output.text)
+  const id = createHash('sha256').update(placeheld).digest('hex').slice(0, 32)
+  const text = placeheld.replace(`"${BUNDLE_ID_PLACEHOLDER}"`, `"${id}"`)
   mkdirSync(dirname(outfile), { recursive: true })
   writeFileSync(outfile, text)
-  return { file: outfile, bytes: text.length, external }
+  return { file: outfile, bytes: text.length, external, id }
 }
 
 function dependsOnAgentcli(require: NodeRequire, name: string): boolean {

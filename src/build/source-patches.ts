@@ -163,4 +163,63 @@ export const SOURCE_PATCHES: readonly SourcePatch[] = [
       'const supports_color_1 = { supportsColor: (...args) => require("./supports-color").supportsColor(...args) };',
     why: "supports-color asks node:tty whether fds 1 and 2 are terminals when it is evaluated, and node:tty loads net and the whole stream stack (≈ 2–4 ms of every start); oclif's theme, loaded by every parse error's class, asks it only when it colours a string. Evaluated on that first call, with the same answer (it reads the same environment and descriptors).",
   },
+  {
+    name: 'perf-hooks-when-asked',
+    package: '@oclif/core',
+    file: 'lib/performance.js',
+    find: 'const node_perf_hooks_1 = require("node:perf_hooks");',
+    replace:
+      'const node_perf_hooks_1 = { get performance() { return require("node:perf_hooks").performance; }, get PerformanceObserver() { return require("node:perf_hooks").PerformanceObserver; } };',
+    why: "oclif's performance markers call node:perf_hooks only when `OCLIF_PERF`/`DEBUG` turns them on (every use sits behind `Performance.enabled`), but its module loads perf_hooks (a dozen built-in modules) with `Config`. Loaded on the first marker instead, the same two exports.",
+  },
+  {
+    name: 'ux-when-asked-config',
+    package: '@oclif/core',
+    file: 'lib/config/config.js',
+    find: 'const ux_1 = require("../ux");',
+    replace: 'const ux_1 = { get ux() { return require("../ux").ux; } };',
+    why: "`Config` uses `ux` only in a hook's `log()`; evaluating `ux` builds its spinner and reads `process.stderr.isTTY`, which creates the stderr stream (node:net and the stream stack when stderr is a pipe) on every run that loads `Config` (help, `reference`, an unknown word). Resolved on that first `log()`, the same object.",
+  },
+  {
+    name: 'glob-when-asked',
+    package: '@oclif/core',
+    file: 'lib/config/plugin.js',
+    find: 'const tinyglobby_1 = require("tinyglobby");',
+    replace: 'const tinyglobby_1 = { glob: (...args) => require("tinyglobby").glob(...args) };',
+    why: "A plugin globs its commands directory only under the `pattern` strategy; an agentcli tool's commands are `explicit`. tinyglobby and fdir (and picomatch's resolution) are evaluated on the first glob instead of with every `Config`.",
+  },
+  {
+    name: 'rc-search-when-asked',
+    package: '@oclif/core',
+    file: 'lib/util/read-pjson.js',
+    find: 'const lilconfig_1 = require("lilconfig");',
+    replace: 'const lilconfig_1 = { lilconfig: (...args) => require("lilconfig").lilconfig(...args) };',
+    why: 'lilconfig searches for an `.oclifrc` only when a package.json has no `oclif` section, which a tool (and any plugin with commands) has. Evaluated on that search instead of with every `Config`.',
+  },
+  {
+    name: 'no-stdin-read-from-the-null-device',
+    package: '@oclif/core',
+    file: 'lib/parser/parse.js',
+    find: 'const readStdin = async () => {\n    const { stdin, stdout } = process;',
+    replace:
+      'function stdinIsNullDevice() {\n    if (process.platform === "win32" || typeof Object.getOwnPropertyDescriptor(process, "stdin")?.get !== "function")\n        return false;\n    try {\n        const { fstatSync, statSync } = require("node:fs");\n        const own = fstatSync(0);\n        const nul = statSync("/dev/null");\n        return own.isCharacterDevice() && nul.isCharacterDevice() && own.rdev === nul.rdev;\n    }\n    catch {\n        return false;\n    }\n}\nconst readStdin = async () => {\n    if (stdinIsNullDevice())\n        return "";\n    const { stdin, stdout } = process;',
+    why: "A command whose argument is missing fills it from stdin when stdin is not a terminal (`reference` with no path). When stdin is the null device (`< /dev/null`, a spawn's `stdio: 'ignore'`: a character device with /dev/null's `rdev`, the check `isTerminal` makes for stdout) and `process.stdin` is still Node's own lazy getter (an in-process run puts a stream of its own there), the read can only end empty: '' as the readline read resolves, without building `process.stdin`, `process.stdout` and readline (the stream stack). Whatever fstat cannot say, and Windows, read as before.",
+  },
+  {
+    name: 'sync-json-read',
+    package: '@oclif/core',
+    file: 'lib/util/fs.js',
+    find: "const contents = await (0, promises_1.readFile)(path, 'utf8');",
+    replace: "const contents = (0, node_fs_1.readFileSync)(path, 'utf8');",
+    why: "`Config.load` reads the tool's manifest and package.json through `readJson`, whose `fs/promises` read loads node:fs/promises and, with it, readline's interface (≈ 2 ms). The synchronous read returns the same text and throws the same error (same code, syscall and path) inside the same async function, so its callers see a rejected promise as before; a start reads nothing else meanwhile.",
+  },
+  {
+    name: 'plain-help-text-as-is',
+    package: '@oclif/core',
+    file: 'lib/help/util.js',
+    find: '    function render(t) {\n        return ejs_1.default.render(t, context);',
+    replace:
+      '    function render(t) {\n        if (typeof t === "string" && !t.includes(ejs_1.default.delimiter || "%"))\n            return t;\n        return ejs_1.default.render(t, context);',
+    why: 'Help passes every text it prints (summaries, descriptions, flag texts, usage) through `ejs.render`, which compiles each into a function with `new Function` (no code cache keeps those) even when it holds no tag. Every ejs tag contains the delimiter (`%` unless `ejs.delimiter` says otherwise), and a text without it renders to itself; a text with it is rendered as before.',
+  },
 ]

@@ -300,6 +300,22 @@ async function trustRootHealth(
   }
 }
 
+type Settled<T> = { value: T } | { error: unknown }
+
+/** A promise that never rejects (so nothing is left unhandled while it waits), and {@link unsettle} its outcome. */
+function settled<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  )
+}
+
+async function unsettle<T>(promise: Promise<Settled<T>>): Promise<T> {
+  const outcome = await promise
+  if ('error' in outcome) throw outcome.error
+  return outcome.value
+}
+
 /** What `doctor` reports: every check, and the trusted root an update verifies against. */
 export type DoctorReport = {
   checks: Check[]
@@ -308,13 +324,18 @@ export type DoctorReport = {
 
 /** Every check, built-in first, then those tools and plugins contribute through the `agentcli:doctor` hook. */
 export async function runChecks(config: ToolConfig, credentials: Credentials): Promise<DoctorReport> {
+  // The config dir is looked at before anything may create a directory (the update check writes its notice).
+  const configDir = await configDirCheck(config)
+  // The one check that waits on the network starts first and is awaited in its place, so its round trip overlaps
+  // the local checks; what it throws is thrown there, in the order the checks always ran.
+  const update = settled(updateCheck(config))
   const trust = await trustRootHealth(config)
   const checks = [
     readinessCheck(config),
     await minVersionCheck(config),
-    await configDirCheck(config),
+    configDir,
     await credentialsCheck(config, credentials),
-    await updateCheck(config),
+    await unsettle(update),
     ...(trust.check ? [trust.check] : []),
     // Loaded here, not at the top: the check opens the state store only when a state URL is set.
     await (await import('../fleet/index.js')).stateCheck(config),

@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto'
-
 /*
  * The output schema of the builtins plugin's `reference` command (src/builtins/schemas.ts) as its full
  * document prints it. The compact form names it instead of repeating ~3 KB an agent reading the document already
@@ -310,12 +308,17 @@ export const REFERENCE_OUTPUT_SCHEMA: Record<string, unknown> = {
 }
 
 const PREFIX = 'agentcli:reference-output@'
-let ref: string | undefined
+
+/**
+ * The first 12 hex digits of the SHA-256 of `JSON.stringify(REFERENCE_OUTPUT_SCHEMA)`: written out, so a compact
+ * `reference` does not load node:crypto (≈ 5 ms of a start) for a constant. `test/unit/describe/reference-compact.test.ts`
+ * computes it again and fails when the schema changes without it.
+ */
+export const REFERENCE_OUTPUT_DIGEST = '40e58179f105'
 
 /** The `$ref` the compact form writes for {@link REFERENCE_OUTPUT_SCHEMA}: its name and a digest of its content. */
 export function referenceSchemaRef(): string {
-  ref ??= `${PREFIX}${createHash('sha256').update(JSON.stringify(REFERENCE_OUTPUT_SCHEMA)).digest('hex').slice(0, 12)}`
-  return ref
+  return `${PREFIX}${REFERENCE_OUTPUT_DIGEST}`
 }
 
 /**

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import semver from 'semver'
 import { AgentError, validationError } from '../errors/agent-error.js'
@@ -52,7 +52,8 @@ export async function parseChangelog(markdown: string, packageVersion: string): 
 export async function readToolMeta(root: string): Promise<ToolMeta> {
   const path = join(root, META_FILE)
   try {
-    return JSON.parse(await readFile(path, 'utf8')) as ToolMeta
+    // Synchronous: node:fs/promises (and readline's interface with it) is ≈ 2 ms of a `changelog` start.
+    return JSON.parse(readFileSync(path, 'utf8')) as ToolMeta
   } catch (error) {
     throw new AgentError('E_IO', `cannot read the embedded changelog ${path}`, {
       details: { path, fix: 'rebuild the tool with agentcli-build' },

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { closeSync, createReadStream, writeSync } from 'node:fs'
-import { mkdir, readdir } from 'node:fs/promises'
+import { closeSync, createReadStream, readdirSync, writeSync } from 'node:fs'
+import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { AgentError } from '../errors/agent-error.js'
@@ -11,6 +11,15 @@ import { jobRecordProblem } from './record.js'
 import type { JobRecord, JobStore } from './types.js'
 
 const ID = /^job_[a-z0-9]{20}$/
+
+/** The entries of the jobs directory, none when it cannot be read; synchronous: `job list` then loads no node:fs/promises. */
+function namesIn(root: string): string[] {
+  try {
+    return readdirSync(root)
+  } catch {
+    return []
+  }
+}
 
 /** A new, unguessable job id. */
 export function newJobId(): string {
@@ -68,7 +77,7 @@ export function fileJobStore(dataDir: string): JobStore {
       })
     },
     async list() {
-      const names = await readdir(root).catch(() => [] as string[])
+      const names = namesIn(root)
       // A corrupt record fails the listing with its path rather than vanishing from it unnoticed.
       const records = await Promise.all(names.filter((n) => ID.test(n)).map((n) => read(n)))
       return records.filter((r): r is JobRecord => r !== undefined)

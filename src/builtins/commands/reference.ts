@@ -1,3 +1,4 @@
+import { bakedCompact } from '../../describe/baked-compact.js'
 import { buildReference, commandReference, compactReference } from '../../describe/index.js'
 import { AgentCommand, Args, Flags, output } from '../../index.js'
 import { invocation, shellQuote } from '../../runtime/invocation.js'
@@ -32,6 +33,8 @@ export default class Reference extends AgentCommand {
       const full = [invocation(this.config.bin), 'reference', ...paths.map(shellQuote), '--full'].join(' ')
       return commandReference(reference, full)
     }
-    return this.globals.compact ? compactReference(reference) : reference
+    if (!this.globals.compact) return reference
+    // What the build compacted for this very bundle, when the reference is the same: compacting is most of the run.
+    return bakedCompact(this.config.root, reference) ?? compactReference(reference)
   }
 }

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process'
+import { type StdioOptions, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import Module from 'node:module'
 import { tmpdir } from 'node:os'
@@ -16,13 +16,21 @@ const box = useSandbox()
 const copy = useToolCopy()
 
 /** What a bundled `reference list` (oclif's Config loaded) loads: Node built-ins, and whether ICU compared. */
-function loadedBy(bin: string): { builtins: string[]; collator: boolean } {
+function loadedBy(
+  bin: string,
+  args = ['reference', 'list'],
+  stdio: StdioOptions = 'pipe',
+): { builtins: string[]; collator: boolean } {
   seed(box(), [{ id: '1', title: 'a' }])
   const out = join(box().root, 'builtins.json')
   const result = spawnSync(
     process.execPath,
-    ['--import', join(ROOT, 'test/fixtures/record-builtins.mjs'), bin, 'reference', 'list'],
-    { env: { ...box().env, RECORD_BUILTINS_TO: out }, encoding: 'utf8' },
+    ['--import', join(ROOT, 'test/fixtures/record-builtins.mjs'), bin, ...args],
+    {
+      env: { ...box().env, RECORD_BUILTINS_TO: out },
+      encoding: 'utf8',
+      stdio,
+    },
   )
   expect(result.status, result.stderr).toBe(0)
   return JSON.parse(readFileSync(out, 'utf8'))
@@ -128,6 +136,30 @@ describe('what the patches keep off a bundled `list`', () => {
     const stock = loadedBy(join(dir, 'bin/run.js'))
     expect(stock.builtins).toContain('child_process')
     expect(stock.collator).toBe(true)
+  })
+
+  it('`reference --compact` from /dev/null, stderr a pipe: no readline, perf_hooks, fs/promises, crypto, net or tty', () => {
+    const { builtins } = loadedBy(TASKS_BIN, ['reference', '--compact'], ['ignore', 'pipe', 'pipe'])
+    for (const name of ['readline', 'perf_hooks', 'fs/promises', 'crypto', 'net', 'tty'])
+      expect(builtins, name).not.toContain(name)
+  })
+
+  it('a missing argument is still read from stdin, unless stdin is the null device (nothing to read)', () => {
+    seed(box(), [{ id: '1', title: 'a' }])
+    const reference = (input: string | 'ignore') => {
+      const result = spawnSync(process.execPath, [TASKS_BIN, 'reference'], {
+        // oclif gives up on stdin after 10 ms by default, a window a loaded machine closes.
+        env: { ...box().env, OCLIF_STDIN_TIMEOUT_MS: '20000' },
+        encoding: 'utf8',
+        ...(input === 'ignore' ? { stdio: ['ignore', 'pipe', 'pipe'] } : { input }),
+      })
+      expect(result.status, result.stderr).toBe(0)
+      return JSON.parse(result.stdout).data as { commands: Array<{ path: string }> }
+    }
+    expect(reference('list\n').commands.map((c) => c.path)).toEqual(['list'])
+    const whole = reference('ignore').commands.map((c) => c.path)
+    expect(whole.length).toBeGreaterThan(10)
+    expect(reference('').commands.map((c) => c.path)).toEqual(whole)
   })
 
   it("still prints oclif's debug output when DEBUG asks for it, and nothing when it does not", () => {

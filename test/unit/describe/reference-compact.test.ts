@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { REFERENCE_OUTPUT_SCHEMA } from '../../../src/describe/_reference-schema.js'
+import { REFERENCE_OUTPUT_DIGEST, REFERENCE_OUTPUT_SCHEMA } from '../../../src/describe/_reference-schema.js'
 import type { CommandDescription } from '../../../src/describe/command.js'
 import { compactReference } from '../../../src/describe/compact.js'
 import { expandReference } from '../../../src/describe/expand.js'
@@ -218,6 +219,11 @@ describe('compactReference / expandReference', () => {
     const other = JSON.parse(JSON.stringify(compact))
     other.commands[2].output_schema.$ref = 'agentcli:reference-output@000000000000'
     expect(() => expandReference(other)).toThrow(/cannot expand/)
+  })
+
+  it("the reference schema's written-out digest is the SHA-256 of the schema as it is now", () => {
+    const digest = createHash('sha256').update(JSON.stringify(REFERENCE_OUTPUT_SCHEMA)).digest('hex').slice(0, 12)
+    expect(REFERENCE_OUTPUT_DIGEST).toBe(digest)
   })
 
   it('a literal without its type keeps every type in the document', () => {

@@ -1,0 +1,60 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { BAKED_COMPACT_FILE, bakedCompact, bundleId } from '../../../src/describe/baked-compact.js'
+import type { Reference } from '../../../src/describe/reference.js'
+
+const made: string[] = []
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+const REFERENCE = { tool: 'x', version: '1.0.0', commands: [{ path: 'a', params: [] }] } as unknown as Reference
+const STORED = { compact: true, tool: 'x', stored: 'as the build computed it' }
+
+const ID = '0123456789abcdef0123456789abcdef'
+
+/** A tool root with, in `dist/`, the build's file for `reference`, naming the bundle {@link ID}. */
+function tool(
+  full = JSON.stringify(REFERENCE),
+  header: Record<string, unknown> = { agentcli_compact_reference: 1, bundle_id: ID },
+): string {
+  const root = mkdtempSync(join(tmpdir(), 'agentcli-baked-'))
+  made.push(root)
+  mkdirSync(join(root, 'dist'))
+  writeFileSync(join(root, BAKED_COMPACT_FILE), `${JSON.stringify(header)}\n${full}\n${JSON.stringify(STORED)}\n`)
+  return root
+}
+
+describe('the compact reference the build computed', () => {
+  it('is used by the bundle it names, when the reference is the same JSON', () => {
+    expect(bakedCompact(tool(), structuredClone(REFERENCE), ID)).toEqual(STORED)
+  })
+
+  it('is not used from the modules, by another bundle, for another reference, or from a file of another layout', () => {
+    const root = tool()
+    expect(bundleId()).toBeUndefined()
+    expect(bakedCompact(root, REFERENCE)).toBeUndefined()
+    expect(bakedCompact(root, REFERENCE, 'ffffffffffffffffffffffffffffffff')).toBeUndefined()
+    expect(bakedCompact(root, { ...REFERENCE, version: '1.0.1' }, ID)).toBeUndefined()
+    expect(
+      bakedCompact(tool(undefined, { agentcli_compact_reference: 2, bundle_id: ID }), REFERENCE, ID),
+    ).toBeUndefined()
+    rmSync(join(root, BAKED_COMPACT_FILE))
+    expect(bakedCompact(root, REFERENCE, ID)).toBeUndefined()
+  })
+
+  it('is not used for a reference JSON would not give back as it is, even with the same text', () => {
+    const like = (extra: Record<string, unknown>) => ({ ...structuredClone(REFERENCE), ...extra }) as Reference
+    const stored = (extra: Record<string, unknown>) => tool(JSON.stringify({ ...REFERENCE, ...extra }))
+    // Each has the stored text as its JSON, but is not the value that text parses to.
+    expect(bakedCompact(tool(), like({ hidden: undefined }), ID)).toBeUndefined()
+    expect(bakedCompact(stored({ n: 0 }), like({ n: -0 }), ID)).toBeUndefined()
+    expect(bakedCompact(stored({ list: [null] }), like({ list: new Array(1) }), ID)).toBeUndefined()
+    expect(bakedCompact(stored({ at: new Date(0) }), like({ at: new Date(0) }), ID)).toBeUndefined()
+    expect(bakedCompact(stored({ n: null }), like({ n: Number.NaN }), ID)).toBeUndefined()
+    // The same values as plain JSON are used.
+    expect(bakedCompact(stored({ n: 0, list: [null] }), like({ n: 0, list: [null] }), ID)).toEqual(STORED)
+  })
+})
