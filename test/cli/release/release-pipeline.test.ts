@@ -158,6 +158,8 @@ describe('the release pipeline produces what update accepts', () => {
     try {
       const tasks = (args: string[]) =>
         runTool(install.bin, args, {
+          // An update verifies, downloads and installs a release: runTool's 20 s kill is a window load can close.
+          timeoutMs: 120_000,
           env: {
             ...box().env,
             TASKS_UPDATE_API_URL: api.url,
