@@ -1,9 +1,10 @@
 import { chmodSync, chownSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Sandbox, ToolRun } from 'agentcli/testing'
+import { runTool, type Sandbox, type ToolRun } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
 import { fileJobStore, newJobId } from '../../../src/jobs/file-store.js'
 import { giveToNobody, NOBODY, tasksAsNobody } from '../../support/as-nobody.js'
+import { editJson, useToolCopy } from '../../support/copy.js'
 import {
   env,
   fixture,
@@ -23,6 +24,7 @@ import {
  * in-process: test/unit/write/write-trust.test.ts.
  */
 const box = useSandbox()
+const copy = useToolCopy()
 
 async function dryRun(b: Sandbox, args: string[], extraEnv: Record<string, string> = {}): Promise<string> {
   const run = await tasks(b, [...args, '--dry-run'], { env: extraEnv })
@@ -224,22 +226,35 @@ describe('an async write applies what was previewed, or nothing', () => {
 
 describe('idempotency is per principal and not poisoned by a failure that changed nothing', () => {
   it('a lock timeout on the store before any write: retryable, and the retry with the same token works', async () => {
-    const token = await dryRun(box(), ['create', '--title', 't', '--idempotency-key', 'k3'])
+    // The example with its author's lock wait set to 1 s (package.json, never the environment): the same timeout,
+    // met without 10 s of real waiting.
+    const bin = join(
+      copy('examples/tasks', (dir) =>
+        editJson(join(dir, 'package.json'), (pjson) => {
+          ;(pjson.agentcli as Record<string, unknown>).locks = { timeout_ms: 1000 }
+        }),
+      ),
+      'bin/run.js',
+    )
+    const inCopy = (args: string[]) => runTool(bin, args, { env: box().env, timeoutMs: 30_000 })
+    const dry = await inCopy(['create', '--title', 't', '--idempotency-key', 'k3', '--dry-run'])
+    expect(dry.code, dry.stdout + dry.stderr).toBe(0)
+    const token = env(dry).data.confirm_token as string
     const lock = `${storePath(box())}.lock`
     mkdirSync(lock, { recursive: true })
     const fresh = setInterval(() => utimesSync(lock, new Date(), new Date()), 1000)
     const args = ['create', '--title', 't', '--idempotency-key', 'k3', '--confirm', token]
     let failed: ToolRun
     try {
-      failed = await tasks(box(), args, { timeoutMs: 30_000 })
+      failed = await inCopy(args)
     } finally {
       clearInterval(fresh)
       rmSync(lock, { recursive: true, force: true })
     }
     expect(failed.code).toBe(8)
     expect(env(failed).error).toMatchObject({ code: 'E_TIMEOUT', retryable: true })
-    const retry = await tasks(box(), args)
+    const retry = await inCopy(args)
     expect(retry.code, retry.stdout).toBe(0)
-    expect(env(await tasks(box(), ['list'])).data.count).toBe(1)
+    expect(env(await inCopy(['list'])).data.count).toBe(1)
   }, 40_000)
 })
