@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { envelopeViolations } from 'agentcli/testing'
@@ -11,20 +11,32 @@ import { env, fixture, TASKS_BIN, tasks, useSandbox } from '../../support/helper
  */
 const box = useSandbox()
 
-/** Run the example on a real terminal (util-linux `script` gives it a pty), typing `input` after a moment. */
-function onTerminal(args: string, input?: string): { stdout: string; status: number | null; ms: number } {
-  const started = Date.now()
-  const typed = input === undefined ? '' : `sleep 1; printf '%s\\r' '${input}';`
-  const result = spawnSync(
-    'sh',
-    ['-c', `(${typed} sleep 3) | script -qec "${process.execPath} ${TASKS_BIN} ${args}" /dev/null`],
-    {
-      encoding: 'utf8',
-      env: { ...box().env, PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, NO_COLOR: '1' },
-      timeout: 15_000,
-    },
-  )
-  return { stdout: result.stdout, status: result.status, ms: Date.now() - started }
+/**
+ * Run the example on a real terminal (util-linux `script` gives it a pty), typing `input` once the question shows.
+ * Its stdin stays open until the run ends (at EOF, script would end the terminal's input), and no longer.
+ */
+function onTerminal(args: string, input?: string): Promise<{ stdout: string; status: number | null }> {
+  const child = spawn('script', ['-qec', `${process.execPath} ${TASKS_BIN} ${args}`, '/dev/null'], {
+    env: { ...box().env, PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, NO_COLOR: '1' },
+    stdio: ['pipe', 'pipe', 'ignore'],
+  })
+  let stdout = ''
+  let typed = false
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8')
+    if (input !== undefined && !typed && stdout.includes('Title of the new task?')) {
+      typed = true
+      child.stdin.write(`${input}\r`)
+    }
+  })
+  const deadline = setTimeout(() => child.kill('SIGKILL'), 15_000)
+  return new Promise((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (status) => {
+      clearTimeout(deadline)
+      resolve({ stdout, status })
+    })
+  })
 }
 
 /** Wait until the detached worker of a job has exited, so the sandbox is not removed under its last writes. */
@@ -57,14 +69,14 @@ describe('--no-input: nothing ever waits for a person who is not there', () => {
     })
   })
 
-  it('on a terminal the question is asked (stderr) and answered', () => {
-    const run = onTerminal('create --dry-run --compact', 'Typed title')
+  it('on a terminal the question is asked (stderr) and answered', async () => {
+    const run = await onTerminal('create --dry-run --compact', 'Typed title')
     expect(run.stdout).toContain('Title of the new task?')
     expect(firstJson(run.stdout).data.preview.changes[0].after).toEqual({ title: 'Typed title', status: 'open' })
   })
 
-  it('on a terminal, --no-input still answers at once instead of asking', () => {
-    const run = onTerminal('create --dry-run --compact --no-input')
+  it('on a terminal, --no-input still answers at once instead of asking', async () => {
+    const run = await onTerminal('create --dry-run --compact --no-input')
     expect(run.stdout).not.toContain('Title of the new task?')
     expect(firstJson(run.stdout).error).toMatchObject({ code: 'E_USAGE', details: { reason: 'no_input' } })
   })
@@ -124,8 +136,8 @@ describe('--wait on every async command', () => {
 })
 
 describe('a bare invocation', () => {
-  it('on a terminal is help for people', () => {
-    const run = onTerminal('')
+  it('on a terminal is help for people', async () => {
+    const run = await onTerminal('')
     expect(run.stdout).toContain('USAGE')
     expect(run.stdout).not.toContain('"ok"')
   })
