@@ -1,9 +1,10 @@
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { envelopeViolations } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
 import { env, fixture, TASKS_BIN, tasks, useSandbox } from '../../support/helpers.js'
+import { type TerminalRun, onTerminal as terminal } from '../../support/terminal.js'
 
 /*
  * What needs a process: a terminal (`script`), stdin, job workers. The rest runs in-process:
@@ -11,32 +12,10 @@ import { env, fixture, TASKS_BIN, tasks, useSandbox } from '../../support/helper
  */
 const box = useSandbox()
 
-/**
- * Run the example on a real terminal (util-linux `script` gives it a pty), typing `input` once the question shows.
- * Its stdin stays open until the run ends (at EOF, script would end the terminal's input), and no longer.
- */
-function onTerminal(args: string, input?: string): Promise<{ stdout: string; status: number | null }> {
-  const child = spawn('script', ['-qec', `${process.execPath} ${TASKS_BIN} ${args}`, '/dev/null'], {
-    env: { ...box().env, PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, NO_COLOR: '1' },
-    stdio: ['pipe', 'pipe', 'ignore'],
-  })
-  let stdout = ''
-  let typed = false
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8')
-    if (input !== undefined && !typed && stdout.includes('Title of the new task?')) {
-      typed = true
-      child.stdin.write(`${input}\r`)
-    }
-  })
-  const deadline = setTimeout(() => child.kill('SIGKILL'), 15_000)
-  return new Promise((resolve, reject) => {
-    child.on('error', reject)
-    child.on('close', (status) => {
-      clearTimeout(deadline)
-      resolve({ stdout, status })
-    })
-  })
+/** The example on a real terminal, answering the title question with `input`. */
+function onTerminal(args: string, input?: string): Promise<TerminalRun> {
+  const answer = input === undefined ? undefined : { question: 'Title of the new task?', type: input }
+  return terminal(`${process.execPath} ${TASKS_BIN} ${args}`, box().env, answer)
 }
 
 /** Wait until the detached worker of a job has exited, so the sandbox is not removed under its last writes. */
