@@ -1,23 +1,20 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
-import type { ToolRun } from 'agentcli/testing'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import {
   ENGINES,
   envelope,
   fixtureOn,
-  type Machine,
   machines,
   newKey,
   onMachine,
   seedTask,
   useFleet,
+  useInProcessMachines,
   useJobWorkers,
 } from '../../support/fleet.js'
-import { FIXTURE_BIN, ROOT, TASKS_BIN } from '../../support/helpers.js'
-import { FIXTURE_ROOT, runInProcess, TASKS_ROOT } from '../../support/in-process.js'
+import { FIXTURE_BIN, TASKS_BIN } from '../../support/helpers.js'
 
 const fleet = useFleet()
 const shared = mkdtempSync(join(tmpdir(), 'agentcli-fleet-files-'))
@@ -27,22 +24,10 @@ const startWorker = useJobWorkers()
 
 /*
  * The workers, and the calls that submit, confirm and cancel, are processes of their own. What only reads the
- * fleet's state (status polls, results, the job list) runs in this process (`run(root, { io })`, the same
- * PostgreSQL and Redis): a read needs no process, and a poll loop of spawns was most of this file's time.
+ * fleet's state (status polls, results, the job list) runs in this process, on the same PostgreSQL and Redis: a
+ * read needs no process, and a poll loop of spawns was most of this file's time.
  */
-const readOn =
-  (root: string) =>
-  (m: Machine, args: readonly string[]): Promise<ToolRun> =>
-    runInProcess(root, args, { env: m.env })
-const tasksRead = readOn(TASKS_ROOT)
-const fixtureRead = readOn(FIXTURE_ROOT)
-// The connections those reads opened, closed before the test's namespace is dropped (hooks run last first).
-afterEach(async () => {
-  const backend = join(ROOT, 'dist/fleet/backend.js')
-  await (
-    (await import(/* @vite-ignore */ pathToFileURL(backend).href)) as typeof import('../../../src/fleet/backend.js')
-  ).closeBackends()
-})
+const { tasks: tasksRead, fixture: fixtureRead } = useInProcessMachines()
 
 // biome-ignore lint/suspicious/noExplicitAny: job status envelopes are read loosely
 async function until(what: string, probe: () => Promise<any>, ok: (v: any) => boolean, ms = 30_000): Promise<any> {
