@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { ComparableReference } from '../../../src/build/compat.js'
 import { useToolCopy } from '../../support/copy.js'
-import { env, ROOT, tasks, useSandbox } from '../../support/helpers.js'
+import { env, ROOT, useSandbox } from '../../support/helpers.js'
+import { tasksInProcess } from '../../support/in-process.js'
 
 /*
  * agentcli-build --check-compat run as a process against a copy of the example. What counts as a break, and the
@@ -17,7 +18,7 @@ const BUILD = join(ROOT, 'bin/agentcli-build.js')
 type Ref = ComparableReference & { commands: Array<Record<string, unknown> & ComparableReference['commands'][number]> }
 
 async function currentReference(): Promise<Ref> {
-  return env(await tasks(box(), ['reference'])).data as Ref
+  return env(await tasksInProcess(box(), ['reference'])).data as Ref
 }
 
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T

@@ -4,11 +4,13 @@ import { join } from 'node:path'
 import { envelopeViolations } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
 import { env, fixture, TASKS_BIN, tasks, useSandbox } from '../../support/helpers.js'
+import { fixtureInProcess, tasksInProcess } from '../../support/in-process.js'
 import { type TerminalRun, onTerminal as terminal } from '../../support/terminal.js'
 
 /*
  * What needs a process: a terminal (`script`), stdin, job workers. The rest runs in-process:
- * test/unit/contract/contract-input.test.ts.
+ * test/unit/contract/contract-input.test.ts; so do the calls here around a job (a dry-run, the job list, a
+ * clean-up cancel).
  */
 const box = useSandbox()
 
@@ -67,7 +69,7 @@ describe('--wait on every async command', () => {
     expect(run.code).toBe(0)
     expect(envelopeViolations(run.stdout, run.code)).toEqual([])
     expect(env(run)).toMatchObject({ ok: true, data: { slept_ms: 100 } })
-    const jobs = await fixture(box(), ['job', 'list'])
+    const jobs = await fixtureInProcess(box(), ['job', 'list'])
     // The answer names the job it waited for, so its status and result stay reachable.
     expect(env(run).meta.job_id).toBe(env(jobs).data.items[0].job_id)
     for (const job of env(jobs).data.items) await workerGone('fixture', job.job_id)
@@ -98,19 +100,20 @@ describe('--wait on every async command', () => {
       env: { ...process.env, ...box().env },
     })
     expect(JSON.parse(poll.stdout).data.job_id).toBe(error.details.job_id)
-    await fixture(box(), ['job', 'cancel', '--id', error.details.job_id])
+    await fixtureInProcess(box(), ['job', 'cancel', '--id', error.details.job_id])
     await workerGone('fixture', error.details.job_id)
   })
 
   it('a write confirmed with --wait: the token does not bind --wait, and the import result comes back', async () => {
     const file = `${box().root}/in.jsonl`
     spawnSync('sh', ['-c', `printf '{"title":"a"}\\n{"title":"b"}\\n' > ${file}`])
-    const dry = env(await tasks(box(), ['import', '--file', file, '--dry-run'])).data
+    const dry = env(await tasksInProcess(box(), ['import', '--file', file, '--dry-run'])).data
     const run = await tasks(box(), ['import', '--file', file, '--confirm', dry.confirm_token, '--wait'])
     expect(run.code).toBe(0)
     expect(env(run).data).toEqual({ imported: 2, ids: ['1', '2'] })
     expect(env(run).meta.job_id).toMatch(/^job_/)
-    for (const job of env(await tasks(box(), ['job', 'list'])).data.items) await workerGone('tasks', job.job_id)
+    for (const job of env(await tasksInProcess(box(), ['job', 'list'])).data.items)
+      await workerGone('tasks', job.job_id)
   })
 })
 
