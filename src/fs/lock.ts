@@ -3,12 +3,17 @@ import { dirname } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
 import { beforeChange } from '../errors/before-change.js'
 import { stopIfInterrupted } from '../errors/interrupted.js'
+import { getRunState } from '../runtime/run-state.js'
+import { DEFAULT_LOCK_TIMEOUT_MS } from '../settings/lock-wait.js'
 import { type DirLock, tryDirLock } from './dir-lock.js'
 import { checkStateDir } from './state-file.js'
 
 /** Options of {@link withFileLock}. */
 export type LockOptions = {
-  /** How long to wait for a lock someone else holds before `E_TIMEOUT` (default 10 000 ms). */
+  /**
+   * How long to wait for a lock someone else holds before `E_TIMEOUT` (default: the tool's
+   * `"agentcli": {"locks": {"timeout_ms": n}}` in package.json, else 10 000 ms).
+   */
   timeoutMs?: number
   /** After how long a held lock is taken as left by a dead process and broken (default 10 000 ms, at least 2 000). */
   staleMs?: number
@@ -48,7 +53,13 @@ function attempt(path: string, staleMs: number): DirLock | undefined {
  * so it is marked as preceding any change; so is the `E_INTERRUPTED` of a wait that a signal stops.
  */
 export async function withFileLock<T>(path: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
-  const { timeoutMs = 10_000, staleMs = 10_000, signal } = options
+  const { staleMs = 10_000, signal } = options
+  let timeoutMs: number
+  try {
+    timeoutMs = options.timeoutMs ?? getRunState()?.lockTimeoutMs?.() ?? DEFAULT_LOCK_TIMEOUT_MS
+  } catch (error) {
+    throw beforeChange(error)
+  }
   const deadline = Date.now() + timeoutMs
   let lock: DirLock | undefined
   for (let wait = 10; ; wait = Math.min(50, Math.ceil(wait * 1.2))) {

@@ -26,6 +26,11 @@ export type RunState = {
    * that lets its running calls print their own `E_INTERRUPTED`). Never shortens the grace.
    */
   extendInterruptGrace?: (ms: number) => void
+  /**
+   * How long `withFileLock` waits for a lock someone else holds, unless its caller says: the tool's
+   * `agentcli.locks.timeout_ms` (`E_CONFIG` when malformed), read when a lock is taken.
+   */
+  lockTimeoutMs?: () => number
 }
 
 let current: RunState | undefined

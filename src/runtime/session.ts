@@ -11,6 +11,7 @@ import { type RenderContext, renderError, renderOutcome } from '../output/render
 import type { OutputSinks } from '../output/sinks.js'
 import { setRunStderr, writeStderr } from '../output/stderr.js'
 import { guardStdout, withRealStdout } from '../output/stdout.js'
+import { lockTimeoutMsOf } from '../settings/lock-wait.js'
 import { readToolSettings } from '../settings/package-section.js'
 import { runEnv, setRunEnv } from '../settings/run-env.js'
 import { type ToolEnv, toolEnv } from '../settings/tool-env.js'
@@ -235,6 +236,7 @@ export function openSession(options: SessionOptions = {}): Session {
         extendInterruptGrace: (ms) => {
           graceMs = Math.max(graceMs, ms)
         },
+        lockTimeoutMs: () => lockTimeoutMsOf(config as never),
       })
       return env
     },

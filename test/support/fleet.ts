@@ -2,11 +2,13 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { type RunToolOptions, runTool, type Sandbox, sandbox, type ToolRun } from 'agentcli/testing'
 import { Redis } from 'ioredis'
 import pg from 'pg'
 import { afterEach, beforeAll, beforeEach } from 'vitest'
-import { FIXTURE_BIN, TASKS_BIN } from './helpers.js'
+import { FIXTURE_BIN, ROOT, TASKS_BIN } from './helpers.js'
+import { FIXTURE_ROOT, runInProcess, TASKS_ROOT } from './in-process.js'
 
 /** The two engines a fleet can keep its state on, as the machine provides them. */
 export const ENGINES = ['postgres', 'redis'] as const
@@ -212,5 +214,29 @@ export function useJobWorkers(): (m: Machine, bin: string) => Promise<Worker> {
       await new Promise((r) => setTimeout(r, 50))
     }
     return worker
+  }
+}
+
+/** Calls on a fleet machine run in this process: {@link useInProcessMachines}. */
+export type InProcessMachines = {
+  /** The example tool on a machine, in-process. */
+  tasks(m: Machine, args: readonly string[]): Promise<ToolRun>
+  /** The fixture CLI on a machine, in-process. */
+  fixture(m: Machine, args: readonly string[]): Promise<ToolRun>
+}
+
+/**
+ * Calls on a machine that need no process of their own (a dry-run, a read of the shared state) run in this process
+ * (`run(root, { io })`), against the same PostgreSQL and Redis. The connections they open are closed after each
+ * test, before `useFleet` drops its namespace: call this after `useFleet()` (after-hooks run last first).
+ */
+export function useInProcessMachines(): InProcessMachines {
+  afterEach(async () => {
+    const backend = pathToFileURL(join(ROOT, 'dist/fleet/backend.js')).href
+    await ((await import(/* @vite-ignore */ backend)) as typeof import('../../src/fleet/backend.js')).closeBackends()
+  })
+  return {
+    tasks: (m, args) => runInProcess(TASKS_ROOT, args, { env: m.env }),
+    fixture: (m, args) => runInProcess(FIXTURE_ROOT, args, { env: m.env }),
   }
 }

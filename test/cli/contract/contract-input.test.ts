@@ -1,30 +1,23 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { envelopeViolations } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
 import { env, fixture, TASKS_BIN, tasks, useSandbox } from '../../support/helpers.js'
+import { fixtureInProcess, tasksInProcess } from '../../support/in-process.js'
+import { type TerminalRun, onTerminal as terminal } from '../../support/terminal.js'
 
 /*
  * What needs a process: a terminal (`script`), stdin, job workers. The rest runs in-process:
- * test/unit/contract/contract-input.test.ts.
+ * test/unit/contract/contract-input.test.ts; so do the calls here around a job (a dry-run, the job list, a
+ * clean-up cancel).
  */
 const box = useSandbox()
 
-/** Run the example on a real terminal (util-linux `script` gives it a pty), typing `input` after a moment. */
-function onTerminal(args: string, input?: string): { stdout: string; status: number | null; ms: number } {
-  const started = Date.now()
-  const typed = input === undefined ? '' : `sleep 1; printf '%s\\r' '${input}';`
-  const result = spawnSync(
-    'sh',
-    ['-c', `(${typed} sleep 3) | script -qec "${process.execPath} ${TASKS_BIN} ${args}" /dev/null`],
-    {
-      encoding: 'utf8',
-      env: { ...box().env, PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, NO_COLOR: '1' },
-      timeout: 15_000,
-    },
-  )
-  return { stdout: result.stdout, status: result.status, ms: Date.now() - started }
+/** The example on a real terminal, answering the title question with `input`. */
+function onTerminal(args: string, input?: string): Promise<TerminalRun> {
+  const answer = input === undefined ? undefined : { question: 'Title of the new task?', type: input }
+  return terminal(`${process.execPath} ${TASKS_BIN} ${args}`, box().env, answer)
 }
 
 /** Wait until the detached worker of a job has exited, so the sandbox is not removed under its last writes. */
@@ -57,14 +50,14 @@ describe('--no-input: nothing ever waits for a person who is not there', () => {
     })
   })
 
-  it('on a terminal the question is asked (stderr) and answered', () => {
-    const run = onTerminal('create --dry-run --compact', 'Typed title')
+  it('on a terminal the question is asked (stderr) and answered', async () => {
+    const run = await onTerminal('create --dry-run --compact', 'Typed title')
     expect(run.stdout).toContain('Title of the new task?')
     expect(firstJson(run.stdout).data.preview.changes[0].after).toEqual({ title: 'Typed title', status: 'open' })
   })
 
-  it('on a terminal, --no-input still answers at once instead of asking', () => {
-    const run = onTerminal('create --dry-run --compact --no-input')
+  it('on a terminal, --no-input still answers at once instead of asking', async () => {
+    const run = await onTerminal('create --dry-run --compact --no-input')
     expect(run.stdout).not.toContain('Title of the new task?')
     expect(firstJson(run.stdout).error).toMatchObject({ code: 'E_USAGE', details: { reason: 'no_input' } })
   })
@@ -76,7 +69,7 @@ describe('--wait on every async command', () => {
     expect(run.code).toBe(0)
     expect(envelopeViolations(run.stdout, run.code)).toEqual([])
     expect(env(run)).toMatchObject({ ok: true, data: { slept_ms: 100 } })
-    const jobs = await fixture(box(), ['job', 'list'])
+    const jobs = await fixtureInProcess(box(), ['job', 'list'])
     // The answer names the job it waited for, so its status and result stay reachable.
     expect(env(run).meta.job_id).toBe(env(jobs).data.items[0].job_id)
     for (const job of env(jobs).data.items) await workerGone('fixture', job.job_id)
@@ -107,25 +100,26 @@ describe('--wait on every async command', () => {
       env: { ...process.env, ...box().env },
     })
     expect(JSON.parse(poll.stdout).data.job_id).toBe(error.details.job_id)
-    await fixture(box(), ['job', 'cancel', '--id', error.details.job_id])
+    await fixtureInProcess(box(), ['job', 'cancel', '--id', error.details.job_id])
     await workerGone('fixture', error.details.job_id)
   })
 
   it('a write confirmed with --wait: the token does not bind --wait, and the import result comes back', async () => {
     const file = `${box().root}/in.jsonl`
     spawnSync('sh', ['-c', `printf '{"title":"a"}\\n{"title":"b"}\\n' > ${file}`])
-    const dry = env(await tasks(box(), ['import', '--file', file, '--dry-run'])).data
+    const dry = env(await tasksInProcess(box(), ['import', '--file', file, '--dry-run'])).data
     const run = await tasks(box(), ['import', '--file', file, '--confirm', dry.confirm_token, '--wait'])
     expect(run.code).toBe(0)
     expect(env(run).data).toEqual({ imported: 2, ids: ['1', '2'] })
     expect(env(run).meta.job_id).toMatch(/^job_/)
-    for (const job of env(await tasks(box(), ['job', 'list'])).data.items) await workerGone('tasks', job.job_id)
+    for (const job of env(await tasksInProcess(box(), ['job', 'list'])).data.items)
+      await workerGone('tasks', job.job_id)
   })
 })
 
 describe('a bare invocation', () => {
-  it('on a terminal is help for people', () => {
-    const run = onTerminal('')
+  it('on a terminal is help for people', async () => {
+    const run = await onTerminal('')
     expect(run.stdout).toContain('USAGE')
     expect(run.stdout).not.toContain('"ok"')
   })

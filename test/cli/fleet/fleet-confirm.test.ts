@@ -1,21 +1,37 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { ENGINES, envelope, machines, newKey, onMachine, pgClient, seedTask, useFleet } from '../../support/fleet.js'
+import {
+  ENGINES,
+  envelope,
+  machines,
+  newKey,
+  onMachine,
+  pgClient,
+  seedTask,
+  useFleet,
+  useInProcessMachines,
+} from '../../support/fleet.js'
 
 const fleet = useFleet()
+/*
+ * The racing confirms are processes of their own, one per machine. The calls with no race (a dry-run that mints a
+ * token, the confirm and replay of one token machine after machine, a local-state call) run in this process, on
+ * the same PostgreSQL and Redis: the shared ledger and log see the same calls.
+ */
+const inProcess = useInProcessMachines()
 
 describe.each(ENGINES)('a fleet on %s', (engine) => {
   it('dry-run on A, confirm on B, replay on C refused; the audit log has all three', async () => {
     const [a, b, c] = machines(3, fleet.url(engine), `k1:${newKey()}`)
     const stores = [a!, b!, c!].map(seedTask)
-    const dry = envelope(await onMachine(a!, ['delete', '1', '--dry-run']))
+    const dry = envelope(await inProcess.tasks(a!, ['delete', '1', '--dry-run']))
     expect(dry.ok).toBe(true)
     const token = dry.data.confirm_token as string
-    const confirmed = await onMachine(b!, ['delete', '1', '--confirm', token])
+    const confirmed = await inProcess.tasks(b!, ['delete', '1', '--confirm', token])
     expect(confirmed.code, confirmed.stdout).toBe(0)
     expect(envelope(confirmed).data.summary.ok_count).toBe(1)
     expect(readFileSync(stores[1]!, 'utf8')).not.toContain('"title":"a"')
-    const replay = await onMachine(c!, ['delete', '1', '--confirm', token])
+    const replay = await inProcess.tasks(c!, ['delete', '1', '--confirm', token])
     expect(replay.code).toBe(6)
     expect(envelope(replay).error.details.reason).toBe('already_used')
     expect(readFileSync(stores[2]!, 'utf8')).toContain('"title":"a"')
@@ -39,7 +55,7 @@ describe.each(ENGINES)('a fleet on %s', (engine) => {
   it('a local-state call is audited to the shared log too, with its kind and mode', async () => {
     const [a] = machines(1, fleet.url(engine), newKey())
     const id = `job_${'0'.repeat(19)}${engine === 'postgres' ? '1' : '2'}`
-    const cancel = await onMachine(a!, ['job', 'cancel', '--id', id])
+    const cancel = await inProcess.tasks(a!, ['job', 'cancel', '--id', id])
     expect(cancel.code, cancel.stdout).toBe(3)
     expect(envelope(cancel).error.code).toBe('E_NOT_FOUND')
     const rows = (await sharedAudit(engine)) as Array<Row & { command: string; kind?: string; args: string[] }>
@@ -60,7 +76,7 @@ describe.each(ENGINES)('a fleet on %s', (engine) => {
     for (let trial = 0; trial < 3; trial++) {
       const fleetOf = machines(16, fleet.url(engine), newKey())
       const stores = fleetOf.map(seedTask)
-      const token = envelope(await onMachine(fleetOf[0]!, ['delete', '1', '--dry-run'])).data.confirm_token
+      const token = envelope(await inProcess.tasks(fleetOf[0]!, ['delete', '1', '--dry-run'])).data.confirm_token
       const runs = await Promise.all(fleetOf.map((m) => onMachine(m, ['delete', '1', '--confirm', token])))
       const winners = runs.filter((r) => r.code === 0)
       expect(winners.length, `trial ${trial}`).toBe(1)
@@ -84,7 +100,7 @@ describe.each(ENGINES)('a fleet on %s', (engine) => {
     const stores = fleetOf.map(seedTask)
     const args = ['create', '--title', 'once', '--idempotency-key', `key-${engine}`]
     const tokens = await Promise.all(
-      fleetOf.map(async (m) => envelope(await onMachine(m, [...args, '--dry-run'])).data.confirm_token as string),
+      fleetOf.map(async (m) => envelope(await inProcess.tasks(m, [...args, '--dry-run'])).data.confirm_token as string),
     )
     const runs = await Promise.all(fleetOf.map((m, i) => onMachine(m, [...args, '--confirm', tokens[i]!])))
     for (const r of runs) expect(r.code, r.stdout + r.stderr).toBe(0)

@@ -21,11 +21,15 @@ import {
   onMachine,
   seedTask,
   useFleet,
+  useInProcessMachines,
 } from '../../support/fleet.js'
 import { ROOT } from '../../support/helpers.js'
 
 const fleet = useFleet()
 const copy = useToolCopy()
+// The dry-runs that mint tokens and the doctor's reads need no process: in-process, on the same store. The calls a
+// fault hits (a proxy killed by PID, a closed port mid-run) stay processes.
+const inProcess = useInProcessMachines()
 
 /**
  * The fixture CLI whose author set `agentcli.state.pending_wait_ms` to 0: a key held by an attempt that will never
@@ -88,7 +92,7 @@ describe.each(ENGINES)('a %s store that fails', (engine) => {
     const [down] = machines(1, urlThrough(engine, await closedPort()), secret)
     const store = seedTask(down!)
     seedTask(a!)
-    const token = envelope(await onMachine(a!, ['delete', '1', '--dry-run'])).data.confirm_token
+    const token = envelope(await inProcess.tasks(a!, ['delete', '1', '--dry-run'])).data.confirm_token
     const before = readFileSync(store, 'utf8')
     const refused = await onMachine(down!, ['delete', '1', '--confirm', token])
     expect(refused.code).toBe(7)
@@ -117,7 +121,7 @@ describe.each(ENGINES)('a %s store that fails', (engine) => {
     const marker = join(b!.box.root, 'marker')
     const go = join(b!.box.root, 'go')
     const args = ['slow-note', '--marker', marker, '--go', go, '--idempotency-key', `after-${engine}`]
-    const token = envelope(await fixtureOn(a!, [...args, '--dry-run'])).data.confirm_token
+    const token = envelope(await inProcess.fixture(a!, [...args, '--dry-run'])).data.confirm_token
     const confirming = fixtureOn(b!, [...args, '--confirm', token])
     const deadline = Date.now() + 15_000
     while (!existsSync(marker)) {
@@ -137,7 +141,7 @@ describe.each(ENGINES)('a %s store that fails', (engine) => {
     // The token is used, and the key stays in doubt: neither can make the change a second time.
     const replay = await fixtureOn(c!, [...args, '--confirm', token])
     expect(envelope(replay).error.details.reason).toBe('already_used')
-    const again = envelope(await fixtureOn(c!, [...args, '--dry-run'])).data.confirm_token
+    const again = envelope(await inProcess.fixture(c!, [...args, '--dry-run'])).data.confirm_token
     const retry = await runTool(impatientFixture(), [...args, '--confirm', again], { timeoutMs: 30_000, env: c!.env })
     expect(retry.code).toBe(6)
     expect(envelope(retry).error.details.reason).toBe('idempotency_in_doubt')
@@ -250,13 +254,12 @@ describe.each(ENGINES)('a %s store that fails', (engine) => {
 
   it('doctor reports the backend, its reachability and schema version', async () => {
     const [m] = machines(1, fleet.url(engine), newKey())
-    const ok = envelope(await onMachine(m!, ['doctor']))
+    const ok = envelope(await inProcess.tasks(m!, ['doctor']))
     const check = ok.data.checks.find((c: { check: string }) => c.check === 'state_store')
     expect(check).toMatchObject({ status: 'pass', fix: null })
     expect(check.message).toContain('schema version 1')
-    const down = envelope(
-      await onMachine(m!, ['doctor'], { env: { TASKS_STATE_URL: urlThrough(engine, await closedPort()) } }),
-    )
+    const elsewhere = { ...m!, env: { ...m!.env, TASKS_STATE_URL: urlThrough(engine, await closedPort()) } }
+    const down = envelope(await inProcess.tasks(elsewhere, ['doctor']))
     const failing = down.data.checks.find((c: { check: string }) => c.check === 'state_store')
     expect(failing.status).toBe('fail')
     expect(failing.fix).toContain('reachable')

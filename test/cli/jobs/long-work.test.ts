@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type { Sandbox } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
 import { env, FIXTURE_BIN, fixture, seed, storeBytes, TASKS_BIN, tasks, useSandbox } from '../../support/helpers.js'
+import { fixtureInProcess, tasksInProcess } from '../../support/in-process.js'
 import { schemaValidator } from '../../support/schema.js'
 
 /*
@@ -31,6 +32,11 @@ async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, ti
 }
 
 const status = async (b: Sandbox, id: string, run = fixture) => env(await run(b, ['job', 'status', '--id', id])).data
+/*
+ * The job's worker, the submits and what a test says other processes do are processes of their own; a poll loop
+ * and a read of a job's outcome only read its record, so they run in this process (`run(root, { io })`).
+ */
+const polled = (b: Sandbox, id: string, run = fixtureInProcess) => status(b, id, run)
 
 describe('NDJSON streams', () => {
   it('`tasks export | head -1` exits cleanly', () => {
@@ -60,40 +66,40 @@ describe('async jobs', () => {
       result: expect.stringMatching(new RegExp(`^\\S*node ${FIXTURE_BIN} job result --id ${job.job_id}$`)),
     })
     const done = await until(
-      () => status(box(), job.job_id),
+      () => polled(box(), job.job_id),
       (s) => s.status === 'succeeded',
     )
     expect(done).toMatchObject({ status: 'succeeded', progress: 1, command: 'sleepy' })
     expect(Date.parse(done.finished_at)).toBeGreaterThanOrEqual(Date.parse(done.started_at))
-    const result = await fixture(box(), ['job', 'result', '--id', job.job_id])
+    const result = await fixtureInProcess(box(), ['job', 'result', '--id', job.job_id])
     expect(env(result)).toMatchObject({ ok: true, data: { slept_ms: 200 } })
   })
 
   it('reports progress while running, and the result of an unfinished job is a clear error', async () => {
     const job = env(await fixture(box(), ['sleepy', '--ms', '3000'])).data
     const running = await until(
-      () => status(box(), job.job_id),
+      () => polled(box(), job.job_id),
       (s) => s.status === 'running' && s.progress > 0,
     )
     expect(running.progress).toBeGreaterThan(0)
     expect(running.progress).toBeLessThan(1)
     expect(typeof running.eta_seconds).toBe('number')
-    const early = await fixture(box(), ['job', 'result', '--id', job.job_id])
+    const early = await fixtureInProcess(box(), ['job', 'result', '--id', job.job_id])
     expect(early.code).toBe(6)
     expect(env(early).error).toMatchObject({
       code: 'E_CONFLICT',
       details: { reason: 'job_not_finished', status: 'running', poll: job.poll },
     })
-    await fixture(box(), ['job', 'cancel', '--id', job.job_id])
+    await fixtureInProcess(box(), ['job', 'cancel', '--id', job.job_id])
   })
 
   it('a failed job returns its error envelope; retryable says whether to resubmit', async () => {
     const job = env(await fixture(box(), ['sleepy', '--ms', '100', '--fail'])).data
     await until(
-      () => status(box(), job.job_id),
+      () => polled(box(), job.job_id),
       (s) => s.status === 'failed',
     )
-    const result = await fixture(box(), ['job', 'result', '--id', job.job_id])
+    const result = await fixtureInProcess(box(), ['job', 'result', '--id', job.job_id])
     expect(result.code).toBe(7)
     expect(env(result).error).toMatchObject({ code: 'E_SERVER', retryable: true, details: { job_id: job.job_id } })
   })
@@ -101,10 +107,10 @@ describe('async jobs', () => {
   it('large results come back as NDJSON', async () => {
     const job = env(await fixture(box(), ['sleepy', '--ms', '50', '--items', '3'])).data
     await until(
-      () => status(box(), job.job_id),
+      () => polled(box(), job.job_id),
       (s) => s.status === 'succeeded',
     )
-    const out = lines((await fixture(box(), ['job', 'result', '--id', job.job_id])).stdout)
+    const out = lines((await fixtureInProcess(box(), ['job', 'result', '--id', job.job_id])).stdout)
     expect(out.map((l) => l.data)).toEqual([{ n: 0 }, { n: 1 }, { n: 2 }, { count: 3 }])
   })
 
@@ -133,7 +139,7 @@ describe('async jobs', () => {
   it('killing the worker mid-job yields failed with a retryable error, never stuck in running', async () => {
     const job = env(await fixture(box(), ['sleepy', '--ms', '20000'])).data
     await until(
-      () => status(box(), job.job_id),
+      () => polled(box(), job.job_id),
       (s) => s.status === 'running',
     )
     const record = JSON.parse(
@@ -144,7 +150,7 @@ describe('async jobs', () => {
     )
     process.kill(record.worker_pid, 'SIGKILL')
     const failed = await until(
-      () => status(box(), job.job_id),
+      () => polled(box(), job.job_id),
       (s) => s.status === 'failed',
     )
     expect(failed.status).toBe('failed')
@@ -176,7 +182,7 @@ describe('tasks import (an async write job)', () => {
   }
 
   async function confirmImport(b: Sandbox, path: string) {
-    const dry = await tasks(b, ['import', '--file', path, '--dry-run'])
+    const dry = await tasksInProcess(b, ['import', '--file', path, '--dry-run'])
     expect(env(dry).data.preview.changes[0]).toMatchObject({ action: 'import', after: { lines: expect.any(Number) } })
     return env(await tasks(b, ['import', '--file', path, '--confirm', env(dry).data.confirm_token])).data
   }
@@ -191,13 +197,13 @@ describe('tasks import (an async write job)', () => {
     const job = await confirmImport(box(), path)
     expect(job.status).toBe('pending')
     const done = await until(
-      () => status(box(), job.job_id, tasks),
+      () => polled(box(), job.job_id, tasksInProcess),
       (s) => s.status === 'succeeded',
     )
     expect(done.status).toBe('succeeded')
-    const result = env(await tasks(box(), ['job', 'result', '--id', job.job_id])).data
+    const result = env(await tasksInProcess(box(), ['job', 'result', '--id', job.job_id])).data
     expect(result.imported).toBe(1200)
-    expect(env(await tasks(box(), ['list'])).data.has_more).toBe(true)
+    expect(env(await tasksInProcess(box(), ['list'])).data.has_more).toBe(true)
   })
 
   it('a malformed line fails the job with its line number, and no task is written', async () => {
@@ -206,12 +212,12 @@ describe('tasks import (an async write job)', () => {
     const path = file(box(), '{"title":"a"}\n{"title":"b"}\n{"title": 7}\n{"title":"d"}\n')
     const job = await confirmImport(box(), path)
     const failed = await until(
-      () => status(box(), job.job_id, tasks),
+      () => polled(box(), job.job_id, tasksInProcess),
       (s) => s.status === 'failed',
     )
     expect(failed.error).toMatchObject({ code: 'E_VALIDATION', details: { line: 3 } })
     expect(storeBytes(box())).toBe(before)
-    const result = await tasks(box(), ['job', 'result', '--id', job.job_id])
+    const result = await tasksInProcess(box(), ['job', 'result', '--id', job.job_id])
     expect(result.code).toBe(2)
   })
 })

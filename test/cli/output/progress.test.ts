@@ -3,6 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { env, FIXTURE_BIN, fixture, seed, TASKS_BIN, tasks, useSandbox } from '../../support/helpers.js'
+import { fixtureInProcess, tasksInProcess } from '../../support/in-process.js'
 
 /*
  * Progress where the process matters: on a terminal (a pty), the default interval (a quick run prints nothing) and
@@ -58,7 +59,11 @@ describe('progress through the real bin', () => {
 
   it('job status --wait past --wait-timeout is E_TIMEOUT naming the poll command; the job keeps running', async () => {
     const job = env(await fixture(box(), ['sleepy', '--ms', '20000'])).data
-    const waited = await fixture(box(), ['job', 'status', '--id', job.job_id, '--wait', '--wait-timeout', '1'])
+    // The two waits (json, text) run side by side: each gives up after its own second.
+    const [waited, text] = await Promise.all([
+      fixture(box(), ['job', 'status', '--id', job.job_id, '--wait', '--wait-timeout', '1']),
+      fixture(box(), ['job', 'status', '--id', job.job_id, '--wait', '--wait-timeout', '1', '--format', 'text']),
+    ])
     expect(waited.code).toBe(8)
     expect(env(waited).error).toMatchObject({
       code: 'E_TIMEOUT',
@@ -66,23 +71,14 @@ describe('progress through the real bin', () => {
       // The fixture is not on PATH: the poll command starts the way the tool was started, runnable as printed.
       details: { job_id: job.job_id, poll: expect.stringMatching(/ job status --id /) },
     })
-    const text = await fixture(box(), [
-      'job',
-      'status',
-      '--id',
-      job.job_id,
-      '--wait',
-      '--wait-timeout',
-      '1',
-      '--format',
-      'text',
-    ])
     expect(env(waited).error.details.poll).toMatch(
       new RegExp(`^\\S*node ${FIXTURE_BIN} job status --id ${job.job_id}$`),
     )
     expect(text.stderr).toContain(`next: ${env(waited).error.details.poll}`)
-    expect(env(await fixture(box(), ['job', 'status', '--id', job.job_id])).data.status).toMatch(/pending|running/)
-    await fixture(box(), ['job', 'cancel', '--id', job.job_id])
+    expect(env(await fixtureInProcess(box(), ['job', 'status', '--id', job.job_id])).data.status).toMatch(
+      /pending|running/,
+    )
+    await fixtureInProcess(box(), ['job', 'cancel', '--id', job.job_id])
   })
 
   it.runIf(existsSync('/usr/bin/script'))(
@@ -91,7 +87,7 @@ describe('progress through the real bin', () => {
       const b = box()
       const file = join(b.root, 'tasks.jsonl')
       writeFileSync(file, Array.from({ length: 3000 }, (_, i) => JSON.stringify({ title: `t${i}` })).join('\n'))
-      const dry = env(await tasks(b, ['import', '--file', file, '--dry-run'])).data
+      const dry = env(await tasksInProcess(b, ['import', '--file', file, '--dry-run'])).data
       const job = env(await tasks(b, ['import', '--file', file, '--confirm', dry.confirm_token])).data
       const command = `stty cols 80; ${JSON.stringify(process.execPath)} ${TASKS_BIN} job status --id ${job.job_id} --wait --fields status 2>&1 >/dev/null`
       const run = spawnSync('/usr/bin/script', ['-qec', command, '/dev/null'], {
@@ -102,7 +98,7 @@ describe('progress through the real bin', () => {
       expect(run.status).toBe(0)
       expect(run.stdout).toContain(`\r\u001b[2K${job.job_id}`)
       expect(run.stdout).toMatch(/100% 100\/100\r?\n/)
-      const after = await tasks(b, ['job', 'status', '--id', job.job_id, '--wait'])
+      const after = await tasksInProcess(b, ['job', 'status', '--id', job.job_id, '--wait'])
       expect(env(after).data).toMatchObject({ status: 'succeeded', progress: 1 })
     },
   )

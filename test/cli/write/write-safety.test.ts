@@ -4,15 +4,17 @@ import { join } from 'node:path'
 import type { Sandbox, ToolRun } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
 import { env, seed, shiftedClock, storeBytes, TASKS_BIN, tasks, useSandbox } from '../../support/helpers.js'
+import { tasksInProcess } from '../../support/in-process.js'
 
 /*
  * The write flow's safety where only processes show it: a shifted clock, races between processes. Everything
- * else of it runs in-process: test/unit/write/write-safety.test.ts.
+ * else of it runs in-process: test/unit/write/write-safety.test.ts. Here too, the calls around a race (the
+ * dry-runs that mint its tokens, the reads after it) run in-process: only the racing calls are processes.
  */
 const box = useSandbox()
 
-async function dryRun(b: Sandbox, args: string[], extraEnv: Record<string, string> = {}): Promise<string> {
-  const run = await tasks(b, [...args, '--dry-run'], { env: extraEnv })
+async function dryRun(b: Sandbox, args: string[]): Promise<string> {
+  const run = await tasksInProcess(b, [...args, '--dry-run'])
   expect(run.code, run.stdout).toBe(0)
   return env(run).data.confirm_token as string
 }
@@ -36,7 +38,9 @@ function expectRefused(run: ToolRun, reason: string): void {
 describe('tokens are refused, and nothing is written', () => {
   it('an expired token → expired', async () => {
     seed(box(), [{ id: '1', title: 'a' }])
-    const token = await dryRun(box(), ['edit', '1', '--status', 'done'], shiftedClock(-11 * 60_000))
+    const dry = await tasks(box(), ['edit', '1', '--status', 'done', '--dry-run'], { env: shiftedClock(-11 * 60_000) })
+    expect(dry.code, dry.stdout).toBe(0)
+    const token = env(dry).data.confirm_token as string
     const before = storeBytes(box())
     expectRefused(await tasks(box(), ['edit', '1', '--status', 'done', '--confirm', token]), 'expired')
     expect(storeBytes(box())).toBe(before)
@@ -64,7 +68,7 @@ describe('single use under a race', () => {
       )
       expect(codes.sort()).toEqual([0, 6, 6, 6])
     }
-    const all = env(await tasks(box(), ['list', '--limit', '100'])).data
+    const all = env(await tasksInProcess(box(), ['list', '--limit', '100'])).data
     expect(all.count).toBe(10)
     const lines = auditLines(box())
     expect(lines.filter((l) => l.mode === 'confirm' && l.exit_code === 0)).toHaveLength(10)
@@ -80,7 +84,7 @@ describe('the confirm secret', () => {
     expect(codes).toEqual([0, 0, 0, 0])
     const tokens = await Promise.all([1, 2, 3].map(() => dryRun(box(), ['create', '--title', 'same'])))
     for (const token of tokens)
-      expect((await tasks(box(), ['create', '--title', 'same', '--confirm', token])).code).toBe(0)
+      expect((await tasksInProcess(box(), ['create', '--title', 'same', '--confirm', token])).code).toBe(0)
   })
 })
 
@@ -96,6 +100,6 @@ describe('idempotency', () => {
       ),
     )
     expect(codes).toEqual([0, 0])
-    expect(env(await tasks(box(), ['list'])).data.count).toBe(1)
+    expect(env(await tasksInProcess(box(), ['list'])).data.count).toBe(1)
   })
 })

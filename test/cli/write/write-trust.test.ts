@@ -1,9 +1,10 @@
 import { chmodSync, chownSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Sandbox, ToolRun } from 'agentcli/testing'
+import { runTool, type Sandbox, type ToolRun } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
 import { fileJobStore, newJobId } from '../../../src/jobs/file-store.js'
 import { giveToNobody, NOBODY, tasksAsNobody } from '../../support/as-nobody.js'
+import { editJson, useToolCopy } from '../../support/copy.js'
 import {
   env,
   fixture,
@@ -16,16 +17,26 @@ import {
   tasks,
   useSandbox,
 } from '../../support/helpers.js'
+import { tasksInProcess } from '../../support/in-process.js'
 
 /*
  * The token and ledger cases that need a process of their own: a shifted clock (a preload), a hook that reads
  * process.env, another OS user, concurrent processes, a job worker, a lock kept fresh in real time. The rest runs
- * in-process: test/unit/write/write-trust.test.ts.
+ * in-process: test/unit/write/write-trust.test.ts. Here too, a call that needs no process of its own (a dry-run
+ * at the real clock, a refusal checked after a preloaded dry-run, a job's status polls) runs in-process.
  */
 const box = useSandbox()
+const copy = useToolCopy()
 
 async function dryRun(b: Sandbox, args: string[], extraEnv: Record<string, string> = {}): Promise<string> {
   const run = await tasks(b, [...args, '--dry-run'], { env: extraEnv })
+  expect(run.code, run.stdout + run.stderr).toBe(0)
+  return env(run).data.confirm_token as string
+}
+
+/** A dry-run's token, minted in-process (the real clock, the run's own env). */
+async function dryRunInProcess(b: Sandbox, args: string[], extraEnv: Record<string, string> = {}): Promise<string> {
+  const run = await tasksInProcess(b, [...args, '--dry-run'], { env: extraEnv })
   expect(run.code, run.stdout + run.stderr).toBe(0)
   return env(run).data.confirm_token as string
 }
@@ -59,7 +70,7 @@ describe('a token has one spelling, and cannot come from the future', () => {
     seed(box(), [{ id: '1', title: 'a' }])
     const token = await dryRun(box(), ['edit', '1', '--status', 'done'], shiftedClock(5 * 60_000))
     const before = storeBytes(box())
-    expectRefused(await tasks(box(), ['edit', '1', '--status', 'done', '--confirm', token]), 'not_yet_valid')
+    expectRefused(await tasksInProcess(box(), ['edit', '1', '--status', 'done', '--confirm', token]), 'not_yet_valid')
     expect(storeBytes(box())).toBe(before)
   })
 })
@@ -68,9 +79,9 @@ describe('the check order leaks nothing', () => {
   it('a garbage, forged, expired or foreign token is E_CONFLICT before any state is read', async () => {
     // The store is corrupt: any read of it would answer E_IO, so exit 6 proves no read happened.
     mkdirSync(dataDir(box()), { recursive: true })
-    const token = await dryRun(box(), ['create', '--title', 'x'])
+    const token = await dryRunInProcess(box(), ['create', '--title', 'x'])
     const stale = await dryRun(box(), ['create', '--title', 'x'], shiftedClock(-11 * 60_000))
-    const foreign = await dryRun(box(), ['create', '--title', 'x'], { TASKS_ACCOUNT: 'eve', TASKS_TOKEN: 'e' })
+    const foreign = await dryRunInProcess(box(), ['create', '--title', 'x'], { TASKS_ACCOUNT: 'eve', TASKS_TOKEN: 'e' })
     writeFileSync(storePath(box()), '{ corrupt')
     const cases: Array<[string[], string]> = [
       [['edit', '9', '--status', 'done', '--confirm', 'ct_garbage'], 'tampered'],
@@ -80,9 +91,9 @@ describe('the check order leaks nothing', () => {
       [['create', '--title', 'x', '--confirm', stale], 'expired'],
       [['create', '--title', 'x', '--confirm', foreign], 'other_account'],
     ]
-    for (const [args, reason] of cases) expectRefused(await tasks(box(), args), reason)
+    for (const [args, reason] of cases) expectRefused(await tasksInProcess(box(), args), reason)
     // The same call with the genuine token does read the store, and says it is corrupt.
-    const genuine = await tasks(box(), ['create', '--title', 'x', '--confirm', token])
+    const genuine = await tasksInProcess(box(), ['create', '--title', 'x', '--confirm', token])
     expect(genuine.code).toBe(1)
     expect(env(genuine).error.code).toBe('E_IO')
   })
@@ -105,7 +116,7 @@ describe('no environment variable moves the clock', () => {
 
 describe('the single-use ledger fails closed', () => {
   it('sixteen confirms of one token with the ledger replaced by a file: all E_IO, nothing written', async () => {
-    const token = await dryRun(box(), ['create', '--title', 'x'])
+    const token = await dryRunInProcess(box(), ['create', '--title', 'x'])
     writeFileSync(join(dataDir(box()), 'confirm-ledger'), 'a file')
     const runs = await Promise.all(
       Array.from({ length: 16 }, () => tasks(box(), ['create', '--title', 'x', '--confirm', token])),
@@ -152,7 +163,7 @@ describe('the single-use ledger fails closed', () => {
 
 async function jobDone(b: Sandbox, id: string): Promise<Record<string, unknown>> {
   for (let i = 0; i < 100; i++) {
-    const data = env(await tasks(b, ['job', 'status', '--id', id])).data
+    const data = env(await tasksInProcess(b, ['job', 'status', '--id', id])).data
     if (['succeeded', 'failed', 'cancelled'].includes(data.status)) return data
     await new Promise((r) => setTimeout(r, 150))
   }
@@ -205,16 +216,16 @@ describe('an async write applies what was previewed, or nothing', () => {
     await tasks(box(), ['job', 'worker', '--id', id])
     const done = await jobDone(box(), id)
     expect(done.error).toMatchObject({ code: 'E_CONFLICT', details: { reason: 'unverified_job' } })
-    expect(env(await tasks(box(), ['list'])).data.count).toBe(0)
+    expect(env(await tasksInProcess(box(), ['list'])).data.count).toBe(0)
   })
 
   it('the unchanged file imports exactly the previewed lines', async () => {
     const path = join(box().root, 'in.jsonl')
     writeFileSync(path, '{"title":"one"}\n{"title":"two","status":"done"}\n')
-    const token = await dryRun(box(), ['import', '--file', path])
+    const token = await dryRunInProcess(box(), ['import', '--file', path])
     const id = env(await tasks(box(), ['import', '--file', path, '--confirm', token])).data.job_id
     expect(await jobDone(box(), id)).toMatchObject({ status: 'succeeded' })
-    const items = env(await tasks(box(), ['list'])).data.items
+    const items = env(await tasksInProcess(box(), ['list'])).data.items
     expect(items.map((t: { title: string; status: string }) => [t.title, t.status])).toEqual([
       ['one', 'open'],
       ['two', 'done'],
@@ -224,22 +235,35 @@ describe('an async write applies what was previewed, or nothing', () => {
 
 describe('idempotency is per principal and not poisoned by a failure that changed nothing', () => {
   it('a lock timeout on the store before any write: retryable, and the retry with the same token works', async () => {
-    const token = await dryRun(box(), ['create', '--title', 't', '--idempotency-key', 'k3'])
+    // The example with its author's lock wait set to 1 s (package.json, never the environment): the same timeout,
+    // met without 10 s of real waiting.
+    const bin = join(
+      copy('examples/tasks', (dir) =>
+        editJson(join(dir, 'package.json'), (pjson) => {
+          ;(pjson.agentcli as Record<string, unknown>).locks = { timeout_ms: 1000 }
+        }),
+      ),
+      'bin/run.js',
+    )
+    const inCopy = (args: string[]) => runTool(bin, args, { env: box().env, timeoutMs: 30_000 })
+    const dry = await inCopy(['create', '--title', 't', '--idempotency-key', 'k3', '--dry-run'])
+    expect(dry.code, dry.stdout + dry.stderr).toBe(0)
+    const token = env(dry).data.confirm_token as string
     const lock = `${storePath(box())}.lock`
     mkdirSync(lock, { recursive: true })
     const fresh = setInterval(() => utimesSync(lock, new Date(), new Date()), 1000)
     const args = ['create', '--title', 't', '--idempotency-key', 'k3', '--confirm', token]
     let failed: ToolRun
     try {
-      failed = await tasks(box(), args, { timeoutMs: 30_000 })
+      failed = await inCopy(args)
     } finally {
       clearInterval(fresh)
       rmSync(lock, { recursive: true, force: true })
     }
     expect(failed.code).toBe(8)
     expect(env(failed).error).toMatchObject({ code: 'E_TIMEOUT', retryable: true })
-    const retry = await tasks(box(), args)
+    const retry = await inCopy(args)
     expect(retry.code, retry.stdout).toBe(0)
-    expect(env(await tasks(box(), ['list'])).data.count).toBe(1)
+    expect(env(await inCopy(['list'])).data.count).toBe(1)
   }, 40_000)
 })

@@ -1,16 +1,17 @@
 /**
- * A list over an upstream that paginates with its own page token (`this.upstreamPage()`), through the real bin of
- * test/fixtures/paged-upstream against a mock upstream on loopback: one upstream request per call, the agent walks
- * every page by next_cursor, and a bad, foreign or stale cursor is refused with the code that says what to do.
+ * A list over an upstream that paginates with its own page token (`this.upstreamPage()`), whole calls of
+ * test/fixtures/paged-upstream in-process (`run(root, { io })`; no signal, race or terminal: moved from the spawn
+ * tier with every assertion kept) against a mock upstream on loopback: one upstream request per call, the agent
+ * walks every page by next_cursor, and a bad, foreign or stale cursor is refused with the code that says what to do.
  */
 import { join } from 'node:path'
-import { runTool } from 'agentcli/testing'
 import { HttpResponse, http } from 'msw'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { env, ROOT, useSandbox } from '../../support/helpers.js'
+import { runInProcess } from '../../support/in-process.js'
 import { startUpstream, type Upstream } from '../../support/upstream.js'
 
-const BIN = join(ROOT, 'test/fixtures/paged-upstream/bin/run.js')
+const TOOL = join(ROOT, 'test/fixtures/paged-upstream')
 const box = useSandbox()
 let api: Upstream
 
@@ -42,8 +43,8 @@ afterAll(() => api.close())
 afterEach(() => api.reset())
 
 function issues(args: string[]) {
-  return runTool(BIN, ['issues', ...args], {
-    env: { ...box().env, PAGED_API_URL: api.url, PAGEDTOOL_HTTP_RETRIES: '0' },
+  return runInProcess(TOOL, ['issues', ...args], {
+    env: { ...box().env, PAGEDTOOL_API_URL: api.url, PAGEDTOOL_HTTP_RETRIES: '0' },
   })
 }
 
