@@ -3,7 +3,7 @@ import { dirname } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
 import { beforeChange } from '../errors/before-change.js'
 import { stopIfInterrupted } from '../errors/interrupted.js'
-import { getRunState } from '../runtime/run-state.js'
+import { runLockTimeoutMs } from '../runtime/run-io.js'
 import { DEFAULT_LOCK_TIMEOUT_MS } from '../settings/lock-wait.js'
 import { type DirLock, tryDirLock } from './dir-lock.js'
 import { checkStateDir } from './state-file.js'
@@ -56,7 +56,7 @@ export async function withFileLock<T>(path: string, fn: () => Promise<T>, option
   const { staleMs = 10_000, signal } = options
   let timeoutMs: number
   try {
-    timeoutMs = options.timeoutMs ?? getRunState()?.lockTimeoutMs?.() ?? DEFAULT_LOCK_TIMEOUT_MS
+    timeoutMs = options.timeoutMs ?? runLockTimeoutMs() ?? DEFAULT_LOCK_TIMEOUT_MS
   } catch (error) {
     throw beforeChange(error)
   }
