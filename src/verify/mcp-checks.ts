@@ -84,6 +84,8 @@ export async function runMcpChecks(t: Target, report: Report, ref: Ref): Promise
   // The second connection is a server of its own that only opens: it starts while the first one's checks run,
   // and its check is reported after theirs, as before.
   const revisions = discoverRevisions(t)
+  // Awaited below; a failure to start it must not count as unhandled while the first checks run.
+  revisions.catch(() => undefined)
   await surfaceChecks(t, report, ref)
   revisionCheck(report, await revisions)
 }
