@@ -4,7 +4,7 @@ import { toolAnnotations } from '../mcp/annotations.js'
 import { toArgv } from '../mcp/argv.js'
 import { argName, DESCRIBE_TOOL, inputSchemaOf, OUTPUT_SCHEMA_META, outputSchemaOf, toolName } from '../mcp/tools.js'
 import { call, json, type Target } from './call.js'
-import { McpProbe } from './mcp-client.js'
+import { McpProbe, type RpcAnswer } from './mcp-client.js'
 import type { Ref, RefCommand, RefParam } from './reference-types.js'
 import type { Report } from './report.js'
 
@@ -81,8 +81,13 @@ const show = (v: Verdict) => (v.ok ? 'ok' : (v.code ?? 'no envelope'))
  * tool error by a server that stays up.
  */
 export async function runMcpChecks(t: Target, report: Report, ref: Ref): Promise<void> {
+  // The second connection is a server of its own that only opens: it starts while the first one's checks run,
+  // and its check is reported after theirs, as before.
+  const revisions = discoverRevisions(t)
+  // Awaited below; a failure to start it must not count as unhandled while the first checks run.
+  revisions.catch(() => undefined)
   await surfaceChecks(t, report, ref)
-  await revisionCheck(t, report)
+  revisionCheck(report, await revisions)
 }
 
 async function surfaceChecks(t: Target, report: Report, ref: Ref): Promise<void> {
@@ -239,20 +244,24 @@ async function surfaceChecks(t: Target, report: Report, ref: Ref): Promise<void>
 }
 
 /** The stateless revision is chosen by the opening exchange, so it is asked of a connection of its own. */
-async function revisionCheck(t: Target, report: Report): Promise<void> {
+async function discoverRevisions(t: Target): Promise<RpcAnswer> {
   const modern = new McpProbe(t)
   try {
-    const found = await modern.discover()
-    const versions = (found.result?.supportedVersions as string[] | undefined) ?? []
-    report.add(
-      'mcp.revisions',
-      'mcp',
-      versions.includes('2026-07-28'),
-      versions.includes('2026-07-28')
-        ? `initialize (2025-11-25) and server/discover (${versions.join(', ')}) both answered`
-        : `server/discover did not offer 2026-07-28: ${found.error?.message ?? JSON.stringify(versions)}`,
-    )
+    return await modern.discover()
   } finally {
     modern.close()
   }
+}
+
+/** `mcp.revisions`: the second connection's `server/discover` offers 2026-07-28. */
+function revisionCheck(report: Report, found: RpcAnswer): void {
+  const versions = (found.result?.supportedVersions as string[] | undefined) ?? []
+  report.add(
+    'mcp.revisions',
+    'mcp',
+    versions.includes('2026-07-28'),
+    versions.includes('2026-07-28')
+      ? `initialize (2025-11-25) and server/discover (${versions.join(', ')}) both answered`
+      : `server/discover did not offer 2026-07-28: ${found.error?.message ?? JSON.stringify(versions)}`,
+  )
 }

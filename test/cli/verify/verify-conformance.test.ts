@@ -23,9 +23,41 @@ function verify(target: string[], cwd = ROOT, options: string[] = []) {
   })
 }
 
+// One run over the example, read by two tests: its MCP checks (those of `verify --mcp`) and the suite's.
+let example: ReturnType<typeof verify> | undefined
+const overExample = () => {
+  example ??= verify([TASKS_BIN])
+  return example
+}
+
+describe('agentcli verify --mcp over the example (the checks of a --conformance run)', () => {
+  it('passes the example: one tool per command, schemas, annotations, codes, the gate, a bad argument', async () => {
+    const run = await overExample()
+    expect(run.code, run.stdout).toBe(0)
+    // The suite's checks aside, the checks are those of `verify --mcp` (test/cli/verify/verify-mcp.test.ts).
+    const checks = checksOf(run.json).filter((c) => !c.id.startsWith('mcp.conformance.'))
+    expect(checks.map((c) => c.id)).toEqual([
+      'mcp.reference',
+      'mcp.starts',
+      'mcp.one_tool_per_command',
+      'mcp.schemas_equal',
+      'mcp.annotations_match_kinds',
+      'mcp.codes_preserved',
+      'mcp.writes_gated',
+      'mcp.bad_argument',
+      'mcp.revisions',
+    ])
+    expect(checks.every((c) => c.status === 'pass')).toBe(true)
+    // The example's listing is past 25 kB: its output schemas are checked through describe_tool.
+    expect(checks.find((c) => c.id === 'mcp.schemas_equal')?.evidence).toMatch(
+      /\d+ output schemas through describe_tool/,
+    )
+  }, 180_000)
+})
+
 describe('agentcli verify --mcp --conformance', () => {
   it('runs the official suite against the example: passes, and the baseline failures skipped with their reason', async () => {
-    const run = await verify([TASKS_BIN])
+    const run = await overExample()
     expect(run.code, run.stdout).toBe(0)
     const checks = checksOf(run.json).filter((c) => c.id.startsWith('mcp.conformance.'))
     const by = (id: string) => checks.find((c) => c.id === `mcp.conformance.${id}`)

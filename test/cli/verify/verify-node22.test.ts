@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { dirname, join, sep } from 'node:path'
 import { runTool } from 'agentcli/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT } from '../../support/helpers.js'
@@ -11,7 +11,9 @@ import { ROOT } from '../../support/helpers.js'
 // The cut is now a preload (net-cut.cjs); this keeps a Node 22 target green and quiet. A Node 22 from npm (the `node`
 // package, a few seconds from npm's cache) runs the target here.
 const AGENTCLI = join(ROOT, 'bin/agentcli.js')
-const TOOL = join(ROOT, 'test/fixtures/upstream-tool')
+// A copy of the upstream tool, built here: verify-upstream.test.ts builds the fixture itself, and a build rewrites
+// the bundle another worker's calls may be reading. Under test/fixtures/, so the copy finds agentcli.
+const TOOL = mkdtempSync(join(ROOT, 'test/fixtures/.tmp-node22-tool-'))
 const NET_CUT = join(ROOT, 'dist/verify/net-cut.cjs')
 const WORK = mkdtempSync(join(tmpdir(), 'agentcli-node22-'))
 let node22 = ''
@@ -27,6 +29,10 @@ const networkEnv = () =>
   )
 
 beforeAll(() => {
+  cpSync(join(ROOT, 'test/fixtures/upstream-tool'), TOOL, {
+    recursive: true,
+    filter: (path) => !path.includes(`${sep}dist`),
+  })
   writeFileSync(join(WORK, 'package.json'), JSON.stringify({ name: 'node22', private: true }))
   const install = spawnSync('npm', ['install', 'node@22', '--no-save', '--no-audit', '--no-fund'], {
     cwd: WORK,
@@ -47,7 +53,10 @@ beforeAll(() => {
   const build = spawnSync(process.execPath, [join(ROOT, 'bin/agentcli-build.js'), TOOL], { encoding: 'utf8' })
   expect(build.status, build.stderr).toBe(0)
 }, 180_000)
-afterAll(() => rmSync(WORK, { recursive: true, force: true }))
+afterAll(() => {
+  rmSync(WORK, { recursive: true, force: true })
+  rmSync(TOOL, { recursive: true, force: true })
+})
 
 describe('agentcli verify on Node 22', () => {
   it("the sandbox's network cut puts nothing on the target's stderr: --quiet stays quiet, the run is green", async () => {

@@ -8,7 +8,8 @@ import { startUpstream, type Upstream } from '../../support/upstream.js'
 
 // verify on a tool that talks to an API (test/fixtures/upstream-tool: a read and a stream, both calling
 // $UPTOOL_API_URL with the bearer $UPTOOL_TOKEN): the author points it at a loopback mock with --allow-upstream and
-// passes the settings with --env; without them, the network stays cut and both commands are judged alike.
+// passes the settings with --env; without them, the network stays cut and both commands are judged alike. The
+// settings refused before anything runs: test/unit/verify/verify-upstream.test.ts.
 const AGENTCLI = join(ROOT, 'bin/agentcli.js')
 const TOOL = join(ROOT, 'test/fixtures/upstream-tool')
 type Check = { id: string; status: string; evidence: string }
@@ -81,19 +82,4 @@ describe('agentcli verify on a tool with an upstream', () => {
     })
     expect(upstream.requests).toEqual([])
   }, 150_000)
-
-  it.each([
-    [['--allow-upstream', 'http://example.com:80'], '--allow-upstream'],
-    [['--allow-upstream', 'http://10.0.0.1:80'], '--allow-upstream'],
-    [['--allow-upstream', 'http://127.0.0.1'], '--allow-upstream'],
-    [['--allow-upstream', 'file:///etc/passwd'], '--allow-upstream'],
-    [['--env', 'HOME=/root'], '--env'],
-    [['--env', 'https_proxy=http://evil:1'], '--env'],
-    [['--env', 'NO_PROXY=*'], '--env'],
-    [['--env', 'NOEQUALS'], '--env'],
-  ])('refuses %j with E_VALIDATION before running anything', async (flags, param) => {
-    const run = await runTool(AGENTCLI, ['verify', ...flags, '--', process.execPath, join(TOOL, 'bin/run.js')])
-    expect(run.code, run.stdout).toBe(2)
-    expect(run.json).toMatchObject({ ok: false, error: { code: 'E_VALIDATION', details: { param } } })
-  })
 })
