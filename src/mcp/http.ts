@@ -5,6 +5,7 @@ import type { CallPrincipal } from './call-tool.js'
 import { killGraceOf, stopAll } from './children.js'
 import { type FactoryOptions, mcpFactory } from './factory.js'
 import { maxMessageBytesOf } from './framing.js'
+import { listenHeaderRefusal } from './listen-headers.js'
 import type { ListenAnswer, TaskListener, TaskListenRequest } from './task-listen.js'
 
 /** Who may call: a bearer token's verifier, with what the 401 challenge and the RFC 9728 document advertise. */
@@ -185,6 +186,9 @@ export async function serveMcpHttp(options: HttpServeOptions): Promise<{ request
     }
     // A listen for tasks is served here (the SDK's router drops `taskIds`: ./task-listen.ts), for the caller's own.
     const listen = body && req.method === 'POST' ? listenOf(listener, body) : undefined
+    const refusal = listen ? listenHeaderRefusal(sdk, req, listen) : undefined
+    if (refusal === 'legacy') return send(res, await handler.fetch(request, authInfo ? { authInfo } : {}))
+    if (refusal) return json(res, refusal.httpStatus, { jsonrpc: '2.0', id: listen?.id ?? null, error: refusal.error })
     if (listen) return serveListen(res, await listener.open(listen, principalOf(authInfo)))
     await send(res, await handler.fetch(request, authInfo ? { authInfo } : {}))
   }

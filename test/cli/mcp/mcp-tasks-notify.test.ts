@@ -132,16 +132,19 @@ describe('tool mcp --http: task status notifications are for the subject that st
     writeFileSync(path, `sha256:${sha('tok-ann')} ann\nsha256:${sha('tok-bob')} bob\n`, { mode: 0o600 })
     const server = await startMcpHttp(FIXTURE_BIN, box().env as Record<string, string>, ['--auth-tokens', path])
     closers.push(server.stop)
-    const post = async (token: string, body: Record<string, unknown>) =>
+    const post = async (token: string, body: Record<string, unknown>, headers: Record<string, string | null> = {}) =>
       fetch(server.url, {
         method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': String(body.method),
-          authorization: `Bearer ${token}`,
-        },
+        headers: Object.fromEntries(
+          Object.entries({
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': String(body.method),
+            authorization: `Bearer ${token}`,
+            ...headers,
+          }).filter((entry): entry is [string, string] => entry[1] !== null),
+        ),
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(30_000),
       })
@@ -167,5 +170,15 @@ describe('tool mcp --http: task status notifications are for the subject that st
     expect(seen[0]).toBe('working')
     expect(seen.at(-1)).toBe('completed')
     expect(anns.at(-1)).toEqual({ jsonrpc: '2.0', id: 'a', result: { resultType: 'complete', _meta: { [SUB]: 'a' } } })
+
+    // The standard headers are checked on a listen as on every request the SDK routes (SEP-2243): a method header
+    // naming another method, or none, or no protocol version, is HTTP 400 with -32020, before any stream opens.
+    for (const headers of [{ 'mcp-method': 'tools/list' }, { 'mcp-method': null }, { 'mcp-protocol-version': null }]) {
+      const refused = await post('tok-ann', listenRequest('h', [taskId]), headers)
+      expect(refused.status, JSON.stringify(headers)).toBe(400)
+      const answer = (await refused.json()) as { id: unknown; error: { code: number; message: string } }
+      expect(answer.error.code, JSON.stringify(headers)).toBe(-32020)
+      expect(answer.id).toBe('h')
+    }
   }, 60_000)
 })
