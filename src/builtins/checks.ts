@@ -300,22 +300,6 @@ async function trustRootHealth(
   }
 }
 
-type Settled<T> = { value: T } | { error: unknown }
-
-/** A promise that never rejects (so nothing is left unhandled while it waits), and {@link unsettle} its outcome. */
-function settled<T>(promise: Promise<T>): Promise<Settled<T>> {
-  return promise.then(
-    (value) => ({ value }),
-    (error: unknown) => ({ error }),
-  )
-}
-
-async function unsettle<T>(promise: Promise<Settled<T>>): Promise<T> {
-  const outcome = await promise
-  if ('error' in outcome) throw outcome.error
-  return outcome.value
-}
-
 /** What `doctor` reports: every check, and the trusted root an update verifies against. */
 export type DoctorReport = {
   checks: Check[]
@@ -328,14 +312,16 @@ export async function runChecks(config: ToolConfig, credentials: Credentials): P
   const configDir = await configDirCheck(config)
   // The one check that waits on the network starts first and is awaited in its place, so its round trip overlaps
   // the local checks; what it throws is thrown there, in the order the checks always ran.
-  const update = settled(updateCheck(config))
+  const update = updateCheck(config)
+  // Awaited in its place below; meanwhile its rejection is not an unhandled one.
+  update.catch(() => {})
   const trust = await trustRootHealth(config)
   const checks = [
     readinessCheck(config),
     await minVersionCheck(config),
     configDir,
     await credentialsCheck(config, credentials),
-    await unsettle(update),
+    await update,
     ...(trust.check ? [trust.check] : []),
     // Loaded here, not at the top: the check opens the state store only when a state URL is set.
     await (await import('../fleet/index.js')).stateCheck(config),

@@ -217,7 +217,7 @@ export function openSession(options: SessionOptions = {}): Session {
       const env = toolEnv(config.bin)
       // Before anything is read from or written to them (the update notice, an audit line): oclif took these as given.
       for (const dir of ['CONFIG_DIR', 'DATA_DIR', 'CACHE_DIR'] as const) env.get(dir)
-      const settings = readToolSettings(config as never)
+      const settings = readToolSettings(config)
       catalogue = defineErrorCodes(settings.errors)
       if (Array.isArray(settings.redact_keys)) addSensitiveKeys(settings.redact_keys as string[])
       // An injected token is a secret this process holds, whether or not the command ever reads it.
@@ -236,7 +236,7 @@ export function openSession(options: SessionOptions = {}): Session {
         extendInterruptGrace: (ms) => {
           graceMs = Math.max(graceMs, ms)
         },
-        lockTimeoutMs: () => lockTimeoutMsOf(config as never),
+        lockTimeoutMs: () => lockTimeoutMsOf(config),
       })
       return env
     },

@@ -18,6 +18,6 @@ const LOCK_TIMEOUT: IntegerSetting = {
  * Only package.json sets it: a shorter wait answers `E_TIMEOUT` (retryable, before any change) sooner, and never
  * lets a change run without the lock; how long a tool waits is its author's decision, not each caller's.
  */
-export function lockTimeoutMsOf(config: ToolConfig): number {
+export function lockTimeoutMsOf(config: Pick<ToolConfig, 'pjson'>): number {
   return integerSetting(config, LOCK_TIMEOUT)
 }

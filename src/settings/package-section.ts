@@ -23,7 +23,7 @@ export type ToolSettings = {
 }
 
 /** Read the `"agentcli"` section of the tool's package.json. */
-export function readToolSettings(config: ToolConfig): ToolSettings {
+export function readToolSettings(config: Pick<ToolConfig, 'pjson'>): ToolSettings {
   const raw = (config.pjson as { agentcli?: Partial<ToolSettings> }).agentcli ?? {}
   return { ...raw, errors: raw.errors ?? {} }
 }
@@ -42,7 +42,7 @@ export type IntegerSetting = {
  * The integer a tool's author set at `agentcli.<section>.<key>` in package.json (never from the environment), or
  * its default when unset. Anything else is `E_CONFIG` naming the setting, what is allowed and what was found.
  */
-export function integerSetting(config: ToolConfig, s: IntegerSetting): number {
+export function integerSetting(config: Pick<ToolConfig, 'pjson'>, s: IntegerSetting): number {
   const section = readToolSettings(config)[s.section]
   const got = typeof section === 'object' && section !== null ? (section as Record<string, unknown>)[s.key] : undefined
   if (got === undefined) return s.fallback

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type RunToolOptions, runTool, type Sandbox, sandbox, type ToolRun } from 'agentcli/testing'
-import { afterEach } from 'vitest'
+import { afterAll, afterEach, beforeAll } from 'vitest'
 import { pendingRecord } from '../../src/jobs/record.js'
 import type { JobRecord } from '../../src/jobs/types.js'
 
@@ -27,6 +27,33 @@ export function useSandbox(): () => Sandbox {
   return () => {
     current ??= sandbox()
     return current
+  }
+}
+
+/**
+ * One sandbox and one server (`start` in it) for all the tests of the describe it is called in: `stop` ends the
+ * server before the sandbox goes. The getter throws outside those tests.
+ */
+export function useSharedServer<T>(
+  what: string,
+  start: (box: Sandbox) => Promise<T>,
+  stop: (server: T) => Promise<unknown>,
+): () => { box: Sandbox } & T {
+  let shared: ({ box: Sandbox } & T) | undefined
+  let box: Sandbox | undefined
+  beforeAll(async () => {
+    box = sandbox()
+    shared = { box, ...(await start(box)) }
+  })
+  afterAll(async () => {
+    if (shared) await stop(shared)
+    box?.cleanup()
+    shared = undefined
+    box = undefined
+  })
+  return () => {
+    if (!shared) throw new Error(`the shared ${what} exists only while the tests of its describe run`)
+    return shared
   }
 }
 

@@ -1,9 +1,8 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { Client } from '@modelcontextprotocol/client'
-import { type Sandbox, sandbox } from 'agentcli/testing'
-import { afterAll, beforeAll } from 'vitest'
+import type { Sandbox } from 'agentcli/testing'
 import { tasksServer } from './cold-tasks.js'
-import { alive } from './helpers.js'
+import { alive, useSharedServer } from './helpers.js'
 
 /** A `<bin> mcp --http` process this test started, and the URL its log line named. */
 export type HttpServer = {
@@ -68,22 +67,11 @@ export function useSharedHttp(setup: (box: Sandbox) => string[] | undefined = ()
   box: Sandbox
   server: HttpServer
 } {
-  let shared: { box: Sandbox; server: HttpServer } | undefined
-  let box: Sandbox | undefined
-  beforeAll(async () => {
-    box = sandbox()
-    shared = { box, server: await startHttp(box, setup(box) ?? []) }
-  })
-  afterAll(async () => {
-    await shared?.server.stop()
-    box?.cleanup()
-    shared = undefined
-    box = undefined
-  })
-  return () => {
-    if (!shared) throw new Error('the shared server exists only while the tests of its describe run')
-    return shared
-  }
+  return useSharedServer(
+    'server',
+    async (box) => ({ server: await startHttp(box, setup(box) ?? []) }),
+    ({ server }) => server.stop(),
+  )
 }
 
 /** The official client connected over Streamable HTTP (2025-11-25 handshake, or the 2026-07-28 revision pinned). */

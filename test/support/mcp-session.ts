@@ -1,8 +1,8 @@
 import { Client } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
-import { type Sandbox, sandbox } from 'agentcli/testing'
-import { afterAll, beforeAll } from 'vitest'
+import type { Sandbox } from 'agentcli/testing'
 import { tasksServer } from './cold-tasks.js'
+import { useSharedServer } from './helpers.js'
 
 /** An open MCP session with a tool's real bin (`<bin> mcp`), driven by the official client SDK over stdio. */
 export type Session = {
@@ -78,23 +78,14 @@ export type Shared = { box: Sandbox; s: Session }
  * before the server starts. The session closes before its sandbox is removed.
  */
 export function useSharedSession(options: Options & { setup?: (box: Sandbox) => void } = {}): () => Shared {
-  let shared: Shared | undefined
-  let box: Sandbox | undefined
-  beforeAll(async () => {
-    box = sandbox()
-    options.setup?.(box)
-    shared = { box, s: await openSession(box, options) }
-  })
-  afterAll(async () => {
-    await shared?.s.close()
-    box?.cleanup()
-    shared = undefined
-    box = undefined
-  })
-  return () => {
-    if (!shared) throw new Error('the shared session exists only while the tests of its describe run')
-    return shared
-  }
+  return useSharedServer(
+    'session',
+    async (box) => {
+      options.setup?.(box)
+      return { s: await openSession(box, options) }
+    },
+    ({ s }) => s.close(),
+  )
 }
 
 /** The structured content of a tool result (the envelope), typed loosely for assertions. */

@@ -6,23 +6,13 @@ import { runTool, type Sandbox } from 'agentcli/testing'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { tasksServer, useColdTasks } from '../../support/cold-tasks.js'
 import { editJson, useToolCopy } from '../../support/copy.js'
-import { alive, ROOT, seed, useSandbox } from '../../support/helpers.js'
+import { alive, ROOT, seed, until, useSandbox } from '../../support/helpers.js'
 import { openSession, sc, useSharedSession } from '../../support/mcp-session.js'
 
 const STUBBORN = join(ROOT, 'test/fixtures/stubborn.mjs')
 
 // Not about the warm pool: the servers start none (cold-tasks.ts; the copies below set it themselves).
 useColdTasks()
-
-async function until<T>(fn: () => T | undefined | Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const value = await fn()
-    if (value !== undefined) return value
-    if (Date.now() > end) throw new Error('timed out')
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
 
 /**
  * Every PID this test caused to start (the server, a call, its child; the fixture writes the last two in `pidDir`,
