@@ -8,6 +8,7 @@ import type { CompactReference } from '../describe/compact.js'
 import { expandReference } from '../describe/expand.js'
 import type { Reference } from '../describe/reference.js'
 import { renderSkill, skillName } from '../describe/skill.js'
+import { writeSkillMemo } from '../describe/skill-memo.js'
 import { loadZod } from '../schema/output.js'
 import { bundleTool } from './bundle.js'
 import { writeCompactMemo } from './compact-memo.js'
@@ -81,12 +82,15 @@ export async function buildTool(
     // CHANGELOG.md was removed: an earlier build's entries must not outlive it (the tool has no changelog now).
     writeFileSync(metaPath, `${JSON.stringify({ changelog: [] }, null, 2)}\n`)
   }
+  const skillState = buildSkill(root, pjson, skill)
+  // After the skill is written: what doctor's min_version check reads from it, parsed once here.
+  await writeSkillMemo(root)
   return {
     dir,
     commands: Object.keys(manifest.commands).length,
     changelog_entries: entries,
     bundle_bytes: bundle?.bytes ?? null,
-    skill: buildSkill(root, pjson, skill),
+    skill: skillState,
   }
 }
 

@@ -1,10 +1,10 @@
-import { constants } from 'node:fs'
-import { access, readFile, stat } from 'node:fs/promises'
+// Synchronous: node:fs/promises would load readline's interface and the stream stack (≈ 30 built-in modules).
+import { accessSync, constants, readFileSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import semver from 'semver'
 import type { Credentials } from '../credentials/index.js'
-import { readinessFixes, releaseReadiness, skillMinVersions, skillName } from '../describe/index.js'
+import { readinessFixes, readSkillMemo, releaseReadiness, skillMinVersions, skillName } from '../describe/index.js'
 import { toolEnv } from '../index.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
 import { oclifConfig } from '../runtime/tool-config.js'
@@ -43,14 +43,15 @@ function skillFiles(config: ToolConfig): string[] {
 
 async function minVersionCheck(config: ToolConfig): Promise<Check> {
   const found: Array<{ path: string; min: string }> = []
+  const memo = readSkillMemo(config.root)
   for (const path of skillFiles(config)) {
     let text: string
     try {
-      text = await readFile(path, 'utf8')
+      text = readFileSync(path, 'utf8')
     } catch {
       continue
     }
-    for (const min of await skillMinVersions(text)) found.push({ path, min })
+    for (const min of await skillMinVersions(text, memo)) found.push({ path, min })
   }
   if (found.length === 0) {
     return {
@@ -77,11 +78,11 @@ async function minVersionCheck(config: ToolConfig): Promise<Check> {
   }
 }
 
-async function nearestExisting(path: string): Promise<string> {
+function nearestExisting(path: string): string {
   let current = path
   for (;;) {
     try {
-      await stat(current)
+      statSync(current)
       return current
     } catch {
       const parent = dirname(current)
@@ -93,11 +94,11 @@ async function nearestExisting(path: string): Promise<string> {
 
 async function configDirCheck(config: ToolConfig): Promise<Check> {
   const dir = config.configDir
-  const existing = await nearestExisting(dir)
+  const existing = nearestExisting(dir)
   try {
-    const info = await stat(existing)
+    const info = statSync(existing)
     if (!info.isDirectory()) throw new Error(`${existing} is not a directory`)
-    await access(existing, constants.W_OK)
+    accessSync(existing, constants.W_OK)
     const message = existing === dir ? `${dir} is writable` : `${dir} can be created under ${existing}`
     return { check: 'config_dir', status: 'pass', message, fix: null }
   } catch (error) {
@@ -174,15 +175,58 @@ async function credentialsCheck(config: ToolConfig, credentials: Credentials): P
 
 /**
  * Is a newer release out? A short timeout; an absent network never fails doctor (spec 002 §14), but a check
- * that could not run is `warn`, never `pass`: the message says why, the fix what to do.
+ * that could not run is `warn`, never `pass`: the message says why, the fix what to do. A check of the same source
+ * and channel made a few minutes ago (`update --check`'s or an earlier doctor's) is reported instead of asking
+ * again, and a network failure of the last minute is reported again; either message says when it was checked.
  */
 async function updateCheck(config: ToolConfig): Promise<Check> {
-  const { checkUpdate, updateSettings } = await import('../update/index.js')
+  // The modules it needs, not the update barrel: a recent check is answered without evaluating the update engine.
+  const [{ checkedSource, recentCheck }, { updateSettings }] = await Promise.all([
+    import('../update/recent-check.js'),
+    import('../update/settings.js'),
+  ])
   const settings = updateSettings(config)
   if (settings.source === 'github' && !settings.repository)
     return { check: 'update', status: 'pass', message: 'this tool does not self-update', fix: null }
+  const where = { source: checkedSource(settings), channel: settings.channel, version: config.version }
+  const known = recentCheck(config.cacheDir, where, (latest, current) => semver.gt(latest, current))
+  if (known?.ok === false)
+    return {
+      check: 'update',
+      status: 'warn',
+      message: `could not check for updates at ${known.checked_at}: ${known.message}`,
+      fix: known.fix,
+    }
+  if (known?.ok) {
+    const { cache } = known
+    const at = `checked ${known.checked_at}`
+    if (cache.recommended_command === null)
+      return {
+        check: 'update',
+        status: 'pass',
+        message: `${config.version} is the newest on the ${settings.channel} channel (${at})`,
+        fix: null,
+      }
+    return {
+      check: 'update',
+      status: 'warn',
+      message: `${cache.latest_version} is available (running ${config.version}; ${at})`,
+      fix: cache.recommended_command,
+    }
+  }
+  return askSource(config, { source: where.source, channel: where.channel })
+}
+
+/** The update check over the network; a network failure is remembered for a minute (see {@link updateCheck}). */
+async function askSource(config: ToolConfig, where: { source: string; channel: string }): Promise<Check> {
+  const [{ checkUpdate }, { clearCheckFailure, recordCheckFailure }] = await Promise.all([
+    import('../update/check.js'),
+    import('../update/recent-check.js'),
+  ])
+  const checkedAt = new Date().toISOString()
   try {
     const { result } = await checkUpdate(config, { timeoutMs: 1500 })
+    clearCheckFailure(config.cacheDir)
     if (!result.update_available)
       return {
         check: 'update',
@@ -199,12 +243,11 @@ async function updateCheck(config: ToolConfig): Promise<Check> {
   } catch (error) {
     const details = (error as { details?: { hint?: unknown; fix?: unknown } }).details
     const told = details?.hint ?? details?.fix
-    return {
-      check: 'update',
-      status: 'warn',
-      message: `could not check for updates: ${(error as Error).message}`,
-      fix: typeof told === 'string' ? told : `check the network, then run \`${config.bin} update --check\``,
-    }
+    const reason = (error as Error).message
+    const fix = typeof told === 'string' ? told : `check the network, then run \`${config.bin} update --check\``
+    if ((error as { code?: unknown }).code === 'E_NETWORK')
+      await recordCheckFailure(config.cacheDir, { ...where, checked_at: checkedAt, message: reason, fix })
+    return { check: 'update', status: 'warn', message: `could not check for updates: ${reason}`, fix }
   }
 }
 
@@ -220,7 +263,10 @@ const TRUST_ROOT_WARN_DAYS = 30
 async function trustRootHealth(
   config: ToolConfig,
 ): Promise<{ report: import('../update/index.js').TrustRootReport | null; check: Check | null }> {
-  const { trustRootReport, updateSettings } = await import('../update/index.js')
+  const [{ trustRootReport }, { updateSettings }] = await Promise.all([
+    import('../update/trust-root-status.js'),
+    import('../update/settings.js'),
+  ])
   const settings = updateSettings(config)
   if (settings.source === 'github' && !settings.repository) return { report: null, check: null }
   const check = (status: Check['status'], message: string, fix: string | null = null): Check => ({

@@ -19,3 +19,4 @@ export { type ReleaseReadiness, readinessFixes, releaseReadiness } from './readi
 export { buildReference, CONTRACT_SCHEMA_VERSION, describeCommands, type Reference } from './reference.js'
 export { selectCommands } from './select.js'
 export { renderSkill, skillMinVersions, skillName } from './skill.js'
+export { readSkillMemo, SKILL_MEMO_FILE, writeSkillMemo } from './skill-memo.js'

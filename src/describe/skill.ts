@@ -122,17 +122,30 @@ export function renderSkill(ref: Reference): string {
   return lines.join('\n')
 }
 
+/** A SKILL.md's frontmatter: the text between its opening `---` line and the next; undefined when it has none. */
+export function skillFrontMatter(markdown: string): string | undefined {
+  return /^---\n([\s\S]*?)\n---/.exec(markdown)?.[1]
+}
+
+/** What {@link skillMinVersions} found for exact frontmatter texts (the build's memo, `src/describe/skill-memo.ts`). */
+export type SkillMemo = ReadonlyArray<{ front_matter: string; min_versions: readonly string[] }>
+
+const NO_MEMO: SkillMemo = []
+
 /**
  * The `min_version`s a SKILL.md's frontmatter declares: `metadata["requires.min_version"]` (what agentcli writes),
  * and the nested `metadata.requires.min_version` and `metadata.openclaw.requires.min_version` others write.
  */
-export async function skillMinVersions(markdown: string): Promise<string[]> {
-  const match = /^---\n([\s\S]*?)\n---/.exec(markdown)
-  if (!match) return []
+export async function skillMinVersions(markdown: string, memo: SkillMemo = NO_MEMO): Promise<string[]> {
+  const text = skillFrontMatter(markdown)
+  if (text === undefined) return []
+  // What the build parsed for exactly this text (a tool's own SKILL.md and its installed copies): no `yaml` load.
+  const known = memo.find((entry) => entry.front_matter === text)
+  if (known) return [...known.min_versions]
   const { parse } = await import('yaml')
   let front: unknown
   try {
-    front = parse(match[1]!)
+    front = parse(text)
   } catch {
     return []
   }

@@ -5,6 +5,7 @@ import type { ToolConfig } from '../runtime/tool-config.js'
 import { findChecksumAssets } from './checksums.js'
 import { detectInstall, type InstallMethod } from './install.js'
 import { clearUpdateNotice, writeUpdateNotice } from './notice-cache.js'
+import { checkedSource } from './recent-check.js'
 import { releaseSource, type UpdateSettings, updateSettings } from './settings.js'
 import { pickRelease, type Release } from './source.js'
 import { updateTimeouts } from './timeouts.js'
@@ -74,6 +75,8 @@ export async function checkUpdate(
         recommended_command: available ? result.recommended_command : null,
         release_url: release.url,
         severity: available && (major || security) ? 'warning' : 'info',
+        source: checkedSource(settings),
+        channel: settings.channel,
       })
     } else clearUpdateNotice(config.cacheDir)
   }

@@ -22,6 +22,16 @@ export {
   verifyNpmProvenance,
 } from './provenance.js'
 export { publicGoodTrustedRoot } from './public-good.js'
+export {
+  CHECK_FAILURE_FILE,
+  checkedSource,
+  clearCheckFailure,
+  RECENT_CHECK_MS,
+  RECENT_FAILURE_MS,
+  type RecentCheck,
+  recentCheck,
+  recordCheckFailure,
+} from './recent-check.js'
 export { applyRollback, planRollback, type RollbackPlanState } from './rollback.js'
 export { PUBLIC_GOOD_TUF_MIRROR, releaseSource, type UpdateSettings, updateSettings } from './settings.js'
 export { expectedIdentity, releaseIdentity, type SigningIdentity, verifyBundle } from './signature.js'

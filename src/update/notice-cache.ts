@@ -19,6 +19,9 @@ export type NoticeCache = {
   recommended_command: string | null
   release_url: string | null
   severity: 'info' | 'warning'
+  /** Where and on which channel it checked (`checkedSource`; `doctor` reuses a recent check of the same); absent in older caches. */
+  source?: string
+  channel?: string
 }
 
 /** What was last known about releases: `context` reports it, an offline `update --check` falls back on it. */
@@ -37,7 +40,9 @@ export function isNoticeCache(value: unknown): value is NoticeCache {
     isText(c.install_method) &&
     (c.recommended_command === null || isText(c.recommended_command)) &&
     (c.release_url === null || typeof c.release_url === 'string') &&
-    (c.severity === 'info' || c.severity === 'warning')
+    (c.severity === 'info' || c.severity === 'warning') &&
+    (c.source === undefined || isText(c.source)) &&
+    (c.channel === undefined || isText(c.channel))
   )
 }
 
@@ -51,7 +56,7 @@ function discard(path: string): void {
 }
 
 /** The cache as written, or undefined: missing, unreadable or corrupt (a corrupt one is removed). */
-function readCache(cacheDir: string): NoticeCache | undefined {
+export function readNoticeCache(cacheDir: string): NoticeCache | undefined {
   const path = join(cacheDir, NOTICE_CACHE_FILE)
   // Most runs find none: a stat says so without the exception a failed read costs (every call of an MCP server's
   // read runs this).
@@ -82,7 +87,7 @@ function readCache(cacheDir: string): NoticeCache | undefined {
  * error; a corrupt one is removed.
  */
 export function readUpdateNotice(cacheDir: string, currentVersion: string): Notice | undefined {
-  const cache = readCache(cacheDir)
+  const cache = readNoticeCache(cacheDir)
   if (!cache?.recommended_command) return undefined
   if (!semverValid(currentVersion) || !semverGt(cache.latest_version, currentVersion)) return undefined
   return {
@@ -100,7 +105,7 @@ export function readUpdateNotice(cacheDir: string, currentVersion: string): Noti
 
 /** The latest release the last `update --check` saw and when, from the cache only; null when none is known. */
 export function readLastCheck(cacheDir: string): LastCheck | null {
-  const cache = readCache(cacheDir)
+  const cache = readNoticeCache(cacheDir)
   return cache ? { latest: cache.latest_version, checked_at: cache.checked_at } : null
 }
 

@@ -1,8 +1,8 @@
 import { createReadStream } from 'node:fs'
 import { readFile, stat } from 'node:fs/promises'
 import { isAbsolute, join } from 'node:path'
-import { Readable } from 'node:stream'
 import semver from 'semver'
+import { builtin } from '../boot/builtin.js'
 import { AgentError, isAgentError } from '../errors/agent-error.js'
 import { httpClient } from '../http/client.js'
 
@@ -172,6 +172,8 @@ export function directorySource(dir: string): ReleaseSource {
       } catch {
         return new Response('missing', { status: 404 })
       }
+      // node:stream on first use: every doctor reads the settings that name this source, few fetch from a directory.
+      const { Readable } = builtin<typeof import('node:stream')>('node:stream')
       const body = Readable.toWeb(createReadStream(asset.url)) as unknown as ReadableStream<Uint8Array>
       return new Response(body, { headers: { 'content-length': String(info.size) } })
     },

@@ -1,4 +1,5 @@
-import { readFile, stat } from 'node:fs/promises'
+// Synchronous: node:fs/promises would load readline's interface and the stream stack for doctor.
+import { readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import type { TrustRootOptions } from './trust-root.js'
@@ -38,7 +39,21 @@ function expiresOf(text: string | undefined): number | undefined {
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString())
 const age = (from: number, now: number) => Math.max(0, Math.floor((now - from) / DAY))
-const read = (path: string) => readFile(path, 'utf8').catch(() => undefined)
+const read = (path: string): string | undefined => {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch {
+    return undefined
+  }
+}
+/** A file's mtime, or undefined when it cannot be stat'ed. */
+const mtime = (path: string): number | undefined => {
+  try {
+    return statSync(path).mtimeMs
+  } catch {
+    return undefined
+  }
+}
 
 /** The root.json a TUF refresh starts from: the tool's own `tuf_root`, else the seed @sigstore/tuf ships. */
 async function shippedRoot(options: Pick<TrustRootOptions, 'mirror' | 'tufRoot'>): Promise<string | undefined> {
@@ -67,10 +82,7 @@ export async function trustRootReport(
   now = Date.now(),
 ): Promise<TrustRootReport> {
   if (options.pinned) {
-    const written = await stat(options.pinned).then(
-      (s) => s.mtimeMs,
-      () => undefined,
-    )
+    const written = mtime(options.pinned)
     return {
       source: 'pinned',
       path: options.pinned,
@@ -83,13 +95,10 @@ export async function trustRootReport(
   }
   const url = new URL(options.mirror)
   const dir = join(options.cacheDir, 'sigstore-tuf', encodeURIComponent(url.host + url.pathname.replace(/\/$/, '')))
-  const texts = await Promise.all(ROLES.map((role) => read(join(dir, `${role}.json`))))
+  const texts = ROLES.map((role) => read(join(dir, `${role}.json`)))
   const expiries = texts.map(expiresOf)
   // A refresh writes timestamp.json (a seeded cache has root.json alone): without it nothing was fetched yet.
-  const fetched = await stat(join(dir, 'timestamp.json')).then(
-    (s) => s.mtimeMs,
-    () => undefined,
-  )
+  const fetched = mtime(join(dir, 'timestamp.json'))
   if (fetched !== undefined && expiries.every((e) => e !== undefined)) {
     return {
       source: 'tuf_cache',

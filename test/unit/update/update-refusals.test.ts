@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { CHECK_FAILURE_FILE, RECENT_CHECK_MS, RECENT_FAILURE_MS } from '../../../src/update/recent-check.js'
 import { env, ROOT, useSandbox } from '../../support/helpers.js'
 import { runBinInProcess, tasksInProcess } from '../../support/in-process.js'
 import { makeInstall, snapshot } from '../../support/release.js'
@@ -209,5 +210,63 @@ describe('doctor', () => {
       status: 'warn',
       message: expect.stringMatching(/^could not check for updates/),
     })
+  })
+
+  const updateOf = (run: Awaited<ReturnType<typeof tool>>) =>
+    env(run).data.checks.find((c: { check: string }) => c.check === 'update') as { status: string; message: string }
+  const ISO = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/
+  /** Move the `checked_at` of a cache file `ms` into the past. */
+  const age = (file: string, ms: number) => {
+    const value = JSON.parse(readFileSync(file, 'utf8'))
+    value.checked_at = new Date(Date.parse(value.checked_at) - ms).toISOString()
+    writeFileSync(file, JSON.stringify(value))
+  }
+
+  it('answers from a check of the same source made minutes ago, saying when; a stale one asks again', async () => {
+    const b = box()
+    const notice = join(b.env.XDG_CACHE_HOME!, 'tasks', 'update-notice.json')
+    serveRelease('v0.2.0', await goodAssets())
+    const first = updateOf(await tool(b, ['doctor']))
+    expect(first).toMatchObject({ status: 'warn', message: '0.2.0 is available (running 0.1.0)' })
+    // The source now has 0.3.0: a doctor within RECENT_CHECK_MS reports what the last check saw, and when.
+    serveRelease('v0.3.0', await goodAssets())
+    const cached = updateOf(await tool(b, ['doctor']))
+    expect(cached.status).toBe('warn')
+    expect(cached.message).toMatch(
+      new RegExp(`^0\\.2\\.0 is available \\(running 0\\.1\\.0; checked ${ISO.source}\\)$`),
+    )
+    expect(cached.message).toContain(JSON.parse(readFileSync(notice, 'utf8')).checked_at)
+    // Another source (here: another API URL) is never answered from it: that one is asked, and fails.
+    const elsewhere = updateOf(await tool(b, ['doctor'], { TASKS_UPDATE_API_URL: 'http://127.0.0.1:9/' }))
+    expect(elsewhere.message).toMatch(/^could not check for updates: /)
+    // Past the window, the source is asked again and 0.3.0 seen (no "checked": a live answer).
+    age(notice, RECENT_CHECK_MS)
+    expect(updateOf(await tool(b, ['doctor']))).toMatchObject({
+      status: 'warn',
+      message: '0.3.0 is available (running 0.1.0)',
+    })
+  })
+
+  it('reports a network failure of the last minute again, saying when; past the minute it asks again', async () => {
+    const b = box()
+    const failure = join(b.env.XDG_CACHE_HOME!, 'tasks', CHECK_FAILURE_FILE)
+    const offline = { TASKS_UPDATE_API_URL: 'http://127.0.0.1:9/' }
+    const first = updateOf(await tool(b, ['doctor'], offline))
+    expect(first).toMatchObject({ status: 'warn', message: expect.stringMatching(/^could not check for updates: /) })
+    const again = updateOf(await tool(b, ['doctor'], offline))
+    const reason = first.message.replace('could not check for updates: ', '')
+    expect(again).toMatchObject({ status: 'warn' })
+    expect(again.message).toBe(
+      `could not check for updates at ${JSON.parse(readFileSync(failure, 'utf8')).checked_at}: ${reason}`,
+    )
+    // The reachable source is not held back by the other one's failure, and a success clears the failure.
+    serveRelease('v0.1.0', {})
+    const online = updateOf(await tool(b, ['doctor']))
+    expect(online).toMatchObject({ status: 'pass', message: '0.1.0 is the newest on the stable channel' })
+    expect(existsSync(failure)).toBe(false)
+    // A failure older than RECENT_FAILURE_MS is not reported again: the network is asked (and fails again here).
+    updateOf(await tool(b, ['doctor'], offline))
+    age(failure, RECENT_FAILURE_MS)
+    expect(updateOf(await tool(b, ['doctor'], offline)).message).toMatch(/^could not check for updates: /)
   })
 })
