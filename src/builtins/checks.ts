@@ -2,7 +2,11 @@
 import { accessSync, constants, readFileSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
-import semver from 'semver'
+// semver's functions, not its index: the index evaluates every module of the package, ranges included (≈ 1 ms).
+import semverGt from 'semver/functions/gt.js'
+import semverLt from 'semver/functions/lt.js'
+import semverRcompare from 'semver/functions/rcompare.js'
+import semverValid from 'semver/functions/valid.js'
 import type { Credentials } from '../credentials/index.js'
 import { readinessFixes, readSkillMemo, releaseReadiness, skillMinVersions, skillName } from '../describe/index.js'
 import { toolEnv } from '../index.js'
@@ -61,7 +65,7 @@ async function minVersionCheck(config: ToolConfig): Promise<Check> {
       fix: `ship skills/${skillName(config.bin)}/SKILL.md with the tool`,
     }
   }
-  const unmet = found.filter((f) => !semver.valid(f.min) || semver.lt(config.version, f.min))
+  const unmet = found.filter((f) => !semverValid(f.min) || semverLt(config.version, f.min))
   if (unmet.length === 0)
     return {
       check: 'min_version',
@@ -69,7 +73,7 @@ async function minVersionCheck(config: ToolConfig): Promise<Check> {
       message: `${config.version} satisfies every installed skill`,
       fix: null,
     }
-  const need = unmet.map((u) => u.min).sort(semver.rcompare)[0]!
+  const need = unmet.map((u) => u.min).sort(semverRcompare)[0]!
   return {
     check: 'min_version',
     status: 'fail',
@@ -189,7 +193,7 @@ async function updateCheck(config: ToolConfig): Promise<Check> {
   if (settings.source === 'github' && !settings.repository)
     return { check: 'update', status: 'pass', message: 'this tool does not self-update', fix: null }
   const where = { source: checkedSource(settings), channel: settings.channel, version: config.version }
-  const known = recentCheck(config.cacheDir, where, (latest, current) => semver.gt(latest, current))
+  const known = recentCheck(config.cacheDir, where, (latest, current) => semverGt(latest, current))
   if (known?.ok === false)
     return {
       check: 'update',

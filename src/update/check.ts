@@ -1,4 +1,6 @@
-import semver from 'semver'
+// semver's functions, not its index: the index evaluates every module of the package, ranges included (≈ 1 ms).
+import semverGt from 'semver/functions/gt.js'
+import semverMajor from 'semver/functions/major.js'
 import { AgentError } from '../errors/agent-error.js'
 import { invocation } from '../runtime/invocation.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
@@ -47,7 +49,7 @@ export async function checkUpdate(
     })
   }
   const available = Boolean(
-    release && (options.to ? release.version !== config.version : semver.gt(release.version, config.version)),
+    release && (options.to ? release.version !== config.version : semverGt(release.version, config.version)),
   )
   const assets = release ? findChecksumAssets(release, config.bin) : undefined
   const result: CheckResult = {
@@ -65,7 +67,7 @@ export async function checkUpdate(
   }
   if (options.writeCache !== false && !options.to) {
     if (release) {
-      const major = semver.major(release.version) > semver.major(config.version)
+      const major = semverMajor(release.version) > semverMajor(config.version)
       const security = /^#+\s*security/im.test(release.notes)
       // Also when nothing is newer: what was last known (and when) is what an offline check reports.
       await writeUpdateNotice(config.cacheDir, {
