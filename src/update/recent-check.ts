@@ -23,11 +23,23 @@ export const CHECK_FAILURE_FILE = 'update-check-failure.json'
 /**
  * Where a check asks, as a recent check is matched: a GitHub repository with the API it is asked through, a mirror
  * URL, or a directory by its absolute path (a relative one names another directory from another working directory).
+ * A URL is kept without its user info, query and fragment: the key is written to a cache others may read, and a
+ * credential never is.
  */
 export function checkedSource(settings: Pick<UpdateSettings, 'source' | 'repository' | 'github_api'>): string {
-  if (settings.source === 'github') return `github:${settings.repository ?? ''}@${settings.github_api}`
-  if (/^https?:\/\//.test(settings.source)) return settings.source
+  if (settings.source === 'github') return `github:${settings.repository ?? ''}@${place(settings.github_api)}`
+  if (/^https?:\/\//.test(settings.source)) return place(settings.source)
   return `dir:${resolve(settings.source)}`
+}
+
+/** A URL's origin and path; an unparsable one (which no check can reach) is named as such, never written out. */
+function place(url: string): string {
+  try {
+    const parsed = new URL(url)
+    return `${parsed.origin}${parsed.pathname}`
+  } catch {
+    return 'unparsable-url'
+  }
 }
 
 /** What a recent check found, as `doctor` reports it. */

@@ -92,4 +92,17 @@ describe('checkedSource', () => {
     )
     expect(checkedSource({ ...github, source: 'releases' })).toBe(`dir:${join(process.cwd(), 'releases')}`)
   })
+
+  it('never keeps a credential of a URL (the key is written to a cache others may read)', () => {
+    const github = {
+      source: 'github',
+      repository: 'o/r',
+      github_api: 'https://u:s3cret@ghe.example/api/?t=s3cret#s3cret',
+    }
+    expect(checkedSource(github)).toBe('github:o/r@https://ghe.example/api/')
+    expect(checkedSource({ ...github, source: 'https://u:s3cret@mirror.example/rel?token=s3cret' })).toBe(
+      'https://mirror.example/rel',
+    )
+    expect(checkedSource({ ...github, github_api: 'not a url s3cret' })).not.toContain('s3cret')
+  })
 })
