@@ -181,7 +181,8 @@ async function credentialsCheck(config: ToolConfig, credentials: Credentials): P
  * Is a newer release out? A short timeout; an absent network never fails doctor (spec 002 §14), but a check
  * that could not run is `warn`, never `pass`: the message says why, the fix what to do. A check of the same source
  * and channel made a few minutes ago (`update --check`'s or an earlier doctor's) is reported instead of asking
- * again, and a network failure of the last minute is reported again; either message says when it was checked.
+ * again, and a network failure of the last minute is reported again. Every message says when the source was
+ * checked, so a repeated doctor answers in the same shape whether it asked or remembered.
  */
 async function updateCheck(config: ToolConfig): Promise<Check> {
   // The modules it needs, not the update barrel: a recent check is answered without evaluating the update engine.
@@ -235,13 +236,13 @@ async function askSource(config: ToolConfig, where: { source: string; channel: s
       return {
         check: 'update',
         status: 'pass',
-        message: `${config.version} is the newest on the ${result.channel} channel`,
+        message: `${config.version} is the newest on the ${result.channel} channel (checked ${checkedAt})`,
         fix: null,
       }
     return {
       check: 'update',
       status: 'warn',
-      message: `${result.target_version} is available (running ${config.version})`,
+      message: `${result.target_version} is available (running ${config.version}; checked ${checkedAt})`,
       fix: result.recommended_command ?? `${config.bin} update --dry-run`,
     }
   } catch (error) {
@@ -251,7 +252,7 @@ async function askSource(config: ToolConfig, where: { source: string; channel: s
     const fix = typeof told === 'string' ? told : `check the network, then run \`${config.bin} update --check\``
     if ((error as { code?: unknown }).code === 'E_NETWORK')
       await recordCheckFailure(config.cacheDir, { ...where, checked_at: checkedAt, message: reason, fix })
-    return { check: 'update', status: 'warn', message: `could not check for updates: ${reason}`, fix }
+    return { check: 'update', status: 'warn', message: `could not check for updates at ${checkedAt}: ${reason}`, fix }
   }
 }
 
