@@ -21,13 +21,22 @@ async function login(b: Sandbox, extraEnv: Record<string, string | undefined>, f
   return tasks(b, details.resume.split(' ').slice(1), { env: extraEnv })
 }
 
+/** Put back the test process's bus address as it was: assigning undefined to process.env would store "undefined". */
+function restoreBus(saved: string | undefined): void {
+  if (saved === undefined) delete process.env.DBUS_SESSION_BUS_ADDRESS
+  else process.env.DBUS_SESSION_BUS_ADDRESS = saved
+}
+
 describe('the OS keychain (a real Secret Service)', () => {
   afterEach(async () => {
     const store = keychainSecretStore('tasks')
     const saved = process.env.DBUS_SESSION_BUS_ADDRESS
     process.env.DBUS_SESSION_BUS_ADDRESS = keyring.env.DBUS_SESSION_BUS_ADDRESS
-    for (const account of await store.list()) await store.delete(account)
-    process.env.DBUS_SESSION_BUS_ADDRESS = saved
+    try {
+      for (const account of await store.list()) await store.delete(account)
+    } finally {
+      restoreBus(saved)
+    }
   })
 
   it('sets, reads, lists and deletes a token through the keychain', async () => {
@@ -50,7 +59,7 @@ describe('the OS keychain (a real Secret Service)', () => {
       expect(await store.list()).toEqual([])
       expect(await store.get('ann')).toBeUndefined()
     } finally {
-      process.env.DBUS_SESSION_BUS_ADDRESS = saved
+      restoreBus(saved)
     }
     const after = await tasks(box(), ['context'], { env: keyring.env })
     expect(env(after).data.credentials.configured).toBe(false)
