@@ -85,15 +85,27 @@ export async function ownRoute(
   const match = longestMatch(
     words,
     (id) => (Object.hasOwn(map.commands, id) ? 'own' : map.aliases.has(id) ? 'alias' : undefined),
-    idDepth([...Object.keys(map.commands), ...map.aliases]),
+    map.depth,
   )
   if (match?.found !== 'own') return undefined
-  const command = map.commands[match.id]
+  const command = commandOf(map, match.id)
   if (typeof command !== 'function' || !(command.prototype instanceof BaseCommand)) return undefined
   return { command: command as OwnCommand, id: match.id, rest: argv.slice(match.words) }
 }
 
-type CommandMap = { commands: Record<string, unknown>; aliases: Set<string> }
+/**
+ * A loaded command map: its commands and aliases, the most words an id of either has, and each command read so far
+ * (a bundle's map entry is a getter that copies the command's module namespace on every read).
+ */
+type CommandMap = { commands: Record<string, unknown>; aliases: Set<string>; depth: number; read: Map<string, unknown> }
+
+/** The command `id` of `map`, read from the map once per loaded module (the module cache holds the same class). */
+function commandOf(map: CommandMap, id: string): unknown {
+  if (map.read.has(id)) return map.read.get(id)
+  const command = map.commands[id]
+  map.read.set(id, command)
+  return command
+}
 
 /**
  * Command maps by module and export: a module, once loaded, is the same object for every later run of this process
@@ -125,7 +137,7 @@ async function loadCommandMap(target: string, identifier: string, bundle?: strin
   const listed = module[ALIASES_EXPORT] as string[] | undefined
   // From a bundle, the build listed the aliases (reading them here would evaluate every command's module).
   const aliases = new Set(listed ?? (bundle ? [] : Object.values(commands).flatMap(aliasesOf)))
-  return { commands, aliases }
+  return { commands, aliases, depth: idDepth([...Object.keys(commands), ...aliases]), read: new Map() }
 }
 
 function aliasesOf(command: unknown): string[] {
