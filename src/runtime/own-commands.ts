@@ -24,7 +24,8 @@ type Discovery = { strategy?: string; target?: string; identifier?: string }
 /**
  * The tool's root and package.json; from a bundle, with the bundle as the explicit command target. `reuse`: the
  * caller runs many times in one process (an in-process run: an MCP server's reads), so the file's text is kept
- * while its stat is unchanged; each run still parses its own copy, and an edit on disk is seen by the next run.
+ * while its stat is unchanged, and so is what it parsed to: the runs of one text share one object (nothing of the
+ * framework writes on it but oclif's idempotent defaults), and an edit on disk is seen by the next run.
  */
 export function readPjson(
   root: string | URL,
@@ -33,9 +34,20 @@ export function readPjson(
 ): { dir: string; pjson: ToolPjson } {
   const dir = rootPath(root)
   const text = pjsonText(join(dir, 'package.json'), reuse)
-  if (bundle) return { dir, pjson: bundledPjson(dir, bundle, text) as ToolPjson }
-  return { dir, pjson: JSON.parse(text) as ToolPjson }
+  if (reuse) {
+    const known = parsedKept.get(dir)
+    if (known && known.text === text && known.bundle === bundle) return { dir, pjson: known.pjson }
+  }
+  const pjson = (bundle ? bundledPjson(dir, bundle, text) : JSON.parse(text)) as ToolPjson
+  if (reuse) {
+    if (parsedKept.size >= 16) parsedKept.clear()
+    parsedKept.set(dir, { text, bundle, pjson })
+  }
+  return { dir, pjson }
 }
+
+/** What the last package.json text read with `reuse` parsed to, by root (with the bundle it was read for). */
+const parsedKept = new Map<string, { text: string; bundle: string | undefined; pjson: ToolPjson }>()
 
 /** The last package.json text read with `reuse`, by path, with the stat it was read at. */
 const kept = new Map<string, { stamp: string; text: string }>()
