@@ -8,12 +8,12 @@
 // warm process (the server's log says so); the rounds between two warm calls give the pool time to refill, as an
 // agent's thinking does. Not a test.
 import { spawn, spawnSync } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { benchHome, median } from './_home.mjs'
+import { exampleVariant, stdioSession as openSession } from './_mcp.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const rounds = Number(process.env.BENCH_ROUNDS ?? 20)
@@ -21,33 +21,11 @@ const node = process.execPath
 const { home, env } = benchHome('agentcli-bench-mcp-', { tasks: 1 })
 const bin = join(root, 'examples/tasks/bin/run.js')
 
-// The example with each way of running a call pinned: copies inside the repository (their bin resolves agentcli
-// from there), each with its own MCP settings.
-mkdirSync(join(root, '.bench'), { recursive: true })
-const variant = (name, mcp) => {
-  const dir = mkdtempSync(join(root, '.bench', `mcp-${name}-`))
-  cpSync(join(root, 'examples/tasks'), dir, { recursive: true, filter: (p) => !p.includes('node_modules') })
-  const pjson = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
-  pjson.agentcli = { ...pjson.agentcli, mcp }
-  writeFileSync(join(dir, 'package.json'), JSON.stringify(pjson, null, 2))
-  return dir
-}
-const coldDir = variant('cold', { warm_processes: 0, in_process_reads: false })
-const warmDir = variant('warm', { warm_processes: 2, in_process_reads: false })
-const inDir = variant('in', { in_process_reads: true })
-
-/** An open stdio session with `args`; its server's log kept, to tell warm calls from cold ones. */
-async function stdioSession(args) {
-  const transport = new StdioClientTransport({ command: node, args, env, stderr: 'pipe' })
-  let log = ''
-  transport.stderr?.on('data', (c) => {
-    log += c
-  })
-  const client = new Client({ name: 'bench', version: '1' })
-  await client.connect(transport)
-  await client.listTools()
-  return { client, log: () => log }
-}
+// The example with each way of running a call pinned, each with its own MCP settings.
+const coldDir = exampleVariant('cold', { warm_processes: 0, in_process_reads: false })
+const warmDir = exampleVariant('warm', { warm_processes: 2, in_process_reads: false })
+const inDir = exampleVariant('in', { in_process_reads: true })
+const stdioSession = (args) => openSession(args, env)
 
 const sessionStart = process.hrtime.bigint()
 const warmSession = await stdioSession([join(warmDir, 'bin/run.js'), 'mcp'])

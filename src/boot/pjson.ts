@@ -17,6 +17,20 @@ export function bundledPjson(
   const pjson = JSON.parse(text) as Pjson
   const commands = pjson.oclif?.commands
   const identifier = typeof commands === 'object' ? (commands.identifier ?? 'default') : 'default'
-  const target = `./${relative(root, bundle).split(sep).join('/')}`
+  const target = bundleTarget(root, bundle)
   return { ...pjson, oclif: { ...pjson.oclif, commands: { strategy: 'explicit', target, identifier } } }
+}
+
+/** The bundle's path as package.json names a command target, by root and bundle: the same for every run of a server. */
+const targets = new Map<string, string>()
+
+function bundleTarget(root: string, bundle: string): string {
+  const key = `${root}\0${bundle}`
+  let target = targets.get(key)
+  if (target === undefined) {
+    target = `./${relative(root, bundle).split(sep).join('/')}`
+    if (targets.size >= 16) targets.clear()
+    targets.set(key, target)
+  }
+  return target
 }

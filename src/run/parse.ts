@@ -31,13 +31,32 @@ export type Parser = (input: Interfaces.Input<Loose, Loose, Loose>, argv: string
 
 /** Parse `argv` against `source`: the enum checks taken over, every failure `E_USAGE`/`E_VALIDATION` with `allowed`/`got`. */
 export async function parseWith(source: ParseSource, argv: string[], parser: Parser): Promise<Parsed> {
-  const flags = { ...(source.baseFlags ?? {}), ...(source.flags ?? {}) }
-  const input = prepareInput({ flags, args: source.args ?? {}, strict: source.strict ?? true, '--': source['--'] })
+  const { flags, input } = preparedOf(source)
   try {
     return await parser({ ...input, baseFlags: {}, enableJsonFlag: false } as never, argv)
   } catch (error) {
     throw mapParseError(error, { flags })
   }
+}
+
+type Prepared = { flags: Record<string, unknown>; input: ReturnType<typeof prepareInput> }
+
+/**
+ * The prepared definitions of each source, kept while its declarations are the same objects: a process that runs
+ * many calls (an MCP server running reads in its own process) wraps a command's flags once, not per call. They
+ * hold no call's data (a wrapped parse registers the value it is given, at the call), and what the parser writes
+ * on them is each definition's own name.
+ */
+const prepared = new WeakMap<object, Prepared & { of: readonly unknown[] }>()
+
+function preparedOf(source: ParseSource): Prepared {
+  const of = [source.flags, source.baseFlags, source.args, source.strict, source['--']]
+  const known = prepared.get(source)
+  if (known?.of.every((v, i) => v === of[i])) return known
+  const flags = { ...(source.baseFlags ?? {}), ...(source.flags ?? {}) }
+  const input = prepareInput({ flags, args: source.args ?? {}, strict: source.strict ?? true, '--': source['--'] })
+  prepared.set(source, { flags, input, of })
+  return { flags, input }
 }
 
 /** One parse per source for the life of a call: a command may call `parse()` as often as it likes. */

@@ -24,7 +24,8 @@ type Discovery = { strategy?: string; target?: string; identifier?: string }
 /**
  * The tool's root and package.json; from a bundle, with the bundle as the explicit command target. `reuse`: the
  * caller runs many times in one process (an in-process run: an MCP server's reads), so the file's text is kept
- * while its stat is unchanged; each run still parses its own copy, and an edit on disk is seen by the next run.
+ * while its stat is unchanged, and so is what it parsed to: the runs of one text share one object (nothing of the
+ * framework writes on it but oclif's idempotent defaults), and an edit on disk is seen by the next run.
  */
 export function readPjson(
   root: string | URL,
@@ -33,9 +34,20 @@ export function readPjson(
 ): { dir: string; pjson: ToolPjson } {
   const dir = rootPath(root)
   const text = pjsonText(join(dir, 'package.json'), reuse)
-  if (bundle) return { dir, pjson: bundledPjson(dir, bundle, text) as ToolPjson }
-  return { dir, pjson: JSON.parse(text) as ToolPjson }
+  if (reuse) {
+    const known = parsedKept.get(dir)
+    if (known && known.text === text && known.bundle === bundle) return { dir, pjson: known.pjson }
+  }
+  const pjson = (bundle ? bundledPjson(dir, bundle, text) : JSON.parse(text)) as ToolPjson
+  if (reuse) {
+    if (parsedKept.size >= 16) parsedKept.clear()
+    parsedKept.set(dir, { text, bundle, pjson })
+  }
+  return { dir, pjson }
 }
+
+/** What the last package.json text read with `reuse` parsed to, by root (with the bundle it was read for). */
+const parsedKept = new Map<string, { text: string; bundle: string | undefined; pjson: ToolPjson }>()
 
 /** The last package.json text read with `reuse`, by path, with the stat it was read at. */
 const kept = new Map<string, { stamp: string; text: string }>()
@@ -85,15 +97,27 @@ export async function ownRoute(
   const match = longestMatch(
     words,
     (id) => (Object.hasOwn(map.commands, id) ? 'own' : map.aliases.has(id) ? 'alias' : undefined),
-    idDepth([...Object.keys(map.commands), ...map.aliases]),
+    map.depth,
   )
   if (match?.found !== 'own') return undefined
-  const command = map.commands[match.id]
+  const command = commandOf(map, match.id)
   if (typeof command !== 'function' || !(command.prototype instanceof BaseCommand)) return undefined
   return { command: command as OwnCommand, id: match.id, rest: argv.slice(match.words) }
 }
 
-type CommandMap = { commands: Record<string, unknown>; aliases: Set<string> }
+/**
+ * A loaded command map: its commands and aliases, the most words an id of either has, and each command read so far
+ * (a bundle's map entry is a getter that copies the command's module namespace on every read).
+ */
+type CommandMap = { commands: Record<string, unknown>; aliases: Set<string>; depth: number; read: Map<string, unknown> }
+
+/** The command `id` of `map`, read from the map once per loaded module (the module cache holds the same class). */
+function commandOf(map: CommandMap, id: string): unknown {
+  if (map.read.has(id)) return map.read.get(id)
+  const command = map.commands[id]
+  map.read.set(id, command)
+  return command
+}
 
 /**
  * Command maps by module and export: a module, once loaded, is the same object for every later run of this process
@@ -125,7 +149,7 @@ async function loadCommandMap(target: string, identifier: string, bundle?: strin
   const listed = module[ALIASES_EXPORT] as string[] | undefined
   // From a bundle, the build listed the aliases (reading them here would evaluate every command's module).
   const aliases = new Set(listed ?? (bundle ? [] : Object.values(commands).flatMap(aliasesOf)))
-  return { commands, aliases }
+  return { commands, aliases, depth: idDepth([...Object.keys(commands), ...aliases]), read: new Map() }
 }
 
 function aliasesOf(command: unknown): string[] {
