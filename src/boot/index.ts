@@ -53,7 +53,7 @@ export async function start(root: string | URL, options: RunOptions = {}): Promi
   if (loaded) entry = loaded
   else {
     // From the modules, Node's own compile cache is what helps: some 200 files instead of one.
-    Module.enableCompileCache?.()
+    moduleCompileCache(codeCacheDir(process.env))
     entry = await import('../runtime/entry.js')
   }
   if (warm) {
@@ -140,6 +140,8 @@ function compileBundle(file: string, stat: BundleStat, warm: boolean): BundleExp
   // A warm process writes nothing until it is handed a call (its server may be removing the home it runs in): it
   // uses the cache directory its server's own start made, if there is one.
   const dir = codeCacheDir(process.env, !warm)
+  // What the bundle loads later as modules (zod for `--fields` and schemas, the MCP SDK, …) is compiled once too.
+  if (!warm) moduleCompileCache(dir)
   const argv = process.argv.slice(2)
   // The command's own cache; a command without one yet starts from the common cache (what every run compiles). A
   // warm process does not know its command yet: it has a cache of its own.
@@ -180,6 +182,15 @@ function compileBundle(file: string, stat: BundleStat, warm: boolean): BundleExp
     throw error
   }
   return module.exports as BundleExports
+}
+
+/**
+ * Node's compile cache for modules, kept in the code-cache directory (`modules/`): it is compiled code the process
+ * will run, so it lives only where the bundle's cache may, a directory nobody else can write (Node's default, the
+ * shared temporary directory, is not). No such directory (or `AGENTCLI_CODE_CACHE=0`): no cache.
+ */
+function moduleCompileCache(dir: string | undefined): void {
+  if (dir) Module.enableCompileCache?.(join(dir, 'modules'))
 }
 
 /**

@@ -26,7 +26,7 @@ export async function buildChunks(
   root: string,
   sources: Source[],
   external: string[],
-  options: Pick<import('esbuild').BuildOptions, 'define' | 'banner' | 'target' | 'charset'>,
+  options: Pick<import('esbuild').BuildOptions, 'define' | 'banner' | 'target' | 'charset' | 'plugins'>,
   where: { dir: string; bundle: string },
 ): Promise<Chunks | undefined> {
   const all = new Map<string, string>()
@@ -36,7 +36,7 @@ export async function buildChunks(
     bundle: true,
     platform: 'node' as const,
     external: [...external, ...SHARED],
-    plugins: [onlyShared()],
+    plugins: [...(options.plugins ?? []), onlyShared()],
     logLevel: 'silent' as const,
     absWorkingDir: root,
   }

@@ -20,7 +20,7 @@ export async function bundleEntry(
   target: string,
   identifier: string,
   external: string[],
-  chunking?: Pick<import('esbuild').BuildOptions, 'define' | 'banner' | 'target' | 'charset'>,
+  chunking?: Pick<import('esbuild').BuildOptions, 'define' | 'banner' | 'target' | 'charset' | 'plugins'>,
 ): Promise<string> {
   const commands = (await import(pathToFileURL(target).href))[identifier] as Record<string, unknown> | undefined
   if (!commands || typeof commands !== 'object') throw new Error(`${target} does not export ${identifier}`)

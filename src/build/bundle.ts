@@ -9,6 +9,7 @@ import { bundleEntry } from './bundle-entry.js'
 import { lazyBuiltins, lazySemver, pureFramework, sourcePatches } from './bundle-plugins.js'
 import { directFrameworkImports } from './direct-imports.js'
 import { SOURCE_PATCHES, type SourcePatch } from './source-patches.js'
+import { buildZodChunk, ZOD_CHUNK, zodFromChunk } from './zod-chunk.js'
 
 /** `"agentcli": {"bundle": …}` in a tool's package.json: `true`, or options. */
 export type BundleSettings = boolean | { external?: string[] }
@@ -91,7 +92,12 @@ export async function bundleTool(dir: string, options: BundleOptions = {}): Prom
     banner: { js: 'var __agentcli_bundle_url = require("node:url").pathToFileURL(__filename).href;' },
   }
   rmSync(join(root, BUNDLE_CHUNK_DIR), { recursive: true, force: true })
-  const contents = await bundleEntry(esbuild, root, resolve(root, commands.target), identifier, external, shared)
+  rmSync(join(root, ZOD_CHUNK), { force: true })
+  const zod = await buildZodChunk(esbuild, root, shared)
+  const contents = await bundleEntry(esbuild, root, resolve(root, commands.target), identifier, external, {
+    ...shared,
+    plugins: zod ? [zodFromChunk(root, BUNDLE_CHUNK_DIR)] : [],
+  })
   const result = await esbuild.build({
     ...shared,
     banner: { js: `${shared.banner.js} var __agentcli_bundle_id = "${BUNDLE_ID_PLACEHOLDER}";` },
@@ -105,6 +111,7 @@ export async function bundleTool(dir: string, options: BundleOptions = {}): Prom
     // size. Names stay, so a stack trace still names its functions.
     minifyWhitespace: true,
     plugins: [
+      ...(zod ? [zodFromChunk(root, dirname(BUNDLE_FILE))] : []),
       pureFramework(join(framework, 'dist')),
       lazySemver(),
       lazyBuiltins(),

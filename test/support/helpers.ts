@@ -17,15 +17,21 @@ export function shiftedClock(ms: number): Record<string, string> {
   return { NODE_OPTIONS: `--import=${CLOCK_PRELOAD}`, TEST_CLOCK_SHIFT_MS: String(ms) }
 }
 
-/** A sandbox per test, removed afterwards. */
-export function useSandbox(): () => Sandbox {
+/**
+ * A sandbox per test, removed afterwards. `ownCodeCache`: the tool keeps its code cache under the sandbox's HOME, as
+ * for a user, instead of the one the process's sandboxes share (for tests of the cache itself).
+ */
+export function useSandbox(options: { ownCodeCache?: boolean } = {}): () => Sandbox {
   let current: Sandbox | undefined
   afterEach(() => {
     current?.cleanup()
     current = undefined
   })
   return () => {
-    current ??= sandbox()
+    if (current === undefined) {
+      current = sandbox()
+      if (options.ownCodeCache) delete current.env.AGENTCLI_CODE_CACHE_DIR
+    }
     return current
   }
 }

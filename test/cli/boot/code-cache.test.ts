@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { env, seed, tasks, useSandbox } from '../../support/helpers.js'
 
-const box = useSandbox()
+const box = useSandbox({ ownCodeCache: true })
 const MAGIC = 'agentcli-code-cache 1\n'
 
 function cacheDir(): string {

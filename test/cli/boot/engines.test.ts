@@ -8,7 +8,7 @@ import { CORE_ERRORS } from '../../../src/errors/catalogue.js'
 import { editJson, useToolCopy } from '../../support/copy.js'
 import { env, ROOT, TASKS_BIN, tasks, useSandbox } from '../../support/helpers.js'
 
-const box = useSandbox()
+const box = useSandbox({ ownCodeCache: true })
 const copy = useToolCopy()
 // The system Node (v20) is older than the range agentcli supports; the suite itself runs on the pinned Node 24.
 const OLD_NODE = '/usr/bin/node'

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { WARM_FLAG, WARM_MESSAGE } from '../../../src/boot/warm.js'
 import { alive, env, seed, storeBytes, TASKS_BIN, tasks, until, useSandbox } from '../../support/helpers.js'
 
-const box = useSandbox()
+const box = useSandbox({ ownCodeCache: true })
 
 /** Every process this file started, killed by PID afterwards if one is left. */
 const started = new Set<number>()

@@ -3,6 +3,7 @@ import {
   chmodSync,
   chownSync,
   cpSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -18,7 +19,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { useToolCopy } from '../../support/copy.js'
 import { env, ROOT, seed, TASKS_BIN, tasks, useSandbox } from '../../support/helpers.js'
 
-const box = useSandbox()
+const box = useSandbox({ ownCodeCache: true })
 const copy = useToolCopy()
 const BUILD = join(ROOT, 'bin/agentcli-build.js')
 
@@ -119,9 +120,26 @@ describe('the bundled start', () => {
   })
 
   it('writes nothing with AGENTCLI_CODE_CACHE=0', async () => {
-    const run = await tasks(box(), ['list'], { env: { AGENTCLI_CODE_CACHE: '0' } })
+    const run = await tasks(box(), ['list', '--fields', 'id'], { env: { AGENTCLI_CODE_CACHE: '0' } })
     expect(run.code).toBe(0)
     expect(caches()).toEqual([])
+    expect(existsSync(join(cacheDir(), 'modules'))).toBe(false)
+  })
+
+  it("keeps Node's compile cache of what a run loads as modules in the private code-cache directory", async () => {
+    // zod (its chunk beside the bundle) for --fields; from the modules, the framework's own files.
+    for (const extra of [{}, { AGENTCLI_NO_BUNDLE: '1' }]) {
+      rmSync(cacheDir(), { recursive: true, force: true })
+      expect((await tasks(box(), ['list', '--fields', 'id'], { env: extra })).code).toBe(0)
+      expect(statSync(cacheDir()).mode & 0o777).toBe(0o700)
+      expect(readdirSync(join(cacheDir(), 'modules'), { recursive: true }).length).toBeGreaterThan(1)
+    }
+    // A directory others can write holds no compiled code the tool would run: neither cache is kept there.
+    rmSync(cacheDir(), { recursive: true, force: true })
+    mkdirSync(cacheDir(), { recursive: true, mode: 0o700 })
+    chmodSync(cacheDir(), 0o777)
+    expect((await tasks(box(), ['list', '--fields', 'id'], { env: { AGENTCLI_NO_BUNDLE: '1' } })).code).toBe(0)
+    expect(readdirSync(cacheDir())).toEqual([])
   })
 
   it('answers the same from the modules (AGENTCLI_NO_BUNDLE=1) as from the bundle', async () => {

@@ -45,8 +45,12 @@ describe('progress through the real bin', () => {
   })
 
   it('job status --wait blocks until the job settles, with progress lines off a TTY and the final state on stdout', async () => {
-    const job = env(await fixture(box(), ['sleepy', '--ms', '2600'])).data
-    const waited = await fixture(box(), ['job', 'status', '--id', job.job_id, '--wait'])
+    // The job settles only once the wait has printed a line: however slow the machine, the wait sees it running.
+    const release = join(box().root, 'release')
+    const job = env(await fixture(box(), ['sleepy', '--ms', '600', '--hold', release])).data
+    const waited = await fixture(box(), ['job', 'status', '--id', job.job_id, '--wait'], {
+      onSpawn: (child) => child.stderr?.once('data', () => writeFileSync(release, '')),
+    })
     expect(waited.code).toBe(0)
     expect(env(waited).data).toMatchObject({ job_id: job.job_id, status: 'succeeded', progress: 1 })
     const lines = waited.stderr.split('\n').filter(Boolean)

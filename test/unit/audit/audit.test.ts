@@ -10,6 +10,7 @@ import { clearAudit, noteAudit, openAudit, pendingAudit } from '../../../src/aud
 import { auditDraft, auditPath, withFacts } from '../../../src/audit/record.js'
 import { appendAudit } from '../../../src/audit/writer.js'
 import { REDACTED } from '../../../src/output/redact.js'
+import { setRunStderr } from '../../../src/output/stderr.js'
 
 const dirs: string[] = []
 afterAll(() => {
@@ -210,5 +211,46 @@ describe('the argv scrubber', () => {
     expect(scrubArgv(once)).toEqual(once)
     // A secret flag followed by another flag, or last, has no value to hide.
     expect(scrubArgv(['--password', '--quiet', '--token'])).toEqual(['--password', '--quiet', '--token'])
+  })
+})
+
+describe("the writer and a fleet's shared audit log", () => {
+  const draftIn = (dir: string, shared: NonNullable<Parameters<typeof appendAudit>[0]['shared']>) => ({
+    ...auditDraft({ dataDir: dir, id: 'edit', argv: ['1', '--token', 'sk-secret'], principal: { account: 'a' } }),
+    shared,
+  })
+
+  it('sends the redacted record to the shared log only, or to the file as well when alsoFile', async () => {
+    for (const alsoFile of [false, true]) {
+      const dir = temp()
+      const sent: unknown[] = []
+      const draft = draftIn(dir, { append: async (record) => void sent.push(record), alsoFile })
+      await appendAudit(draft, outcome)
+      expect(sent).toHaveLength(1)
+      expect(sent[0]).toMatchObject({ command: 'edit', args: ['1', '--token', REDACTED], result_code: 'OK' })
+      let file: string | undefined
+      try {
+        file = readFileSync(draft.path, 'utf8')
+      } catch {}
+      if (alsoFile) expect(JSON.parse(file!.trimEnd())).toEqual(sent[0])
+      else expect(file).toBeUndefined()
+    }
+  })
+
+  it('keeps the record in the local file when the shared log refuses it, and says so on stderr', async () => {
+    const dir = temp()
+    const warned: string[] = []
+    const before = setRunStderr((text) => warned.push(text))
+    try {
+      const draft = draftIn(dir, {
+        append: () => Promise.reject(new Error('store down')),
+        alsoFile: false,
+      })
+      await appendAudit(draft, outcome)
+      expect(JSON.parse(readFileSync(draft.path, 'utf8').trimEnd())).toMatchObject({ command: 'edit', mode: 'refused' })
+      expect(warned).toEqual([`warning: cannot append to the shared audit log (store down); kept in ${draft.path}\n`])
+    } finally {
+      setRunStderr(before)
+    }
   })
 })
