@@ -23,11 +23,23 @@ export default defineConfig({
       // In-process tests share one module graph per worker (each file still gets its own test module): importing
       // the framework once per worker instead of once per file halves the tier's CPU. A test that changes a
       // process-wide setting puts it back.
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], isolate: false } },
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          isolate: false,
+          globalSetup: ['test/support/code-cache.global.ts'],
+        },
+      },
       {
         extends: true,
         // One agentcli tarball per run, packed by the first file that needs it (test/support/packed.ts).
-        test: { name: 'spawn', include: ['test/cli/**/*.test.ts'], globalSetup: ['test/support/pack-dir.global.ts'] },
+        test: {
+          name: 'spawn',
+          include: ['test/cli/**/*.test.ts'],
+          globalSetup: ['test/support/code-cache.global.ts', 'test/support/pack-dir.global.ts'],
+        },
       },
     ],
     // Security code carries a 100% gate (unit tests in-process; command-level tests spawn the bin and do not count):

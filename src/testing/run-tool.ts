@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
-import { lstatSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { isAbsolute, join } from 'node:path'
 
 /** What one run of a tool's real bin produced. */
 export type ToolRun = {
@@ -32,61 +32,39 @@ export type RunToolOptions = {
 }
 
 /**
- * A throw-away HOME and XDG directories, so a test never touches the user's real ones, and the code cache every
- * sandbox of the test process shares.
+ * A throw-away HOME and XDG directories, so a test never touches the user's real ones, and the test run's shared
+ * code cache when it has one.
  */
 export type Sandbox = {
   /** The temporary directory holding HOME and the XDG directories. */
   root: string
   /**
-   * HOME and XDG variables pointing into it, and `AGENTCLI_CODE_CACHE_DIR` naming the shared code cache (leave it
-   * out to test a cache kept under HOME): pass them to `runTool`.
+   * HOME and XDG variables pointing into it, and `AGENTCLI_CODE_CACHE_DIR` naming the run's shared code cache when
+   * the test process has `AGENTCLI_TEST_CODE_CACHE_DIR` (leave it out to test a cache kept under HOME): pass them
+   * to `runTool`.
    */
   env: Record<string, string>
   /** Remove the directory. */
   cleanup(): void
 }
 
-let codeCache: string | undefined
-
 /*
- * One directory of V8 code caches for every sandbox: each sandbox has its own HOME, so a cache kept there would be
- * compiled anew (the whole bundle parsed, about half of that run's CPU; for a tool run from its modules, Node's
- * compile cache of each module) by the first run of each command in every test. It is this user's
- * `agentcli-test-code-cache-<uid>` in the temporary directory, kept for the next test run like Node's own compile
- * cache (a tool drops the caches of its earlier builds), or, when that name is taken by anything but a directory
- * only this user can write, one of this process's own, removed when it exits. Only compiled code is shared, and a
- * tool reads it back under the same owner and mode checks as a user's cache.
+ * The code cache every sandbox of a test run shares: `AGENTCLI_TEST_CODE_CACHE_DIR` in the test process, an absolute
+ * path the run's global setup made and removes. Each sandbox has its own HOME, so a cache kept there is compiled anew
+ * (the whole bundle parsed, about half of that run's CPU; for a tool run from its modules, Node's compile cache of
+ * each module) by the first run of each command in every test. Only compiled code is shared, read back by a tool
+ * under the same owner and mode checks as a user's cache. Unset, each sandbox keeps its cache under its HOME.
  */
-function sharedCodeCache(): string {
-  codeCache ??= findCodeCache()
-  return codeCache
-}
-
-function findCodeCache(): string {
-  const dir = join(tmpdir(), `agentcli-test-code-cache-${process.getuid?.() ?? 'user'}`)
-  try {
-    mkdirSync(dir, { mode: 0o700 })
-  } catch {
-    // Already there (ours from an earlier run, or someone else's): judged below.
-  }
-  try {
-    const stat = lstatSync(dir)
-    const mine = typeof process.getuid !== 'function' || stat.uid === process.getuid()
-    if (stat.isDirectory() && mine && (stat.mode & 0o077) === 0) return dir
-  } catch {
-    // Not there after all: a directory of this process's own.
-  }
-  const own = mkdtempSync(join(tmpdir(), 'agentcli-code-cache-'))
-  process.once('exit', () => rmSync(own, { recursive: true, force: true }))
-  return own
+function runCodeCache(): Record<string, string> {
+  const dir = process.env.AGENTCLI_TEST_CODE_CACHE_DIR
+  return dir && isAbsolute(dir) ? { AGENTCLI_CODE_CACHE_DIR: dir } : {}
 }
 
 /** Create a {@link Sandbox}. */
 export function sandbox(prefix = 'agentcli-'): Sandbox {
   const root = mkdtempSync(join(tmpdir(), prefix))
   const env = {
-    AGENTCLI_CODE_CACHE_DIR: sharedCodeCache(),
+    ...runCodeCache(),
     HOME: root,
     XDG_CONFIG_HOME: join(root, 'config'),
     XDG_DATA_HOME: join(root, 'data'),
