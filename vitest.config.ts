@@ -8,6 +8,9 @@ import { defineConfig } from 'vitest/config'
  * in-process run alike). `npm run test:unit` runs the first.
  * `node scripts/test-layout.mjs` moves a test written at the top of test/ into its place.
  */
+/** The spawn files that load the native keychain binding in the test process. */
+const KEYCHAIN = 'test/cli/credentials/{keychain,keyring-helper}.test.ts'
+
 export default defineConfig({
   test: {
     // Two cores here. A spawn test mostly waits on the bin it started, so a third worker fills those waits: the whole
@@ -34,10 +37,22 @@ export default defineConfig({
       },
       {
         extends: true,
-        // One agentcli tarball per run, packed by the first file that needs it (test/support/packed.ts).
+        // One agentcli tarball per run, packed by the first file that needs it (test/support/packed.ts). One module
+        // graph per worker here too (the test code and its support imported once per worker, not per file).
         test: {
           name: 'spawn',
           include: ['test/cli/**/*.test.ts'],
+          exclude: [KEYCHAIN],
+          isolate: false,
+          globalSetup: ['test/support/code-cache.global.ts', 'test/support/pack-dir.global.ts'],
+        },
+      },
+      {
+        extends: true,
+        // The native keychain binding keeps the D-Bus address of the first file that loads it: a process per file.
+        test: {
+          name: 'spawn-keychain',
+          include: [KEYCHAIN],
           globalSetup: ['test/support/code-cache.global.ts', 'test/support/pack-dir.global.ts'],
         },
       },
