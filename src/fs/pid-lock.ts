@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { link, mkdir, readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
-import { isAlive, processIdentity } from '../jobs/liveness.js'
+import { isAlive, pidExists, processIdentity } from '../jobs/liveness.js'
 
 /** Who holds a PID lock: the process (PID and start time) and a nonce naming this one acquisition. */
 export type LockHolder = { pid: number; start: string | null; nonce: string }
@@ -28,11 +28,20 @@ export async function clearLockDebris(path: string): Promise<void> {
       () => 0,
     )
     const limit = name === `${prefix}break` ? BREAKER_STALE_MS : TEMP_STALE_MS
-    // A publishing temp file names its writer: one whose writer is gone is debris at once, whatever its age.
+    // A publishing temp file names its writer: one whose writer is gone is debris at once, whatever its age. One cut
+    // short as it was written (killed inside writeFile) still names its writer's PID in its file name (a reused PID keeps
+    // it until its age clears it).
     const writer = name === `${prefix}break` ? undefined : await readLockHolder(join(dir, name))
-    const orphan = writer !== undefined && !isAlive(writer.pid, writer.start)
+    const namedPid = writer ? undefined : writerPid(name.slice(prefix.length))
+    const orphan = writer ? !isAlive(writer.pid, writer.start) : namedPid !== undefined && !pidExists(namedPid)
     if (age > limit || orphan) await rm(join(dir, name), { recursive: true, force: true })
   }
+}
+
+/** The PID in a publishing temp file's name (`<lock>.<pid>-<nonce>`), if the name has one. */
+function writerPid(suffix: string): number | undefined {
+  const match = /^(\d+)-[0-9a-f]+$/.exec(suffix)
+  return match ? Number(match[1]) : undefined
 }
 
 /** The holder named in a lock file, if it names one. */
@@ -47,7 +56,7 @@ export async function readLockHolder(path: string): Promise<LockHolder | undefin
 
 /** Publish the holder file with link(2): it appears complete or not at all, and only one process wins. */
 async function publish(path: string, holder: LockHolder): Promise<boolean> {
-  const temp = `${path}.${holder.nonce}`
+  const temp = `${path}.${holder.pid}-${holder.nonce}`
   await writeFile(temp, JSON.stringify(holder), { mode: 0o600 })
   try {
     await link(temp, path)

@@ -39,6 +39,11 @@ export function isAlive(pid: number, identity: string | null): boolean {
     const stat = procStat(pid)
     return stat !== undefined && stat.state !== 'Z' && identity !== null && stat.start === identity
   }
+  return pidExists(pid)
+}
+
+/** Whether any process has this PID now (whoever it is: a PID may be reused). */
+export function pidExists(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true

@@ -23,9 +23,14 @@ describe('the debris of a lock', () => {
     writeFileSync(`${lock}.live`, JSON.stringify(self))
     // Cut short as it was written (killed inside writeFile): nobody to ask, so only its age can tell.
     writeFileSync(`${lock}.partial`, '{"pid": 4')
+    // Cut short too, but named as the lock publishes its temp files (`<lock>.<pid>-<nonce>`): the name tells.
+    writeFileSync(`${lock}.${gone}-0a1b`, '')
+    writeFileSync(`${lock}.${process.pid}-2c3d`, '{"pid"')
     await clearLockDebris(lock)
     expect(existsSync(`${lock}.dead`)).toBe(false)
     expect(existsSync(`${lock}.live`)).toBe(true)
     expect(existsSync(`${lock}.partial`)).toBe(true)
+    expect(existsSync(`${lock}.${gone}-0a1b`)).toBe(false)
+    expect(existsSync(`${lock}.${process.pid}-2c3d`)).toBe(true)
   })
 })
