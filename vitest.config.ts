@@ -44,7 +44,11 @@ export default defineConfig({
           include: ['test/cli/**/*.test.ts'],
           exclude: [KEYCHAIN],
           isolate: false,
-          globalSetup: ['test/support/code-cache.global.ts', 'test/support/pack-dir.global.ts'],
+          globalSetup: [
+            'test/support/code-cache.global.ts',
+            'test/support/pack-dir.global.ts',
+            'test/support/fixture-bundle.global.ts',
+          ],
         },
       },
       {

@@ -8,7 +8,11 @@ import type { JobRecord } from '../../src/jobs/types.js'
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..')
 export const TASKS_BIN = join(ROOT, 'examples/tasks/bin/run.js')
-export const FIXTURE_BIN = join(ROOT, 'test/fixtures/cli/bin/run.js')
+/**
+ * The fixture CLI's bin: in the spawn tier, a bundled copy its global setup builds (test/support/fixture-bundle.global.ts);
+ * elsewhere the source, from its modules.
+ */
+export const FIXTURE_BIN = process.env.AGENTCLI_TEST_FIXTURE_BIN ?? join(ROOT, 'test/fixtures/cli/bin/run.js')
 /** The test-only clock preload (`node --import`): shifted by `TEST_CLOCK_SHIFT_MS`. No tool ships it. */
 export const CLOCK_PRELOAD = join(ROOT, 'test/fixtures/clock.mjs')
 

@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { RunToolOptions, Sandbox, ToolRun } from 'agentcli/testing'
-import { ROOT } from './helpers.js'
+import { FIXTURE_BIN, ROOT } from './helpers.js'
 
 type Entry = typeof import('../../src/runtime/entry.js')
 
@@ -87,8 +87,11 @@ export function tasksInProcess(
   return runInProcess(TASKS_ROOT, args, { ...options, env: { ...box.env, ...options.env } })
 }
 
-/** The fixture CLI's root (test/fixtures/cli: hooks, a plugin-like layout, misbehaving commands). */
-export const FIXTURE_ROOT = join(ROOT, 'test/fixtures/cli')
+/**
+ * The fixture CLI's root (test/fixtures/cli: hooks, a plugin-like layout, misbehaving commands); in the spawn tier,
+ * the bundled copy's, so a run in-process and a run of its bin are one tool (the same bin in a job's `poll`).
+ */
+export const FIXTURE_ROOT = dirname(dirname(FIXTURE_BIN))
 
 /** Run the fixture CLI in-process in a sandbox: `fixture()` of helpers.ts without the child process. */
 export function fixtureInProcess(

@@ -179,7 +179,7 @@ describe('a signal during start-up', () => {
           expect(run.code).toBe(0)
           outcomes.finished = (outcomes.finished ?? 0) + 1
         } else {
-          expect(envelope.error.code).toBe('E_INTERRUPTED')
+          expect(envelope.error.code, `delay ${delay} ms: ${run.stdout} ${run.stderr}`).toBe('E_INTERRUPTED')
           expect(run.code).toBe(INTERRUPTED_EXIT)
           outcomes.interrupted = (outcomes.interrupted ?? 0) + 1
         }
