@@ -126,7 +126,9 @@ describe('changelog', () => {
 
 describe('one schema, three layers', () => {
   it('the committed SKILL.md is what the generator writes', () => {
-    const result = spawnSync(process.execPath, [BUILD, '--skill', 'check', join(ROOT, 'examples/tasks')], {
+    // On a copy: the check builds the tool it checks, and the example's own build is what every other test runs
+    // while this one does (rebuilt in place, a start could read a half-written bundle or manifest).
+    const result = spawnSync(process.execPath, [BUILD, '--skill', 'check', copy('examples/tasks')], {
       encoding: 'utf8',
     })
     expect(result.stderr).toContain('skill fresh')
