@@ -32,7 +32,7 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           isolate: false,
-          globalSetup: ['test/support/code-cache.global.ts'],
+          globalSetup: ['test/support/code-cache.global.ts', 'test/support/shared-tree.global.ts'],
         },
       },
       {
@@ -48,6 +48,7 @@ export default defineConfig({
             'test/support/code-cache.global.ts',
             'test/support/pack-dir.global.ts',
             'test/support/fixture-bundle.global.ts',
+            'test/support/shared-tree.global.ts',
           ],
         },
       },
@@ -57,7 +58,11 @@ export default defineConfig({
         test: {
           name: 'spawn-keychain',
           include: [KEYCHAIN],
-          globalSetup: ['test/support/code-cache.global.ts', 'test/support/pack-dir.global.ts'],
+          globalSetup: [
+            'test/support/code-cache.global.ts',
+            'test/support/pack-dir.global.ts',
+            'test/support/shared-tree.global.ts',
+          ],
         },
       },
     ],
