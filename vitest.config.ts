@@ -32,7 +32,8 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           isolate: false,
-          globalSetup: ['test/support/code-cache.global.ts', 'test/support/shared-tree.global.ts'],
+          // The shared tree's check first: its teardown runs last, after the others removed what they made.
+          globalSetup: ['test/support/shared-tree.global.ts', 'test/support/code-cache.global.ts'],
         },
       },
       {
@@ -45,10 +46,10 @@ export default defineConfig({
           exclude: [KEYCHAIN],
           isolate: false,
           globalSetup: [
+            'test/support/shared-tree.global.ts',
             'test/support/code-cache.global.ts',
             'test/support/pack-dir.global.ts',
             'test/support/fixture-bundle.global.ts',
-            'test/support/shared-tree.global.ts',
           ],
         },
       },
@@ -59,9 +60,9 @@ export default defineConfig({
           name: 'spawn-keychain',
           include: [KEYCHAIN],
           globalSetup: [
+            'test/support/shared-tree.global.ts',
             'test/support/code-cache.global.ts',
             'test/support/pack-dir.global.ts',
-            'test/support/shared-tree.global.ts',
           ],
         },
       },

@@ -1,4 +1,4 @@
-import { closeSync, openSync, writeFileSync } from 'node:fs'
+import { closeSync, openSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { isatty } from 'node:tty'
@@ -81,5 +81,6 @@ describe('isTerminal', () => {
         closeSync(fd)
       }
     }
+    rmSync(file)
   })
 })

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { batchOutcome, type LandedItem, landedOf, partialResults, withoutLanded } from '../../../src/confirm/batch.js'
 import { argsDigest, fileIdempotencyLedger, idempotencyScope } from '../../../src/confirm/idempotency.js'
 import { AgentError } from '../../../src/errors/agent-error.js'
@@ -15,6 +15,17 @@ import { CORE_CATALOGUE } from '../../../src/errors/catalogue.js'
 import { previewItems } from '../../../src/output/preview-items.js'
 import { invocation } from '../../../src/runtime/invocation.js'
 import { batchData } from '../../../src/write/batch.js'
+
+const dirs: string[] = []
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+/** A directory of this test's, removed after it. */
+const tempDir = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'agentcli-batch-'))
+  dirs.push(dir)
+  return dir
+}
 
 const landed = (...ids: string[]) => new Map<string, LandedItem>(ids.map((id) => [id, { id, action: 'deleted' }]))
 
@@ -156,7 +167,7 @@ describe('a partial idempotency record', () => {
   const ANN = idempotencyScope('tasks', { account: 'ann' })
 
   it('a resumed run that fails before any change goes back to the partial record, so the key still resumes', async () => {
-    const ledger = fileIdempotencyLedger(mkdtempSync(join(tmpdir(), 'agentcli-batch-')))
+    const ledger = fileIdempotencyLedger(tempDir())
     const args = { ids: ['1', '2'] }
     const partial = () =>
       batchOutcome(
@@ -184,7 +195,7 @@ describe('a partial idempotency record', () => {
 
 describe('a partial record that cannot be written', () => {
   it('is an error of its own, never marked as "nothing changed" (items did land)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'agentcli-batch-'))
+    const dir = tempDir()
     const ledger = fileIdempotencyLedger(dir)
     const scope = idempotencyScope('tasks', { account: 'ann' })
     const write = async () => {
@@ -213,7 +224,7 @@ describe('a partial record that cannot be written', () => {
 
 describe('a partial record written without its landed list', () => {
   it('reads as partial with nothing landed', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'agentcli-batch-'))
+    const dir = tempDir()
     const scope = idempotencyScope('tasks', { account: 'ann' })
     const args = { ids: ['1'] }
     const name = createHash('sha256').update(`${scope}\0delete\0k`).digest('hex')
