@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expectedDigest } from '../update/checksums.js'
@@ -77,12 +78,19 @@ export async function verifyPublished(options: {
  */
 async function releaseTrustedRoot(file: string | undefined): Promise<unknown> {
   if (file) return JSON.parse(readFileSync(file, 'utf8'))
-  const loaded = await loadTrustedRoot({
-    pinned: null,
-    mirror: PUBLIC_GOOD_TUF_MIRROR,
-    tufRoot: null,
-    cacheDir: join(tmpdir(), 'agentcli-release'),
-    timeoutMs: 30_000,
-  })
-  return loaded.root
+  // A TUF cache of this run's own (0700, removed after): under one fixed name in the shared temporary directory, the
+  // directory holding the cache could be another local user's, who could swap the cached root after it was checked.
+  const cacheDir = await mkdtemp(join(tmpdir(), 'agentcli-release-'))
+  try {
+    const loaded = await loadTrustedRoot({
+      pinned: null,
+      mirror: PUBLIC_GOOD_TUF_MIRROR,
+      tufRoot: null,
+      cacheDir,
+      timeoutMs: 30_000,
+    })
+    return loaded.root
+  } finally {
+    await rm(cacheDir, { recursive: true, force: true })
+  }
 }
