@@ -294,6 +294,6 @@ describe('docs/guide', () => {
     const report = JSON.parse(verify.stdout) as { ok: boolean; error?: { details?: { checks?: unknown[] } } }
     const failed = (report.error?.details?.checks ?? []).filter((c) => (c as { status: string }).status === 'fail')
     expect(failed).toEqual([])
-    expect(verify.status).toBe(0)
+    expect(verify.status, `${JSON.stringify(report.error)?.slice(0, 2000)} ${verify.stderr.slice(0, 2000)}`).toBe(0)
   }, 320_000)
 })
