@@ -1,9 +1,8 @@
 import { spawnSync } from 'node:child_process'
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..')
+import { cpSync, mkdtempSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { editJson } from './copy.js'
+import { ROOT } from './helpers.js'
 
 /**
  * The spawn tier's global setup: the fixture CLI (test/fixtures/cli) bundled once per run, in a copy inside the
@@ -17,10 +16,9 @@ export default function setup(): () => void {
   if (process.env.AGENTCLI_TEST_FIXTURE_BIN) return () => {}
   const dir = mkdtempSync(join(ROOT, 'test/fixtures/.tmp-fixture-'))
   cpSync(join(ROOT, 'test/fixtures/cli'), dir, { recursive: true })
-  const pjsonPath = join(dir, 'package.json')
-  const pjson = JSON.parse(readFileSync(pjsonPath, 'utf8'))
-  pjson.agentcli = { ...pjson.agentcli, bundle: true }
-  writeFileSync(pjsonPath, JSON.stringify(pjson, null, 2))
+  editJson(join(dir, 'package.json'), (pjson) => {
+    pjson.agentcli = { ...(pjson.agentcli as object), bundle: true }
+  })
   const build = spawnSync(process.execPath, [join(ROOT, 'bin/agentcli-build.js'), dir], { encoding: 'utf8' })
   if (build.status !== 0) {
     rmSync(dir, { recursive: true, force: true })
