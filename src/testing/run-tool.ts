@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join } from 'node:path'
+import { endWorkers } from '../jobs/end-workers.js'
 
 /** What one run of a tool's real bin produced. */
 export type ToolRun = {
@@ -44,7 +45,7 @@ export type Sandbox = {
    * to `runTool`.
    */
   env: Record<string, string>
-  /** Remove the directory. */
+  /** End the job workers the tool started under it (detached, they outlive their run), then remove the directory. */
   cleanup(): void
 }
 
@@ -71,8 +72,13 @@ export function sandbox(prefix = 'agentcli-'): Sandbox {
     XDG_CACHE_HOME: join(root, 'cache'),
     XDG_STATE_HOME: join(root, 'state'),
   }
-  // Retried: a job worker the test started may still be writing its last record as the directory goes.
-  return { root, env, cleanup: () => rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }) }
+  // A job worker the test started runs detached, past its run: ended first, or it writes its result and audit line
+  // into the directory as it goes (or after, recreating it). The removal is still retried for its last write.
+  const cleanup = () => {
+    endWorkers(env.XDG_DATA_HOME)
+    rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
+  }
+  return { root, env, cleanup }
 }
 
 function parseOne(stdout: string): unknown {

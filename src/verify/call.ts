@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, isAbsolute, join, resolve } from 'node:path'
+import { endWorkers } from '../jobs/end-workers.js'
 import { writeStderr } from '../output/stderr.js'
 import { OWN_GROUP, signalGroup } from '../runtime/process-group.js'
 
@@ -76,11 +77,12 @@ export function target(command: string[], timeoutMs: number, extraEnv: Record<st
     cwd,
     env,
     calls: [],
-    // A job worker a call started runs detached, past its call, and may still be writing here: retried, and a home
-    // that still cannot go is left with a warning, never turned into the run's verdict (verify's exit 1, no check
-    // failed).
+    // A job worker a call started runs detached, past its call: it is ended first (it must not outlive verify nor
+    // write into a removed home). The removal is still retried, and a home that cannot go is left with a warning,
+    // never turned into the run's verdict (verify's exit 1, no check failed).
     dispose: () => {
       try {
+        endWorkers(env.XDG_DATA_HOME!)
         rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
       } catch (error) {
         writeStderr(`agentcli verify: could not remove the sandbox ${home}: ${(error as Error).message}\n`)

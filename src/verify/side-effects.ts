@@ -5,6 +5,26 @@ import { basename, join, sep } from 'node:path'
 /** Every entry under a root: `dir <mode>`, `link <target>`, or `<mode> <mtime> <size> <sha256>` of a file. */
 export type Snapshot = Map<string, string>
 
+/** An error of an entry that another process removed between the listing and the look (ENOENT, ENOTDIR). */
+const vanished = (error: unknown) => ['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '')
+
+/**
+ * How one entry is recorded, or undefined when it is gone by the time it is looked at: a call's detached job worker
+ * may create and remove its lock files while the walk runs, and a walk must not fail on it.
+ */
+export function describeEntry(path: string): { kind: 'dir' | 'other'; value: string } | undefined {
+  try {
+    const stat = lstatSync(path)
+    if (stat.isDirectory()) return { kind: 'dir', value: `dir ${stat.mode & 0o7777}` }
+    if (stat.isSymbolicLink()) return { kind: 'other', value: `link ${readlinkSync(path)}` }
+    const digest = createHash('sha256').update(readFileSync(path)).digest('hex')
+    return { kind: 'other', value: `${stat.mode & 0o7777} ${stat.mtimeMs} ${stat.size} ${digest}` }
+  } catch (error) {
+    if (vanished(error)) return undefined
+    throw error
+  }
+}
+
 /**
  * Every entry under `root` but `skip` (the cache dir): a digest, the size and the mtime of each file, the target of
  * each link. The mtime catches a call that rewrites a file with the same bytes: it still wrote (and raced any
@@ -22,16 +42,11 @@ export function snapshot(root: string, skip: string): Snapshot {
     for (const name of names) {
       const path = join(dir, name)
       if (path === skip) continue
-      const stat = lstatSync(path)
-      if (stat.isDirectory()) {
-        out.set(`${path}/`, `dir ${stat.mode & 0o7777}`)
+      const entry = describeEntry(path)
+      if (entry?.kind === 'dir') {
+        out.set(`${path}/`, entry.value)
         walk(path)
-      } else if (stat.isSymbolicLink()) out.set(path, `link ${readlinkSync(path)}`)
-      else
-        out.set(
-          path,
-          `${stat.mode & 0o7777} ${stat.mtimeMs} ${stat.size} ${createHash('sha256').update(readFileSync(path)).digest('hex')}`,
-        )
+      } else if (entry) out.set(path, entry.value)
     }
   }
   walk(root)

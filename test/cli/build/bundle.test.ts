@@ -15,6 +15,7 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { join } from 'node:path'
+import { runTool } from 'agentcli/testing'
 import { afterAll, describe, expect, it } from 'vitest'
 import { useToolCopy } from '../../support/copy.js'
 import { env, ROOT, seed, TASKS_BIN, tasks, useSandbox } from '../../support/helpers.js'
@@ -140,6 +141,17 @@ describe('the bundled start', () => {
     chmodSync(cacheDir(), 0o777)
     expect((await tasks(box(), ['list', '--fields', 'id'], { env: { AGENTCLI_NO_BUNDLE: '1' } })).code).toBe(0)
     expect(readdirSync(cacheDir())).toEqual([])
+  })
+
+  it("agentcli's own bin keeps Node's compile cache there too, never in the shared temporary directory", async () => {
+    // Its bin enabled Node's compile cache in Node's default place, `$TMPDIR/node-compile-cache`: compiled code in a
+    // directory another local user can create first.
+    const tmp = join(box().root, 'tmp')
+    mkdirSync(tmp)
+    const run = await runTool(join(ROOT, 'bin/agentcli.js'), ['--version'], { env: { ...box().env, TMPDIR: tmp } })
+    expect(run.code).toBe(0)
+    expect(readdirSync(tmp)).toEqual([])
+    expect(readdirSync(join(cacheDir(), 'modules'), { recursive: true }).length).toBeGreaterThan(1)
   })
 
   it('answers the same from the modules (AGENTCLI_NO_BUNDLE=1) as from the bundle', async () => {

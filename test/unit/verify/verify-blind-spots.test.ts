@@ -6,7 +6,13 @@ import { missingTarget } from '../../../src/verify/call.js'
 import { fillInfo, NOTHING, type Seen, varied } from '../../../src/verify/examples.js'
 import type { RefCommand } from '../../../src/verify/reference-types.js'
 import { needsStateVerdict } from '../../../src/verify/self-checks.js'
-import { changes, dryRunSideEffects, localOverreach, snapshot } from '../../../src/verify/side-effects.js'
+import {
+  changes,
+  describeEntry,
+  dryRunSideEffects,
+  localOverreach,
+  snapshot,
+} from '../../../src/verify/side-effects.js'
 
 // The pieces behind the checks that close verify's blind spots; each spawn fixture in test/cli/verify/ shows the
 // whole check failing its defect.
@@ -23,6 +29,20 @@ const step = (dir: string, act: () => void) => {
   act()
   return { before, changed: changes(before, snapshot(dir, join(dir, 'cache'))) }
 }
+
+describe('verify: a snapshot of the sandbox', () => {
+  // A call's detached job worker makes and removes its lock files while verify walks the home (seen: the guide's
+  // tool, `job.json.lock` gone between the listing and its lstat, turned into verify's E_INTERNAL).
+  it('skips an entry removed between the listing and the look, and still fails on any other error', () => {
+    const dir = home()
+    writeFileSync(join(dir, 'data/t/file'), 'x')
+    expect(describeEntry(join(dir, 'data/t/gone.lock'))).toBeUndefined()
+    expect(describeEntry(join(dir, 'data/t/file/under-a-file'))).toBeUndefined()
+    expect(describeEntry(join(dir, 'data/t/file'))).toMatchObject({ kind: 'other' })
+    expect(describeEntry(join(dir, 'data/t'))).toEqual({ kind: 'dir', value: expect.stringMatching(/^dir \d+$/) })
+    expect(() => describeEntry(`${join(dir, 'data/t/file')}\0`)).toThrow()
+  })
+})
 
 describe('verify: a dry-run has no side effect but its audit line', () => {
   it('allows an appended audit line and a confirm secret made on first use (with the dirs that hold them)', () => {

@@ -1,0 +1,84 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { endWorkers, liveWorkers } from '../../../src/jobs/end-workers.js'
+import { processIdentity } from '../../../src/jobs/liveness.js'
+import { sandbox } from '../../../src/testing/run-tool.js'
+
+// verify's sandbox and agentcli/testing's sandbox() end the job workers started under them before they are removed: a
+// detached worker outlived verify and wrote into its removed home (seen: the guide's tool, a lock file gone mid-walk,
+// a sandbox recreated after its removal), and the spawn tier left one or two such homes in /tmp per run.
+const made: string[] = []
+const started: ChildProcess[] = []
+afterEach(() => {
+  for (const c of started.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+
+/** A real process standing in for a job worker; `stubborn` ignores SIGTERM. */
+async function worker(stubborn = false): Promise<{ child: ChildProcess; exited: Promise<NodeJS.Signals | null> }> {
+  const code = `${stubborn ? "process.on('SIGTERM', () => {});" : ''} setInterval(() => {}, 1000); console.log('up')`
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'ignore'] })
+  started.push(child)
+  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)))
+  await new Promise((resolve) => child.stdout!.once('data', resolve))
+  return { child, exited }
+}
+
+function data(records: Record<string, unknown>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'verify-workers-'))
+  made.push(dir)
+  for (const [id, record] of Object.entries(records)) {
+    mkdirSync(join(dir, 'mytool', 'jobs', id), { recursive: true })
+    writeFileSync(
+      join(dir, 'mytool', 'jobs', id, 'job.json'),
+      typeof record === 'string' ? record : JSON.stringify(record),
+    )
+  }
+  return dir
+}
+
+describe.skipIf(process.platform !== 'linux')('the job workers of a throw-away home', () => {
+  it('ends a running worker with SIGTERM, one that ignores it with SIGKILL after the grace', async () => {
+    const polite = await worker()
+    const stubborn = await worker(true)
+    const dir = data({
+      job_a: { status: 'running', worker_pid: polite.child.pid, worker_start: processIdentity(polite.child.pid!) },
+      job_b: { status: 'running', worker_pid: stubborn.child.pid, worker_start: processIdentity(stubborn.child.pid!) },
+    })
+    expect(liveWorkers(dir).sort()).toEqual([polite.child.pid, stubborn.child.pid].sort())
+    expect(endWorkers(dir, 300).sort()).toEqual([polite.child.pid, stubborn.child.pid].sort())
+    expect(await polite.exited).toBe('SIGTERM')
+    expect(await stubborn.exited).toBe('SIGKILL')
+  })
+
+  it('names no process whose start time differs (a reused PID), nor a record without a live worker', async () => {
+    const other = await worker()
+    const dir = data({
+      job_reused: { status: 'running', worker_pid: other.child.pid, worker_start: '1' },
+      job_unclaimed: { status: 'queued', worker_pid: null, worker_start: null },
+      job_torn: '{"status":"runn',
+    })
+    mkdirSync(join(dir, 'mytool', 'jobs', 'job_empty'))
+    expect(endWorkers(dir, 100)).toEqual([])
+    expect(other.child.exitCode).toBeNull()
+    expect(other.child.signalCode).toBeNull()
+    expect(endWorkers(join(dir, 'absent'), 100)).toEqual([])
+  })
+
+  it("agentcli/testing's sandbox().cleanup() ends the workers under it before removing it", async () => {
+    const w = await worker()
+    const box = sandbox('end-workers-')
+    const job = join(box.env.XDG_DATA_HOME!, 'mytool', 'jobs', 'job_a')
+    mkdirSync(job, { recursive: true })
+    writeFileSync(
+      join(job, 'job.json'),
+      JSON.stringify({ worker_pid: w.child.pid, worker_start: processIdentity(w.child.pid!) }),
+    )
+    box.cleanup()
+    expect(await w.exited).toBe('SIGTERM')
+    expect(existsSync(box.root)).toBe(false)
+  })
+})
