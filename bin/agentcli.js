@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// Started as every tool is (agentcli/boot): the Node range checked first, and Node's compile cache only in the private
-// code-cache directory, never in its default place, the shared temporary directory others can write.
-const { start } = await import('../dist/boot/start.js')
-await start(new URL('..', import.meta.url))
+// Node's compile cache only in the private code-cache directory, as a tool's start keeps it: never in Node's default
+// place, the shared temporary directory, where another local user could plant compiled code first.
+const { codeCacheDir, moduleCompileCache } = await import('../dist/boot/code-cache.js')
+moduleCompileCache(codeCacheDir(process.env))
+const { run } = await import('../dist/runtime/entry.js')
+await run(new URL('..', import.meta.url))

@@ -16,7 +16,18 @@ const {
   writeFileSync,
 } = builtin<typeof import('node:fs')>('node:fs')
 const { homedir } = builtin<typeof import('node:os')>('node:os')
+const Module = builtin<typeof import('node:module')>('node:module')
 const { basename, dirname, isAbsolute, join } = builtin<typeof import('node:path')>('node:path')
+
+/**
+ * Node's compile cache for modules, kept in the code-cache directory (`modules/`): it is compiled code the process
+ * will run, so it lives only where the bundle's cache may, a directory nobody else can write (Node's default, the
+ * shared temporary directory, is not). No such directory (or `AGENTCLI_CODE_CACHE=0`): no cache. Also
+ * agentcli's own bin, which runs from its modules.
+ */
+export function moduleCompileCache(dir: string | undefined): void {
+  if (dir) Module.enableCompileCache?.(join(dir, 'modules'))
+}
 
 /**
  * Where V8 code caches of bundles live: `AGENTCLI_CODE_CACHE_DIR`, else the user's cache directory. `undefined`

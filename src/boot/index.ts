@@ -4,6 +4,7 @@ import {
   cacheFileName,
   cacheWord,
   codeCacheDir,
+  moduleCompileCache,
   nextHeader,
   readCodeCache,
   runKey,
@@ -182,15 +183,6 @@ function compileBundle(file: string, stat: BundleStat, warm: boolean): BundleExp
     throw error
   }
   return module.exports as BundleExports
-}
-
-/**
- * Node's compile cache for modules, kept in the code-cache directory (`modules/`): it is compiled code the process
- * will run, so it lives only where the bundle's cache may, a directory nobody else can write (Node's default, the
- * shared temporary directory, is not). No such directory (or `AGENTCLI_CODE_CACHE=0`): no cache.
- */
-function moduleCompileCache(dir: string | undefined): void {
-  if (dir) Module.enableCompileCache?.(join(dir, 'modules'))
 }
 
 /**
