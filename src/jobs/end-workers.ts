@@ -5,6 +5,8 @@ import { isSameProcess } from './liveness.js'
 /** How long the workers get to end on SIGTERM before SIGKILL, and how often that is looked at. */
 const GRACE_MS = 2_000
 const STEP_MS = 25
+/** How long a pending job's worker may take to claim it; past that its spawn is taken to have failed. */
+const CLAIM_MS = 10_000
 
 const names = (dir: string): string[] => {
   try {
@@ -16,25 +18,37 @@ const names = (dir: string): string[] => {
 
 const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 
+/** What the records under `dataHome` say of their jobs' background work. */
+export type Work = { live: number[]; awaited: number }
+
 /**
- * The job workers still running whose records are under `dataHome` (an XDG data dir): every `job.json` under
- * `<dataHome>/<tool>/jobs/<id>/` whose `worker_pid` is provably that process still (PID and start time, so a reused
- * PID is never named; where the platform has no start times, none is).
+ * The job records under `dataHome` (an XDG data dir: `<dataHome>/<tool>/jobs/<id>/job.json`): the workers still
+ * running (`worker_pid` provably that process still, PID and start time, so a reused PID is never named; where the
+ * platform has no start times, none is), and how many jobs still await work: running with such a worker, or pending
+ * with its worker on the way (submitted within {@link CLAIM_MS}).
  */
-export function liveWorkers(dataHome: string): number[] {
-  const pids: number[] = []
+export function backgroundWork(dataHome: string, now = Date.now()): Work {
+  const work: Work = { live: [], awaited: 0 }
   for (const tool of names(dataHome))
     for (const id of names(join(dataHome, tool, 'jobs'))) {
-      let record: { worker_pid?: unknown; worker_start?: unknown }
+      let record: { status?: unknown; worker_pid?: unknown; worker_start?: unknown; submitted_at?: unknown }
       try {
         record = JSON.parse(readFileSync(join(dataHome, tool, 'jobs', id, 'job.json'), 'utf8'))
       } catch {
         continue
       }
-      const { worker_pid: pid, worker_start: start } = record
-      if (typeof pid === 'number' && typeof start === 'string' && isSameProcess(pid, start)) pids.push(pid)
+      const { status, worker_pid: pid, worker_start: start, submitted_at: submitted } = record
+      const live = typeof pid === 'number' && typeof start === 'string' && isSameProcess(pid, start)
+      if (live) work.live.push(pid)
+      const claiming = status === 'pending' && typeof submitted === 'string' && now - Date.parse(submitted) < CLAIM_MS
+      if ((status === 'running' && live) || claiming) work.awaited++
     }
-  return pids
+  return work
+}
+
+/** The job workers still running whose records are under `dataHome` (see {@link backgroundWork}). */
+export function liveWorkers(dataHome: string): number[] {
+  return backgroundWork(dataHome).live
 }
 
 /**
@@ -56,4 +70,17 @@ export function endWorkers(dataHome: string, graceMs = GRACE_MS): number[] {
   for (let waited = 0; waited < graceMs && alive().length > 0; waited += STEP_MS) sleep(STEP_MS)
   for (const pid of alive()) signal(pid, 'SIGKILL')
   return pids
+}
+
+/**
+ * Let the background work under a throw-away home settle before its state is compared (verify's side-effect
+ * brackets): a job an earlier call started writes its record and result whenever its worker runs, and a snapshot
+ * taken meanwhile would blame those writes on the next call. Waits up to `waitMs` for every job to be finished (or
+ * pending past {@link CLAIM_MS}), then ends the workers still running (their last writes land before it returns).
+ * Returns the PIDs it had to end.
+ */
+export async function settleWorkers(dataHome: string, waitMs = 5_000): Promise<number[]> {
+  for (let waited = 0; waited < waitMs && backgroundWork(dataHome).awaited > 0; waited += STEP_MS)
+    await new Promise((resolve) => setTimeout(resolve, STEP_MS))
+  return backgroundWork(dataHome).awaited > 0 ? endWorkers(dataHome) : []
 }

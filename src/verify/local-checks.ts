@@ -3,7 +3,7 @@ import { call, type Target } from './call.js'
 import { runnableExample, type Seen } from './examples.js'
 import type { Ref } from './reference-types.js'
 import type { Report } from './report.js'
-import { changes, localOverreach, snapshot } from './side-effects.js'
+import { changes, localOverreach, snapshot, stateBefore } from './side-effects.js'
 
 /**
  * A `local` command changes a session, stored credentials or a job, without a token (docs/contract.md, kinds of
@@ -29,7 +29,7 @@ export async function localChecks(
       report.add(id, 'local', 'skip', 'needs input that no example fills from the populated state')
       continue
     }
-    const before = snapshot(t.home, t.env.XDG_CACHE_HOME!)
+    const before = await stateBefore(t)
     const out = await call(t, `local:${command.path}`, argv)
     const over = localOverreach(changes(before, snapshot(t.home, t.env.XDG_CACHE_HOME!)), before, owned).map((p) =>
       p.replace(t.home, '~'),

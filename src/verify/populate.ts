@@ -3,7 +3,7 @@ import { call, json, type Target } from './call.js'
 import { exampleArgv, fill, harvest, itemCount, type Seen, varied } from './examples.js'
 import type { Ref, RefCommand } from './reference-types.js'
 import type { Report } from './report.js'
-import { changes, snapshot } from './side-effects.js'
+import { changes, snapshot, stateBefore } from './side-effects.js'
 
 /** What populating gave the checks: the values seen (for placeholders), and every path a confirmed write made. */
 export type Populated = { seen: Seen; owned: Set<string> }
@@ -38,7 +38,7 @@ async function dryRunConfirm(
   argv: string[],
   owned: Set<string>,
 ): Promise<{ landed: boolean; why: string }> {
-  const before = snapshot(t.home, t.env.XDG_CACHE_HOME!)
+  const before = await stateBefore(t)
   const dry = await call(t, `populate:${label} --dry-run`, [...argv, '--dry-run'])
   const token = (json(dry)?.data as { confirm_token?: string } | undefined)?.confirm_token
   if (!token)

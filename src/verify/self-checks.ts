@@ -4,7 +4,7 @@ import { call, json, type Target } from './call.js'
 import { type Filled, itemCount, NOTHING, runnableExampleInfo, type Seen } from './examples.js'
 import type { Ref, RefCommand } from './reference-types.js'
 import type { Report } from './report.js'
-import { changes, snapshot } from './side-effects.js'
+import { changes, snapshot, stateBefore } from './side-effects.js'
 
 type Validate = ((data: unknown) => boolean) & { errors?: unknown }
 
@@ -67,7 +67,7 @@ async function checkRead(
 ) {
   const { argv } = filled
   // A read changes nothing outside the cache dir (docs/contract.md, the read rule).
-  const before = snapshot(t.home, t.env.XDG_CACHE_HOME!)
+  const before = await stateBefore(t)
   const out = await call(t, command.path, argv)
   const changed = changes(before, snapshot(t.home, t.env.XDG_CACHE_HOME!)).map((p) => p.replace(t.home, '~'))
   report.add(

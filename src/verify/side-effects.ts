@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto'
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { basename, join, sep } from 'node:path'
+import { settleWorkers } from '../jobs/end-workers.js'
+import type { Target } from './call.js'
 
 /** Every entry under a root: `dir <mode>`, `link <target>`, or `<mode> <mtime> <size> <sha256>` of a file. */
 export type Snapshot = Map<string, string>
@@ -51,6 +53,15 @@ export function snapshot(root: string, skip: string): Snapshot {
   }
   walk(root)
   return out
+}
+
+/**
+ * The sandbox before a call whose side effects are checked, once the background work earlier calls started has
+ * settled (job workers finished, or ended): else their writes would be blamed on this call.
+ */
+export async function stateBefore(t: Target): Promise<Snapshot> {
+  await settleWorkers(t.env.XDG_DATA_HOME!)
+  return snapshot(t.home, t.env.XDG_CACHE_HOME!)
 }
 
 /** What changed between two snapshots: created `+`, changed `~` and removed `-` paths, sorted. */

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { endWorkers, liveWorkers } from '../../../src/jobs/end-workers.js'
+import { backgroundWork, endWorkers, liveWorkers, settleWorkers } from '../../../src/jobs/end-workers.js'
 import { processIdentity } from '../../../src/jobs/liveness.js'
 import { sandbox } from '../../../src/testing/run-tool.js'
 
@@ -80,5 +80,48 @@ describe.skipIf(process.platform !== 'linux')('the job workers of a throw-away h
     box.cleanup()
     expect(await w.exited).toBe('SIGTERM')
     expect(existsSync(box.root)).toBe(false)
+  })
+
+  it('counts the jobs that still await work: running with a live worker, pending with its worker on the way', async () => {
+    const w = await worker()
+    const now = Date.parse('2026-12-03T12:00:00Z')
+    const at = (ms: number) => new Date(now - ms).toISOString()
+    const dir = data({
+      job_running: { status: 'running', worker_pid: w.child.pid, worker_start: processIdentity(w.child.pid!) },
+      job_dead: { status: 'running', worker_pid: w.child.pid, worker_start: '1' },
+      job_claiming: { status: 'pending', worker_pid: null, worker_start: null, submitted_at: at(2_000) },
+      job_abandoned: { status: 'pending', worker_pid: null, worker_start: null, submitted_at: at(11_000) },
+      job_done: { status: 'succeeded', worker_pid: w.child.pid, worker_start: processIdentity(w.child.pid!) },
+    })
+    expect(backgroundWork(dir, now)).toEqual({ live: [w.child.pid, w.child.pid], awaited: 2 })
+  })
+
+  it('settling waits for a worker that finishes its job, and ends one that outlasts the wait', async () => {
+    // The finishing worker marks its job succeeded after a moment and exits, as a job worker does.
+    const dir = data({})
+    const job = join(dir, 'mytool', 'jobs', 'job_quick')
+    mkdirSync(job, { recursive: true })
+    const record = join(job, 'job.json')
+    const finish = `setTimeout(() => { require('node:fs').writeFileSync(${JSON.stringify(record)}, '{"status":"succeeded"}'); process.exit(0) }, 300)`
+    const quick = spawn(process.execPath, ['-e', `${finish}; console.log('up')`], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+    started.push(quick)
+    const quickExit = new Promise<number | null>((resolve) => quick.on('exit', (code) => resolve(code)))
+    await new Promise((resolve) => quick.stdout!.once('data', resolve))
+    writeFileSync(
+      record,
+      JSON.stringify({ status: 'running', worker_pid: quick.pid, worker_start: processIdentity(quick.pid!) }),
+    )
+    expect(await settleWorkers(dir, 20_000)).toEqual([])
+    expect(await quickExit).toBe(0)
+
+    const slow = await worker()
+    writeFileSync(
+      record,
+      JSON.stringify({ status: 'running', worker_pid: slow.child.pid, worker_start: processIdentity(slow.child.pid!) }),
+    )
+    expect(await settleWorkers(dir, 100)).toEqual([slow.child.pid])
+    expect(await slow.exited).toBe('SIGTERM')
   })
 })
