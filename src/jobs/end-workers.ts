@@ -19,16 +19,16 @@ const names = (dir: string): string[] => {
 const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 
 /** What the records under `dataHome` say of their jobs' background work. */
-export type Work = { live: number[]; awaited: number }
+export type Work = { live: number[]; awaited: number; claiming: number }
 
 /**
  * The job records under `dataHome` (an XDG data dir: `<dataHome>/<tool>/jobs/<id>/job.json`): the workers still
  * running (`worker_pid` provably that process still, PID and start time, so a reused PID is never named; where the
  * platform has no start times, none is), and how many jobs still await work: running with such a worker, or pending
- * with its worker on the way (submitted within {@link CLAIM_MS}).
+ * with its worker on the way (submitted within {@link CLAIM_MS}; these also count as `claiming`).
  */
 export function backgroundWork(dataHome: string, now = Date.now()): Work {
-  const work: Work = { live: [], awaited: 0 }
+  const work: Work = { live: [], awaited: 0, claiming: 0 }
   for (const tool of names(dataHome))
     for (const id of names(join(dataHome, tool, 'jobs'))) {
       let record: { status?: unknown; worker_pid?: unknown; worker_start?: unknown; submitted_at?: unknown }
@@ -42,6 +42,7 @@ export function backgroundWork(dataHome: string, now = Date.now()): Work {
       if (live) work.live.push(pid)
       const claiming = status === 'pending' && typeof submitted === 'string' && now - Date.parse(submitted) < CLAIM_MS
       if ((status === 'running' && live) || claiming) work.awaited++
+      if (claiming) work.claiming++
     }
   return work
 }
@@ -54,9 +55,12 @@ export function liveWorkers(dataHome: string): number[] {
 /**
  * End the job workers of a throw-away home before it is removed (verify's sandbox, a test's): they run detached, so
  * ending the call that started them does not reach them, and one left running writes into the home as it goes (or
- * recreates it after). SIGTERM, then SIGKILL after a grace. Returns the PIDs signalled.
+ * recreates it after). A worker still on its way to claim its job (the submit answered before it started) is given
+ * the grace to claim it first: unseen, it would start after the removal and write there. Then SIGTERM, and SIGKILL
+ * after the grace. Returns the PIDs signalled.
  */
 export function endWorkers(dataHome: string, graceMs = GRACE_MS): number[] {
+  for (let waited = 0; waited < graceMs && backgroundWork(dataHome).claiming > 0; waited += STEP_MS) sleep(STEP_MS)
   const pids = liveWorkers(dataHome)
   const signal = (pid: number, name: NodeJS.Signals) => {
     try {

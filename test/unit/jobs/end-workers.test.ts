@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { backgroundWork, endWorkers, liveWorkers, settleWorkers } from '../../../src/jobs/end-workers.js'
 import { processIdentity } from '../../../src/jobs/liveness.js'
@@ -93,7 +93,7 @@ describe.skipIf(process.platform !== 'linux')('the job workers of a throw-away h
       job_abandoned: { status: 'pending', worker_pid: null, worker_start: null, submitted_at: at(11_000) },
       job_done: { status: 'succeeded', worker_pid: w.child.pid, worker_start: processIdentity(w.child.pid!) },
     })
-    expect(backgroundWork(dir, now)).toEqual({ live: [w.child.pid, w.child.pid], awaited: 2 })
+    expect(backgroundWork(dir, now)).toEqual({ live: [w.child.pid, w.child.pid], awaited: 2, claiming: 1 })
   })
 
   it('settling waits for a worker that finishes its job, and ends one that outlasts the wait', async () => {
@@ -123,5 +123,29 @@ describe.skipIf(process.platform !== 'linux')('the job workers of a throw-away h
     )
     expect(await settleWorkers(dir, 100)).toEqual([slow.child.pid])
     expect(await slow.exited).toBe('SIGTERM')
+  })
+
+  it('gives a worker on its way the grace to claim its job, then ends it', async () => {
+    // As a submit leaves it: the job pending, its worker started but not yet in the record.
+    const dir = data({})
+    const record = join(dir, 'mytool', 'jobs', 'job_new', 'job.json')
+    mkdirSync(dirname(record), { recursive: true })
+    writeFileSync(
+      record,
+      JSON.stringify({
+        status: 'pending',
+        worker_pid: null,
+        worker_start: null,
+        submitted_at: new Date().toISOString(),
+      }),
+    )
+    const claim = `const fs = require('node:fs'); const start = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')[19]
+setTimeout(() => fs.writeFileSync(${JSON.stringify(record)}, JSON.stringify({ status: 'running', worker_pid: process.pid, worker_start: start })), 200)
+setInterval(() => {}, 1000)`
+    const late = spawn(process.execPath, ['-e', claim], { stdio: 'ignore' })
+    started.push(late)
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => late.on('exit', (_code, signal) => resolve(signal)))
+    expect(endWorkers(dir, 20_000)).toEqual([late.pid])
+    expect(await exited).toBe('SIGTERM')
   })
 })
