@@ -67,7 +67,8 @@ export default defineConfig({
         },
       },
     ],
-    // Security code carries a 100% gate (unit tests in-process; command-level tests spawn the bin and do not count):
+    // Security code carries a 100% gate, met by the unit tier alone: `npm test` collects coverage there only (V8's
+    // precise coverage in the spawn tier's workers cost ≈ 30–40 s of a run and counts nothing a spawned bin runs):
     // confirm tokens and the `--confirm` check order with its refusals; the audit record; the HTTP client's
     // credential handling (origin binding, redirects, bodies); the upstream token a list's cursor carries; update
     // verification (signature and identity, the TUF-refreshed trusted root, npm provenance); the policy gate and
