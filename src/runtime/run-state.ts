@@ -34,6 +34,22 @@ export type RunState = {
 }
 
 let current: RunState | undefined
+let opened = 0
+
+/**
+ * Number a run opening in this process (a session). An in-process caller may give up on a run and start another
+ * before the first has ended (an MCP client's cancelled read): the late end of the first must then neither write
+ * the later run's pending audit record nor put back the process state it found. {@link isLatestRun} tells.
+ */
+export function openRun(): number {
+  opened += 1
+  return opened
+}
+
+/** Whether no run opened in this process since run `n` ({@link openRun}). */
+export function isLatestRun(n: number): boolean {
+  return n === opened
+}
 
 /** Set by the entry before a command runs; cleared (undefined) when a session opens. */
 export function setRunState(state: RunState | undefined): void {

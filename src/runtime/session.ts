@@ -18,7 +18,7 @@ import { type ToolEnv, toolEnv } from '../settings/tool-env.js'
 import { firstNonGlobal, type Globals, normalizeArgv, scanGlobals } from '../universal-flags/globals.js'
 import { UNIVERSAL_FLAG_NAMES } from '../universal-flags/table.js'
 import { readUpdateNotice } from '../update/notice-cache.js'
-import { getRunState, type RunState, setRunState } from './run-state.js'
+import { getRunState, isLatestRun, openRun, type RunState, setRunState } from './run-state.js'
 import type { ToolConfig } from './tool-config.js'
 
 /** What a session needs to know about the tool (its {@link ToolConfig}). */
@@ -90,6 +90,7 @@ export function openSession(options: SessionOptions = {}): Session {
   const startedAt = now()
   const { io } = options
   // What an earlier run in this process left (an in-process caller runs many): each run starts as a process does.
+  const run = openRun()
   clearAudit()
   const callerState = getRunState()
   setRunState(undefined)
@@ -110,6 +111,8 @@ export function openSession(options: SessionOptions = {}): Session {
   // A process ends here; an in-process run resolves with the code, and gives its caller back what it had.
   const end = async (code: number): Promise<number> => {
     if (!io) return exit(code)
+    // A run its caller gave up on, ending after another opened: what it found is no longer the caller's to get back.
+    if (!isLatestRun(run)) return code
     setRunState(callerState)
     setRunEnv(callerEnv)
     setRunStderr(callerStderr)
@@ -157,7 +160,8 @@ export function openSession(options: SessionOptions = {}): Session {
         resultCode = error.code
         code = await renderError(error, ctx(), schemaVersion, stream)
       }
-      const audit = pendingAudit()
+      // The pending record is this run's only while no later run has opened (see openRun).
+      const audit = isLatestRun(run) ? pendingAudit() : undefined
       // Loaded only when a non-read command ran: read commands never pay for the audit module.
       if (audit)
         await (await import('../audit/writer.js')).appendAudit(audit, {

@@ -1,9 +1,10 @@
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { env, ROOT, seed, useSandbox } from '../../support/helpers.js'
-import { fixtureInProcess, tasksInProcess } from '../../support/in-process.js'
+import { FIXTURE_ROOT, fixtureInProcess, tasksInProcess } from '../../support/in-process.js'
 
 /*
  * `run(root, { io })`: a run in this process is the caller's guest. It leaves the process's handlers and
@@ -83,6 +84,63 @@ describe('an in-process run', () => {
       expect(run.code).toBe(130)
       expect(env(run).error).toMatchObject({ code: 'E_INTERRUPTED', details: { signal: 'SIGINT' } })
       expect(run.stderr).toContain('received SIGINT, stopping')
+    }
+  })
+
+  it("a run its caller gave up on, ending after the next run opened, writes no record of that run's and leaves its state", async () => {
+    // Seen as stray `E_INTERRUPTED` audit lines of another test's write, 2 s (the grace) after a cancelled `hang` the
+    // caller stopped waiting for: its late end took the pending record of whatever run was current.
+    const { run } = await dist<{ run: (root: string, options: object) => Promise<number> }>('runtime/entry.js')
+    const { getRunState } = await dist<{ getRunState: () => unknown }>('runtime/run-state.js')
+    // Its envelope, printed when its grace ends (the command itself ignores the cancel and is never waited for).
+    let printed: (text: string) => void = () => undefined
+    const envelope = new Promise<string>((resolve) => {
+      printed = resolve
+    })
+    const quiet = { stdout: (chunk: string | Uint8Array) => printed(String(chunk)), stderr: () => undefined }
+    const giveUp = new AbortController()
+    // `hang` ignores its signal (FIXTURE_IGNORE_ABORT, read from process.env) and says `ready` on the process's stderr
+    // once it waits: only then is it cancelled, so its session lives on for its grace.
+    process.env.FIXTURE_IGNORE_ABORT = '1'
+    const write = process.stderr.write.bind(process.stderr)
+    let ready: () => void = () => undefined
+    const waiting = new Promise<void>((resolve) => {
+      ready = resolve
+    })
+    process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+      if (String(chunk) === 'ready\n') return Boolean(ready())
+      return write(chunk, ...rest)
+    }) as typeof process.stderr.write
+    try {
+      void run(FIXTURE_ROOT, {
+        argv: ['hang'],
+        interruptGraceMs: 1_000,
+        io: {
+          ...quiet,
+          env: { ...box().env, PATH: process.env.PATH ?? '' },
+          script: join(FIXTURE_ROOT, 'bin/run.js'),
+          signal: giveUp.signal,
+        },
+      })
+      await waiting
+      giveUp.abort()
+      // The caller moves on at once: a refused write, with its audit record, while the abandoned run waits out its
+      // grace.
+      const refused = await tasksInProcess(box(), ['edit', '99', '--status', 'nope'])
+      expect(env(refused).error.code).toBe('E_VALIDATION')
+      const state = getRunState()
+      expect(JSON.parse(await envelope).error.code).toBe('E_INTERRUPTED')
+      // Its end goes on after the envelope (render → audit → end) on promises alone, the audit module already loaded:
+      // a turn of the event loop lets it finish.
+      await new Promise((resolve) => setImmediate(resolve))
+      const audit = readFileSync(join(box().env.XDG_DATA_HOME!, 'tasks', 'audit.jsonl'), 'utf8')
+        .trimEnd()
+        .split('\n')
+      expect(audit.map((l) => JSON.parse(l).result_code)).toEqual(['E_VALIDATION'])
+      expect(getRunState()).toBe(state)
+    } finally {
+      process.stderr.write = write
+      delete process.env.FIXTURE_IGNORE_ABORT
     }
   })
 })
