@@ -110,3 +110,28 @@ export function runBinInProcess(
 ): Promise<ToolRun> {
   return runInProcess(dirname(dirname(bin)), args, options)
 }
+
+/**
+ * The fixture's `hang`, made to ignore its cancel (`FIXTURE_IGNORE_ABORT`, which it reads from process.env) and
+ * watched for the `ready` it writes on the process's own stderr once it waits: `ready` resolves then, so a test cancels
+ * a run that is surely waiting. `restore()` puts stderr and the environment back.
+ */
+export function stubbornHang(): { ready: Promise<void>; restore(): void } {
+  process.env.FIXTURE_IGNORE_ABORT = '1'
+  const write = process.stderr.write.bind(process.stderr)
+  let seen: () => void = () => undefined
+  const ready = new Promise<void>((resolve) => {
+    seen = resolve
+  })
+  process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+    if (String(chunk) === 'ready\n') seen()
+    return write(chunk, ...rest)
+  }) as typeof process.stderr.write
+  return {
+    ready,
+    restore: () => {
+      process.stderr.write = write
+      delete process.env.FIXTURE_IGNORE_ABORT
+    },
+  }
+}

@@ -6,7 +6,7 @@ import { AgentError } from '../../../src/errors/agent-error.js'
 import { DEFAULT_IN_PROCESS_READS, inProcessReadsOf, runsInProcess } from '../../../src/mcp/in-process.js'
 import type { ToolConfig } from '../../../src/runtime/tool-config.js'
 import { ROOT, useSandbox } from '../../support/helpers.js'
-import { FIXTURE_ROOT, TASKS_ROOT } from '../../support/in-process.js'
+import { FIXTURE_ROOT, stubbornHang, TASKS_ROOT } from '../../support/in-process.js'
 
 const withSetting = (mcp: unknown) => ({ pjson: { agentcli: { mcp } } }) as unknown as ToolConfig
 
@@ -77,25 +77,15 @@ describe('the in-process runner', () => {
 
   it('a run still going after its grace once cancelled is abandoned: the runner is broken, the state is the process’s again', async () => {
     const [{ runEnv }] = await Promise.all([dist<RunEnv>('settings/run-env.js')])
-    // `hang` ignores its signal (FIXTURE_IGNORE_ABORT reads process.env): the run's own 2 s grace is longer than ours.
-    process.env.FIXTURE_IGNORE_ABORT = '1'
-    const write = process.stderr.write.bind(process.stderr)
-    let ready: () => void = () => undefined
-    const started = new Promise<void>((resolve) => {
-      ready = resolve
-    })
-    // The command says `ready` on the process's stderr once it waits: only then is the cancel sent.
-    process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
-      if (String(chunk) === 'ready\n') ready()
-      return write(chunk, ...rest)
-    }) as typeof process.stderr.write
+    // `hang` ignores its signal: the run's own 2 s grace is longer than ours. The cancel is sent once it waits.
+    const hang = stubbornHang()
     try {
       const runner = await runnerOf(FIXTURE_ROOT, 50)
       const stdin = process.stdin
       const controller = new AbortController()
       expect(runner.take()).toBe(true)
       const pending = runner.run(['hang'], { ...box().env, PATH: process.env.PATH ?? '' }, controller.signal)
-      await started
+      await hang.ready
       // While it runs, the process's stdin is not the run's.
       expect(process.stdin).not.toBe(stdin)
       controller.abort()
@@ -105,8 +95,7 @@ describe('the in-process runner', () => {
       expect(runEnv()).toBe(process.env)
       expect(process.stdin).toBe(stdin)
     } finally {
-      process.stderr.write = write
-      delete process.env.FIXTURE_IGNORE_ABORT
+      hang.restore()
     }
   })
 })

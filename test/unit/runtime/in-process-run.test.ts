@@ -4,7 +4,7 @@ import { Readable } from 'node:stream'
 import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { env, ROOT, seed, useSandbox } from '../../support/helpers.js'
-import { FIXTURE_ROOT, fixtureInProcess, tasksInProcess } from '../../support/in-process.js'
+import { FIXTURE_ROOT, fixtureInProcess, stubbornHang, tasksInProcess } from '../../support/in-process.js'
 
 /*
  * `run(root, { io })`: a run in this process is the caller's guest. It leaves the process's handlers and
@@ -99,18 +99,8 @@ describe('an in-process run', () => {
     })
     const quiet = { stdout: (chunk: string | Uint8Array) => printed(String(chunk)), stderr: () => undefined }
     const giveUp = new AbortController()
-    // `hang` ignores its signal (FIXTURE_IGNORE_ABORT, read from process.env) and says `ready` on the process's stderr
-    // once it waits: only then is it cancelled, so its session lives on for its grace.
-    process.env.FIXTURE_IGNORE_ABORT = '1'
-    const write = process.stderr.write.bind(process.stderr)
-    let ready: () => void = () => undefined
-    const waiting = new Promise<void>((resolve) => {
-      ready = resolve
-    })
-    process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
-      if (String(chunk) === 'ready\n') return Boolean(ready())
-      return write(chunk, ...rest)
-    }) as typeof process.stderr.write
+    // Cancelled once it surely waits, and ignoring it: its session lives on for its grace.
+    const hang = stubbornHang()
     try {
       void run(FIXTURE_ROOT, {
         argv: ['hang'],
@@ -122,7 +112,7 @@ describe('an in-process run', () => {
           signal: giveUp.signal,
         },
       })
-      await waiting
+      await hang.ready
       giveUp.abort()
       // The caller moves on at once: a refused write, with its audit record, while the abandoned run waits out its
       // grace.
@@ -139,8 +129,7 @@ describe('an in-process run', () => {
       expect(audit.map((l) => JSON.parse(l).result_code)).toEqual(['E_VALIDATION'])
       expect(getRunState()).toBe(state)
     } finally {
-      process.stderr.write = write
-      delete process.env.FIXTURE_IGNORE_ABORT
+      hang.restore()
     }
   })
 })
