@@ -3,14 +3,15 @@ import type { CredentialRecord } from '../credentials/types.js'
 import { AgentError } from '../errors/agent-error.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
 import { readToolSettings } from '../settings/package-section.js'
-import { toolEnv } from '../settings/tool-env.js'
+import { FRAMEWORK_SETTINGS, toolEnv } from '../settings/tool-env.js'
 
 /** What the credential helpers need of the tool: its oclif config (bin, dirs, package.json). */
 type Tool = Pick<ToolConfig, 'bin' | 'configDir' | 'pjson'>
 
 /**
  * The tool's credential store for `mode` (the caller's), else `<BIN>_CREDENTIAL_STORE`, else
- * `agentcli.credentials.storage` in package.json, else `auto`; anything else is `E_CONFIG`.
+ * `agentcli.credentials.storage` in package.json, else `auto`; anything else is `E_CONFIG`. Each keychain call may take
+ * `<BIN>_KEYCHAIN_TIMEOUT_MS` (default 4 s).
  */
 export async function openCredentialStore(
   tool: Tool,
@@ -21,7 +22,8 @@ export async function openCredentialStore(
   const settings = readToolSettings(tool as ToolConfig).credentials as
     | { storage?: StorageMode; refreshable?: boolean }
     | undefined
-  const fromEnv = toolEnv(tool.bin).get('CREDENTIAL_STORE') as StorageMode | undefined
+  const env = toolEnv(tool.bin)
+  const fromEnv = env.get('CREDENTIAL_STORE') as StorageMode | undefined
   const chosen = mode ?? fromEnv ?? settings?.storage ?? 'auto'
   if (!['auto', 'keychain', 'file'].includes(chosen)) {
     throw new AgentError('E_CONFIG', `credential storage must be auto, keychain or file (got: '${chosen}')`, {
@@ -33,6 +35,7 @@ export async function openCredentialStore(
     configDir: tool.configDir,
     mode: chosen,
     refreshable: Boolean(settings?.refreshable),
+    timeoutMs: env.get('KEYCHAIN_TIMEOUT_MS') ?? FRAMEWORK_SETTINGS.KEYCHAIN_TIMEOUT_MS.default,
     warn,
   })
 }

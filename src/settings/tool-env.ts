@@ -50,6 +50,13 @@ export const FRAMEWORK_SETTINGS = {
     default: 10_000,
     description: 'Timeout of one upstream request, in milliseconds.',
   },
+  KEYCHAIN_TIMEOUT_MS: {
+    type: 'integer',
+    min: 100,
+    max: 120_000,
+    default: 4_000,
+    description: 'How long one call of the OS keychain may take, in milliseconds (a slow or prompting Secret Service).',
+  },
   UPDATE_CHANNEL: {
     type: 'text',
     pattern: /^[a-z0-9][a-z0-9-]{0,31}$/,

@@ -29,6 +29,7 @@ describe('environment settings are checked with the catalogue, at once', () => {
     ['TASKS_HTTP_TIMEOUT_MS', '99999999999999', { type: 'integer', min: 1, max: 600000 }],
     ['TASKS_HTTP_TIMEOUT_MS', '0', { type: 'integer', min: 1, max: 600000 }],
     ['TASKS_HTTP_TIMEOUT_MS', '2.5', { type: 'integer', min: 1, max: 600000 }],
+    ['TASKS_KEYCHAIN_TIMEOUT_MS', '99', { type: 'integer', min: 100, max: 120000 }],
     ['TASKS_CREDENTIAL_STORE', 'vault', ['auto', 'keychain', 'file']],
     ['TASKS_PROFILE', '../prod', expect.stringContaining('letters')],
     ['TASKS_UPDATE_API_URL', 'not a url', 'an http:// or https:// URL'],
