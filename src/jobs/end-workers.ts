@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { JOB_RECORD, JOBS_DIR, namesIn } from './file-store.js'
 import { isSameProcess } from './liveness.js'
 
 /** How long the workers get to end on SIGTERM before SIGKILL, and how often that is looked at. */
@@ -7,14 +8,6 @@ const GRACE_MS = 2_000
 const STEP_MS = 25
 /** How long a pending job's worker may take to claim it; past that its spawn is taken to have failed. */
 const CLAIM_MS = 10_000
-
-const names = (dir: string): string[] => {
-  try {
-    return readdirSync(dir)
-  } catch {
-    return []
-  }
-}
 
 const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 
@@ -29,11 +22,11 @@ export type Work = { live: number[]; awaited: number; claiming: number }
  */
 export function backgroundWork(dataHome: string, now = Date.now()): Work {
   const work: Work = { live: [], awaited: 0, claiming: 0 }
-  for (const tool of names(dataHome))
-    for (const id of names(join(dataHome, tool, 'jobs'))) {
+  for (const tool of namesIn(dataHome))
+    for (const id of namesIn(join(dataHome, tool, JOBS_DIR))) {
       let record: { status?: unknown; worker_pid?: unknown; worker_start?: unknown; submitted_at?: unknown }
       try {
-        record = JSON.parse(readFileSync(join(dataHome, tool, 'jobs', id, 'job.json'), 'utf8'))
+        record = JSON.parse(readFileSync(join(dataHome, tool, JOBS_DIR, id, JOB_RECORD), 'utf8'))
       } catch {
         continue
       }

@@ -12,8 +12,12 @@ import type { JobRecord, JobStore } from './types.js'
 
 const ID = /^job_[a-z0-9]{20}$/
 
-/** The entries of the jobs directory, none when it cannot be read; synchronous: `job list` then loads no node:fs/promises. */
-function namesIn(root: string): string[] {
+/** Where a data dir keeps its jobs, and each job's record: `<dataDir>/jobs/<id>/job.json`. */
+export const JOBS_DIR = 'jobs'
+export const JOB_RECORD = 'job.json'
+
+/** The entries of a directory, none when it cannot be read; synchronous: `job list` then loads no node:fs/promises. */
+export function namesIn(root: string): string[] {
   try {
     return readdirSync(root)
   } catch {
@@ -38,13 +42,13 @@ function notFound(id: string): AgentError {
  * the worker and a canceller can touch one job at once), `result.json`, `items.ndjson`.
  */
 export function fileJobStore(dataDir: string): JobStore {
-  const root = join(dataDir, 'jobs')
+  const root = join(dataDir, JOBS_DIR)
   const dirOf = (id: string) => {
     if (!ID.test(id)) throw notFound(id)
     return join(root, id)
   }
   const read = async (id: string): Promise<JobRecord | undefined> => {
-    const path = join(dirOf(id), 'job.json')
+    const path = join(dirOf(id), JOB_RECORD)
     const value = await readJsonFile<unknown>(
       path,
       () => undefined,
@@ -61,11 +65,11 @@ export function fileJobStore(dataDir: string): JobStore {
   return {
     async create(record) {
       await mkdir(dirOf(record.job_id), { recursive: true, mode: 0o700 })
-      await writeJsonAtomic(join(dirOf(record.job_id), 'job.json'), record)
+      await writeJsonAtomic(join(dirOf(record.job_id), JOB_RECORD), record)
     },
     get: read,
     async update(id, change) {
-      const path = join(dirOf(id), 'job.json')
+      const path = join(dirOf(id), JOB_RECORD)
       return withFileLock(path, async () => {
         const current = await read(id)
         if (!current) throw notFound(id)
