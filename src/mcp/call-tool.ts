@@ -16,6 +16,7 @@ import {
 } from './_flows.js'
 import { toArgv } from './argv.js'
 import { runsInProcess } from './in-process.js'
+import { callLogging, type LogCtx } from './logging.js'
 import { type PolicyFlow, policyFlow } from './policy-flow.js'
 import { errorEnvelopeOf, mcpHint, toolResult } from './result.js'
 import { type Launcher, runCall } from './run-call.js'
@@ -36,11 +37,10 @@ const CAPS = 'io.modelcontextprotocol/clientCapabilities'
 
 /** What a tool handler reads of the SDK's request context. */
 export type Ctx = {
-  mcpReq: {
+  mcpReq: LogCtx['mcpReq'] & {
     signal: AbortSignal
     inputResponses?: Record<string, unknown>
     requestState: () => unknown
-    envelope?: Record<string, unknown>
   }
 }
 
@@ -93,6 +93,20 @@ export function callHandler(
     ? { [toolEnv(launcher.bin).name('MCP_SUBJECT')]: JSON.stringify({ iss: principal.issuer, sub: principal.subject }) }
     : undefined
   const policy = policyFlow({ sdk, server, codec, launcher, catalogue, principal, config })
+  const logging = callLogging(server, launcher.bin)
+  // Every call this handler runs, logged once it answered.
+  const runLogged = async (ctx: Ctx, argv: string[], options: Parameters<typeof runCall>[2]) => {
+    const started = performance.now()
+    const result = await runCall(launcher, argv, options)
+    logging.call(ctx, {
+      argv,
+      ran: result.ran ?? 'cold',
+      code: (result.envelope.error as { code?: string } | undefined)?.code ?? null,
+      ms: performance.now() - started,
+      stderr: result.stderr ?? '',
+    })
+    return result
+  }
   const handle = async (
     def: ToolDef,
     desc: CommandDescription,
@@ -115,7 +129,7 @@ export function callHandler(
       server.server.getClientCapabilities()) as Caps
     const modes = canAsk ? elicitModes(caps) : { form: false, url: false }
     const run = async (argv: string[], ask = true) => {
-      const result = await runCall(launcher, argv, {
+      const result = await runLogged(ctx, argv, {
         signal,
         ...(env ? { env } : {}),
         stream: desc.stream,
@@ -167,7 +181,7 @@ export function callHandler(
       return run(argv, false)
     }
     if (approval && desc.type === 'write' && modes.form && args.dry_run === undefined && args.confirm === undefined) {
-      const dry = await runCall(launcher, toArgv(desc, { ...args, dry_run: true }), { signal, ...(env ? { env } : {}) })
+      const dry = await runLogged(ctx, toArgv(desc, { ...args, dry_run: true }), { signal, ...(env ? { env } : {}) })
       const planned = dryRunOf(dry)
       if (!planned) return toolResult(dry.envelope, mcpHint(dry.envelope, def.name))
       return sdk.inputRequired({

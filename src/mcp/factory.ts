@@ -10,6 +10,7 @@ import { oclifConfig } from '../runtime/tool-config.js'
 import { type CallPrincipal, type Ctx, callHandler, type FlowState } from './call-tool.js'
 import { killGraceOf } from './children.js'
 import { inProcessReadsOf, inProcessRunner } from './in-process.js'
+import { loggedArgv } from './logging.js'
 import { warmPool, warmProcessesOf } from './pool.js'
 import { errorEnvelopeOf, type ToolResult, toolResult } from './result.js'
 import { type Launcher, startWarm } from './run-call.js'
@@ -68,7 +69,7 @@ export async function mcpFactory(options: FactoryOptions): Promise<{
         ['node', ...command.slice(1)].map(shellQuote).join(' '),
       ]),
     ],
-    onSpawn: (pid, argv, warm) => process.stderr.write(`mcp: ${argv.join(' ')} (pid ${pid})${warm ? ' warm' : ''}\n`),
+    onSpawn: (pid, argv, warm) => process.stderr.write(`mcp: ${loggedArgv(argv)} (pid ${pid})${warm ? ' warm' : ''}\n`),
     killGraceMs: killGraceOf(config),
   }
   // Tool processes started ahead of calls, so a call skips the start (src/mcp/pool.ts); the author's number of them.
@@ -83,7 +84,7 @@ export async function mcpFactory(options: FactoryOptions): Promise<{
   // own tool, which a launcher of another command does not.
   if (inProcessReadsOf(config) && !options.launcher) {
     launcher.inProcess = inProcessRunner(config, command[1])
-    launcher.onInProcess = (argv) => process.stderr.write(`mcp: ${argv.join(' ')} (in-process)\n`)
+    launcher.onInProcess = (argv) => process.stderr.write(`mcp: ${loggedArgv(argv)} (in-process)\n`)
   }
   const skillsDir = join(config.root, 'skills')
   const skills = existsSync(skillsDir) ? await (await import('./skills.js')).loadSkillCatalog(skillsDir) : undefined
@@ -112,6 +113,8 @@ export async function mcpFactory(options: FactoryOptions): Promise<{
       {
         instructions: `Tools of ${config.bin}: one per command of \`${config.bin} reference\`.`,
         requestState: { verify: codec.verify },
+        // Each call's line and the tool's diagnostics, to a client that asks for them (./logging.ts).
+        capabilities: { logging: {} },
       },
     )
     const call = callHandler(

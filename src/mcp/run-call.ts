@@ -71,7 +71,13 @@ export function startWarm(launcher: Pick<Launcher, 'command' | 'bin'>): ChildPro
  * What one CLI call printed: the envelope, or for a stream the gathered envelope; the exit code, `null` when the
  * process was killed by a signal, or (a warm process) answered before it was reaped.
  */
-export type CallResult = { envelope: Record<string, unknown>; exitCode: number | null }
+export type CallResult = {
+  envelope: Record<string, unknown>
+  exitCode: number | null
+  /** How the call ran (a process started for it, a warm one, the server's own) and the end of its stderr: the log's. */
+  ran?: 'cold' | 'warm' | 'in-process'
+  stderr?: string
+}
 
 type StreamLine = {
   ok: boolean
@@ -140,6 +146,7 @@ export function runCall(
         return
       }
     }
+    const ran = warm ? 'warm' : 'cold'
     if (child.pid !== undefined) launcher.onSpawn?.(child.pid, argv, warm !== undefined)
     track(child, launcher.killGraceMs)
     const stdout = child.stdout!
@@ -191,11 +198,13 @@ export function runCall(
         result = {
           envelope: gathered(items, last, cut, schemaVersion, options.maxItems, started, stderr),
           exitCode: code,
+          ran,
+          stderr,
         }
       } else {
         const envelope = parseEnvelope(Buffer.concat(out).toString('utf8'))
         if (early && !envelope) return false
-        result = { envelope: envelope ?? noEnvelope(code, stderr, started), exitCode: code }
+        result = { envelope: envelope ?? noEnvelope(code, stderr, started), exitCode: code, ran, stderr }
       }
       options.signal?.removeEventListener('abort', onAbort)
       resolve(result)
@@ -240,6 +249,8 @@ async function inProcessCall(
   return {
     envelope: envelope ?? noEnvelope(result.exitCode, result.stderr.slice(-2000), started),
     exitCode: result.exitCode,
+    ran: 'in-process',
+    stderr: result.stderr.slice(-2000),
   }
 }
 

@@ -56,8 +56,7 @@ const BOTH_REVISIONS: Record<string, string> = {
 export const CONFORMANCE_BASELINE: Record<ConformanceRevision, Record<string, string>> = {
   '2025-11-25': {
     ...BOTH_REVISIONS,
-    'logging-set-level': 'logging/setLevel: no logging capability (the server logs to stderr, one line per call)',
-    'tools-call-with-logging': `needs ${TOOLS} (test_tool_with_logging) and the logging capability`,
+    'tools-call-with-logging': `needs ${TOOLS} (test_tool_with_logging)`,
     'tools-call-sampling': `needs ${TOOLS} (test_sampling)`,
     'tools-call-elicitation': `needs ${TOOLS} (test_elicitation)`,
     'elicitation-sep1034-defaults': `needs ${TOOLS} (test_elicitation_sep1034_defaults)`,
