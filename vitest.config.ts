@@ -32,7 +32,8 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           isolate: false,
-          // The shared tree's check first: its teardown runs last, after the others removed what they made.
+          // The shared tree's check first: its teardown runs last, after the others removed what they made. No
+          // prerequisite check: nothing here connects to PostgreSQL or Redis or starts a keyring.
           globalSetup: ['test/support/shared-tree.global.ts', 'test/support/code-cache.global.ts'],
         },
       },
@@ -45,7 +46,9 @@ export default defineConfig({
           include: ['test/cli/**/*.test.ts'],
           exclude: [KEYCHAIN],
           isolate: false,
+          // PostgreSQL and Redis (the fleet and MCP scale-out tests): checked first, before the fixture is built.
           globalSetup: [
+            'test/support/prereqs.global.ts',
             'test/support/shared-tree.global.ts',
             'test/support/code-cache.global.ts',
             'test/support/pack-dir.global.ts',
@@ -59,7 +62,9 @@ export default defineConfig({
         test: {
           name: 'spawn-keychain',
           include: [KEYCHAIN],
+          // dbus and gnome-keyring, checked first (test/support/prereqs.ts).
           globalSetup: [
+            'test/support/prereqs.global.ts',
             'test/support/shared-tree.global.ts',
             'test/support/code-cache.global.ts',
             'test/support/pack-dir.global.ts',

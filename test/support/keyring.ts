@@ -3,16 +3,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { alive } from './helpers.js'
+import { KEYRING_COMMANDS, MACHINE } from './prereqs.js'
 
 /** A throw-away D-Bus session with an unlocked gnome-keyring, as a desktop login would have. */
 export type Keyring = { env: { DBUS_SESSION_BUS_ADDRESS: string }; lock(): void; stop(): void }
 
 const INSTALL = 'apt-get install dbus gnome-keyring'
-const NEEDED = ['dbus-daemon', 'dbus-send', 'gnome-keyring-daemon'] as const
-
-function onPath(command: string): boolean {
-  return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0
-}
 
 /** Processes whose environment carries this session's private HOME: only ever ones this helper started. */
 function startedWith(home: string): number[] {
@@ -68,12 +64,13 @@ function ownerPid(env: NodeJS.ProcessEnv, name: string, timeoutMs: number): numb
 }
 
 /**
- * Start one. Needs Debian's dbus and gnome-keyring (installed by .ci/run); without them, or when they fail to
- * start, this throws saying what to install, so a missing keychain fails the suite instead of skipping it.
+ * Start one. Needs Debian's dbus and gnome-keyring (installed by scripts/test-prereqs.sh); without them, or when
+ * they fail to start, this throws saying what to install, so a missing keychain fails the suite instead of skipping
+ * it.
  * Whatever happens, it leaves nothing running: it ends the processes it started (by PID), on every path.
  */
 export function startKeyring(): Keyring {
-  const missing = NEEDED.filter((c) => !onPath(c))
+  const missing = KEYRING_COMMANDS.filter((c) => !MACHINE.onPath(c))
   if (missing.length > 0)
     throw new Error(`the keychain tests need a Secret Service: ${missing.join(', ')} not found; run \`${INSTALL}\``)
   const home = mkdtempSync(join(tmpdir(), 'agentcli-keyring-'))

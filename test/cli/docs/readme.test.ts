@@ -37,9 +37,13 @@ describe('README', () => {
     expect(Array.isArray(envelope.data.items)).toBe(true)
   })
 
-  it('the test command is npm ci && npm test, and a third shows how a new author starts', () => {
+  it('the test command sets up the machine, then npm ci && npm test; CI runs it as typed; a third shows how a new author starts', () => {
     const [, test, start, checkout, tarball] = shellBlocks('The two commands')
-    expect(test).toBe('npm ci && npm test')
+    expect(test).toBe('scripts/test-prereqs.sh && npm ci && npm test')
+    // CI is the README's command on a fresh machine, not a set-up of its own beside it.
+    const ci = readFileSync(join(ROOT, '.ci/run'), 'utf8')
+    const commands = ci.split('\n').filter((line) => line && !/^(#|set |cd |export )/.test(line))
+    expect(commands).toEqual([test])
     expect(start).toMatch(/^npx agentcli init mytool\b/)
     // Before the registry: the two paths test/cli/scaffold/pack-install.test.ts runs.
     expect(checkout).toBe('node bin/agentcli.js init ../mytool --agentcli . && cd ../mytool && npm install && npm test')
