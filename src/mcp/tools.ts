@@ -3,6 +3,7 @@ import type { Param } from '../describe/params.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
 import { integerSetting } from '../settings/package-section.js'
 import { UNIVERSAL_FLAGS } from '../universal-flags/table.js'
+import { riskText } from '../write/risk.js'
 import { type ToolHints, toolAnnotations } from './annotations.js'
 
 /** One MCP tool as `tool mcp` lists it: everything derived from the command's `reference` entry. */
@@ -175,7 +176,8 @@ export function toolDefs(commands: readonly CommandDescription[], skip: readonly
     .map((c) => ({
       name: toolName(c.path),
       title: c.summary || c.path,
-      description: c.description || c.summary,
+      // The declared risk in words the model reads when it chooses a tool (the hints say only "destructive").
+      description: c.risk ? `${c.description || c.summary}\n\nRisk: ${riskText(c.risk)}.` : c.description || c.summary,
       inputSchema: inputSchemaOf(c),
       outputSchema: outputSchemaOf(c),
       annotations: toolAnnotations(c),

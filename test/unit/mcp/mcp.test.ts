@@ -274,6 +274,13 @@ describe('tools/list within its byte budget', () => {
     }) as unknown as CommandDescription
   const defs: ToolDef[] = toolDefs([command('get', 3), command('report', 400)])
 
+  it("a write's declared risk is a line of its description, in the words of --help and SKILL.md", () => {
+    const risk = { action: 'delete', blast_radius: 'set', reversible: false, undo: null, cost: null }
+    const [plain, risky] = toolDefs([command('get', 1), { ...command('purge', 1), type: 'write', risk } as never])
+    expect(plain!.description).toBe('Do get.')
+    expect(risky!.description).toBe('Do purge.\n\nRisk: delete; a set of records; cannot be undone.')
+  })
+
   it('lists every definition in full while the listing fits', () => {
     const { tools, compact } = listedTools(defs, 1_000_000)
     expect(compact).toBe(false)
