@@ -11,6 +11,14 @@ export function isList(c: RefCommand): boolean {
 }
 
 /**
+ * An example's argv without its own `--limit` (`--limit 10`, `--limit=10`): the check runs the default and then
+ * `--limit 1` itself, and a parser refuses a flag given twice (oclif's `E_USAGE`), which is no unbounded list.
+ */
+function withoutLimit(argv: string[]): string[] {
+  return argv.filter((word, i) => word !== '--limit' && !word.startsWith('--limit=') && argv[i - 1] !== '--limit')
+}
+
+/**
  * Bounded lists (docs/contract.md, pagination): every list has a `--limit` with a default, its default run
  * answers no more than that, and `--limit 1` on a store of two or more items answers exactly one.
  */
@@ -18,7 +26,7 @@ export async function boundedLists(t: Target, ref: Ref, report: Report, seen: Se
   for (const command of ref.commands.filter(isList)) {
     const id = `lists.bounded:${command.path}`
     const limit = command.params.find((p) => p.kind === 'flag' && p.name === 'limit')
-    const base = runnableExample(command, ref.tool, seen) ?? words(command.path)
+    const base = withoutLimit(runnableExample(command, ref.tool, seen) ?? words(command.path))
     if (!limit) {
       report.add(id, 'lists', false, 'a list without a --limit flag: an agent cannot bound what it reads')
       continue

@@ -94,6 +94,15 @@ describe('verify populates before it checks (the store, in-process)', () => {
     expect(find(checks, 'lists.bounded:list').evidence).toBe('--limit 1 of 2 answered 2 (exit 0): --limit is ignored')
   })
 
+  it('passes a list whose example names --limit: the bound is checked without it, never with the flag twice', async () => {
+    const checks = await checksOf('limit-example')
+    expect(failed(checks)).toEqual([])
+    expect(find(checks, 'lists.bounded:list')).toMatchObject({
+      status: 'pass',
+      evidence: 'default --limit 20; --limit 1 of 2 answered 1',
+    })
+  })
+
   it('fails a read that writes only once there is state, naming the command and the path', async () => {
     const checks = await checksOf('read-writes')
     expect(failed(checks)).toEqual(['self.read_no_side_effects:list'])
