@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { caller, startAudit } from '../../../src/audit/open.js'
-import { pendingAudit } from '../../../src/audit/pending.js'
+import { clearAudit, pendingAudit } from '../../../src/audit/pending.js'
 import type { AgentError } from '../../../src/errors/agent-error.js'
 import { evaluate } from '../../../src/policy/evaluate.js'
 import { loadPolicy, POLICY_FILE, SYSTEM_ROOT_FOR_TESTS } from '../../../src/policy/load.js'
@@ -180,6 +180,8 @@ describe.runIf(AS_ROOT)('a system policy that pins the profile', () => {
       else process.env.TASKS_PROFILE = saved
     }
     expect(pendingAudit()).toMatchObject({ command: 'x', profile: null, os_user: expect.any(String) })
+    // The workers share modules (isolate: false): leave no run's record open for the next file.
+    clearAudit()
   })
 
   it('through the example tool: a delete is held with TASKS_PROFILE unset, refused with another; context says prod', async () => {
