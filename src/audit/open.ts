@@ -1,6 +1,6 @@
 import { inspectStateFile } from '../fs/state-file.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
-import { type Caller, callerOf } from '../settings/caller.js'
+import { type Caller, callerOf, osUser } from '../settings/caller.js'
 import { toolEnv } from '../settings/tool-env.js'
 import { openAudit } from './pending.js'
 import { type AuditDraft, auditDraft, type DraftInput } from './record.js'
@@ -17,15 +17,28 @@ export async function startAudit(
   // On a fleet the store's audit log gets every non-read call too, not only the writes.
   const shared = (await import('../fleet/audit-sink.js')).sharedAuditSink(config as ToolConfig)
   // Before a principal is known (a local command, a write refused at parse), the record still says who ran it.
-  const who = input.principal ? {} : { caller: caller(config.bin) }
-  return openAudit(auditDraft({ ...input, ...who, dataDir: config.dataDir, shared }))
+  let who = {}
+  let refused: unknown
+  if (!input.principal)
+    try {
+      who = { caller: await caller(config.bin) }
+    } catch (error) {
+      // A profile the system policy refuses (or a system policy that cannot be trusted) is an attempt too: its
+      // record is opened, with no profile (none was established), and then the call is refused.
+      who = { caller: { profile: null, os_user: osUser() } }
+      refused = error
+    }
+  const draft = openAudit(auditDraft({ ...input, ...who, dataDir: config.dataDir, shared }))
+  if (refused !== undefined) throw refused
+  return draft
 }
 
 /**
- * Who runs a call, as far as it is known without a principal: `<BIN>_PROFILE` (else `default`, as a write's
- * principal says) and the operating-system user (null when the system cannot say).
+ * Who runs a call, as far as it is known without a principal: the profile (as a write's principal says: the one
+ * the system policy pins, else `<BIN>_PROFILE`, else `default`) and the operating-system user (null when the
+ * system cannot say).
  */
-export function caller(bin: string, user?: () => string): Caller {
+export function caller(bin: string, user?: () => string): Promise<Caller> {
   return callerOf(toolEnv(bin), user)
 }
 

@@ -34,6 +34,7 @@ function readPolicyFile(
   path: string,
   rule: StateRule,
   refusal: (e: AgentError) => AgentError,
+  system = false,
 ): PolicyDocument | undefined {
   let fd: number
   try {
@@ -56,7 +57,7 @@ function readPolicyFile(
       details: { path, reason: 'invalid_policy', fix: `correct ${path}` },
     })
   }
-  return parsePolicy(doc, path)
+  return parsePolicy(doc, path, system)
 }
 
 /**
@@ -91,7 +92,7 @@ export function readSystemPolicy(bin: string, platform?: NodeJS.Platform): Polic
     })
   }
   try {
-    return readPolicyFile(path, { owner: 'root', upTo: top }, unsafe)
+    return readPolicyFile(path, { owner: 'root', upTo: top }, unsafe, true)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EACCES') throw error
     throw new AgentError('E_CONFIG', `the system policy ${path} cannot be read by this user`, {

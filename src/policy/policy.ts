@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { canonicalJson } from '../confirm/canonical.js'
 import { AgentError } from '../errors/agent-error.js'
+import { FRAMEWORK_SETTINGS } from '../settings/tool-env.js'
 import { BLAST_RADII, RISK_ACTIONS } from '../write/risk.js'
 
 /** What a rule decides: let the call through, ask a person first, or refuse it. */
@@ -59,6 +60,11 @@ export type PolicyDocument = {
   rules?: PolicyRule[]
   /** How approvals may arrive: honoured only in the system policy (in any other source it is checked, then ignored). */
   approval?: { channels?: ApprovalChannel[] }
+  /**
+   * The one profile this machine runs as (`<BIN>_PROFILE` may only repeat it): allowed only in the system policy,
+   * the one source the user cannot edit (see `callerOf`).
+   */
+  profile?: string
 }
 
 /** The policy a call is judged by: the tool's rules then the operator's, and a digest of both. */
@@ -70,6 +76,8 @@ export type EffectivePolicy = {
   channels: readonly ApprovalChannel[]
   /** `pol_` and the SHA-256 of the canonical sources: bound into confirm tokens and approvals. */
   digest: string
+  /** The profile the system policy pins, when it pins one: the only profile a call may be judged under. */
+  profile?: string
 }
 
 const WHEN_LISTS = {
@@ -139,11 +147,24 @@ function checkApproval(approval: unknown): string | undefined {
   return undefined
 }
 
+function checkProfile(profile: unknown, system: boolean): string | undefined {
+  // A pin anywhere else is a label the agent's user could edit away: refused, so nobody trusts one that holds nothing.
+  if (!system) return 'profile may be pinned only in the system policy (/etc/<bin>/policy.json)'
+  const { pattern, allowed } = FRAMEWORK_SETTINGS.PROFILE
+  if (typeof profile !== 'string' || !pattern.test(profile)) return `profile must be ${allowed}`
+  return undefined
+}
+
 /** The first thing wrong with a policy document, or undefined: every key is known, every value of its type. */
-function problem(doc: unknown): string | undefined {
+function problem(doc: unknown, system: boolean): string | undefined {
   if (!isObject(doc)) return 'the policy must be a JSON object'
   for (const key of Object.keys(doc))
-    if (!['mode', 'approvers', 'rules', 'approval'].includes(key)) return `unknown key ${JSON.stringify(key)}`
+    if (!['mode', 'approvers', 'rules', 'approval', 'profile'].includes(key))
+      return `unknown key ${JSON.stringify(key)}`
+  if (doc.profile !== undefined) {
+    const p = checkProfile(doc.profile, system)
+    if (p) return p
+  }
   if (doc.mode !== undefined && doc.mode !== 'enforce' && doc.mode !== 'shadow')
     return 'mode must be "enforce" or "shadow"'
   if (doc.rules !== undefined && !Array.isArray(doc.rules)) return 'rules must be a list'
@@ -169,10 +190,10 @@ function problem(doc: unknown): string | undefined {
 
 /**
  * A policy document, checked: anything unknown or mistyped is `E_CONFIG` naming where, never ignored (a typo in a
- * deny rule must not let everything through).
+ * deny rule must not let everything through). `system` marks the system policy, the only one that may pin `profile`.
  */
-export function parsePolicy(doc: unknown, source: string): PolicyDocument {
-  const p = problem(doc)
+export function parsePolicy(doc: unknown, source: string, system = false): PolicyDocument {
+  const p = problem(doc, system)
   if (p)
     throw new AgentError('E_CONFIG', `the policy in ${source} is invalid: ${p}`, {
       details: { path: source, reason: 'invalid_policy', fix: `correct ${source} (docs/guide: "Risk and approvals")` },
@@ -187,7 +208,7 @@ export function parsePolicy(doc: unknown, source: string): PolicyDocument {
  * cannot add an approver the agent holds the key of. Shadow mode holds only when every source asks for it, so a
  * user's shadow never turns off the system policy. The approval channels come from the system policy alone: a
  * channel that trusts something the agent may control (the MCP host's form) is the operator's choice as root, never
- * the tool author's default or the user's file. The digest covers every source (the system policy only when
+ * the tool author's default or the user's file; so is the pinned profile. The digest covers every source (the system policy only when
  * there is one, so digests without it are unchanged). Undefined when no source exists.
  */
 export function effectivePolicy(
@@ -207,5 +228,7 @@ export function effectivePolicy(
     approvers: system ? (system.approvers ?? []) : sources.flatMap((d) => d.approvers ?? []),
     channels: system?.approval?.channels ?? DEFAULT_CHANNELS,
     digest: `pol_${digest.slice(0, 32)}`,
+    // Only when pinned, so an effective policy without a pin is what it always was.
+    ...(system?.profile === undefined ? {} : { profile: system.profile }),
   }
 }

@@ -28,7 +28,8 @@ export const FRAMEWORK_SETTINGS = {
     pattern: /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
     allowed: 'a name of 1-64 letters, digits, ".", "_" or "-"',
     default: 'default',
-    description: 'The environment the tool acts in; bound into confirm tokens, shown by `context`.',
+    description:
+      'The environment the tool acts in; bound into confirm tokens, shown by `context`. A label the caller chooses: only a profile the system policy pins holds an agent (another is `E_CONFIG` `profile_pinned`).',
   },
   CREDENTIAL_STORE: {
     type: 'enum',
@@ -149,6 +150,8 @@ export { envPrefix }
 
 /** A tool's environment, read in one place: the prefix, raw values, and checked framework settings. */
 export type ToolEnv = {
+  /** The tool's bin name (`tasks`), whose prefix this is. */
+  readonly bin: string
   /** `TASKS_` for bin `tasks`. */
   readonly prefix: string
   /** The full name of the tool's variable `name`: `TASKS_FORMAT` for `FORMAT`. */
@@ -170,6 +173,7 @@ export function toolEnv(bin: string, env: NodeJS.ProcessEnv = runEnv()): ToolEnv
     return value === undefined ? undefined : checkSetting(FRAMEWORK_SETTINGS[name], value, prefix + name)
   }
   return {
+    bin,
     prefix,
     name: (name: string) => prefix + name,
     raw,

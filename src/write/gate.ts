@@ -39,10 +39,29 @@ function factsOf(gate: GateCall, plan: Plan<unknown> | undefined): PolicyFacts {
 }
 
 /**
+ * The profile is pinned in one place (`callerOf`); a tool's own `principal()` that names another profile would
+ * have the gate judge a label the system policy overrules, so it is refused (`E_CONFIG`), never judged.
+ */
+function checkPinned(gate: GateCall, audit: Audit): void {
+  const pinned = gate.policy.profile
+  if (pinned === undefined || gate.facts.profile === pinned) return
+  audit({ mode: 'refused' })
+  throw new AgentError('E_CONFIG', `the principal's profile is not ${pinned}, the profile the system policy pins`, {
+    details: {
+      reason: 'profile_pinned',
+      pinned,
+      got: gate.facts.profile,
+      fix: "the tool's principal() must keep the profile of the default principal",
+    },
+  })
+}
+
+/**
  * Judge the call (before its plan when `plan` is undefined). The verdict is recorded in the audit; a deny is
  * `E_FORBIDDEN` (`reason: policy_denied`, the rule) unless the policy is in shadow mode, which never blocks.
  */
 export function judge(gate: GateCall, plan: Plan<unknown> | undefined, audit: Audit): Verdict {
+  checkPinned(gate, audit)
   const verdict = evaluate(gate.policy, factsOf(gate, plan))
   audit({
     policy: { decision: verdict.decision, rule: verdict.rule, digest: gate.policy.digest, shadow: verdict.shadow },

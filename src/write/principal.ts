@@ -9,7 +9,7 @@ export type Principal = {
   account: string | null
   /** The permission context the login recorded, or null when the tool does not know it. */
   scopes: string[] | null
-  /** `<BIN>_PROFILE`, else `default`. */
+  /** The profile the system policy pins, else `<BIN>_PROFILE`, else `default` (see `callerOf`). */
   profile: string
   /** The operating-system user running the tool. */
   os_user: string | null
@@ -22,7 +22,7 @@ export type Principal = {
 
 /** The default principal: the credentials' account and scopes, the profile, the OS user. Reads no secret store. */
 export async function defaultPrincipal(credentials: Credentials, env: ToolEnv): Promise<Principal> {
-  const { profile, os_user } = callerOf(env)
+  const { profile, os_user } = await callerOf(env)
   const { account, scopes } = await credentials.session()
   const token = env.raw('TOKEN')
   const subject = remoteSubject(env)

@@ -1,5 +1,6 @@
 import { CONTRACT_VERSION } from '../../describe/index.js'
 import { AgentCommand, output, toolEnv } from '../../index.js'
+import { callerOf } from '../../settings/caller.js'
 import { readToolConfig } from '../../settings/config-file.js'
 import { readLastCheck } from '../../update/notice-cache.js'
 import { contextSchema } from '../schemas.js'
@@ -14,7 +15,8 @@ export default class Context extends AgentCommand {
 
   async execute() {
     const credentials = await (await this.credentialStore()).status()
-    const env = toolEnv(this.config.bin).get('PROFILE') ?? 'default'
+    // The effective profile: the one the system policy pins, else the variable's (a pin refuses another here too).
+    const env = (await callerOf(toolEnv(this.config.bin))).profile
     return {
       tool: this.config.bin,
       version: this.config.version,

@@ -1,8 +1,9 @@
 // The system policy through the real bin, run as an unprivileged user (`nobody`, the agent) with a root-owned
 // system policy in a temp dir (pointed at by the test-only preload test/fixtures/system-root.mjs): the agent
 // holds its own config dir, its own SSH key, the ledgers and read access to the system policy, and still cannot
-// get a held delete applied by editing its policy; an approver the system policy names can. The decisions are
-// tested in-process in test/unit/policy/system-policy.test.ts.
+// get a held delete applied by editing its policy; an approver the system policy names can; nor can it leave a
+// profile the system policy pins by setting or unsetting TASKS_PROFILE. The decisions are tested in-process in
+// test/unit/policy/system-policy.test.ts and test/unit/policy/profile-pin.test.ts.
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -92,5 +93,49 @@ describe.runIf(CAN_SWITCH_USER)('a root-owned system policy, the tool run as the
     const done = await agent(b, ['delete', '1', '2', '3', '4', '--confirm', token])
     expect(done.code, done.stdout + done.stderr).toBe(0)
     expect(storeBytes(b)).not.toBe(before)
+  })
+
+  it('pins the profile: a delete under prod is held with TASKS_PROFILE unset, and TASKS_PROFILE=dev is refused', async () => {
+    chmodSync(top, 0o755)
+    const etc = join(top, 'etc', 'tasks')
+    mkdirSync(etc, { recursive: true, mode: 0o755 })
+    writeFileSync(
+      join(etc, 'policy.json'),
+      JSON.stringify({
+        profile: 'prod',
+        rules: [{ id: 'prod-deletes', when: { action: ['delete'], profile: ['prod'] }, decision: 'approve' }],
+      }),
+      { mode: 0o644 },
+    )
+    const b = box()
+    seed(b, five())
+    giveToNobody(b)
+    const before = storeBytes(b)
+    const dev = { ...b, env: { ...b.env, TASKS_PROFILE: 'dev' } }
+
+    // Unset: the agent runs as prod, so the delete of one task is held (named by the example's own prod-delete,
+    // the first of the rules that ask for approval; the system policy's holds it too).
+    const dry = await agent(b, ['delete', '1', '--dry-run'])
+    expect(dry.code, dry.stdout + dry.stderr).toBe(0)
+    const { confirm_token: token, approval } = env(dry).data as { confirm_token: string; approval: { rule: string } }
+    expect(approval.rule).toBe('prod-delete')
+    const held = await agent(b, ['delete', '1', '--confirm', token])
+    expect(held.code, held.stdout + held.stderr).toBe(9)
+    expect(env(held).error).toMatchObject({ code: 'E_HUMAN_REQUIRED' })
+    expect(storeBytes(b)).toBe(before)
+
+    // Another profile is refused before anything is read or written, at the dry-run and at the confirm.
+    for (const args of [
+      ['delete', '1', '--dry-run'],
+      ['delete', '1', '--confirm', token],
+    ]) {
+      const refused = await agent(dev, args)
+      expect(refused.code, refused.stdout + refused.stderr).toBe(4)
+      expect(env(refused).error).toMatchObject({
+        code: 'E_CONFIG',
+        details: { reason: 'profile_pinned', pinned: 'prod', got: 'dev', setting: 'TASKS_PROFILE' },
+      })
+    }
+    expect(storeBytes(b)).toBe(before)
   })
 })

@@ -148,12 +148,12 @@ describe('the draft builder', () => {
     const saved = process.env.AUDITED_PROFILE
     process.env.AUDITED_PROFILE = 'staging'
     try {
-      expect(caller('audited', () => 'ann')).toEqual({ profile: 'staging', os_user: 'ann' })
+      expect(await caller('audited', () => 'ann')).toEqual({ profile: 'staging', os_user: 'ann' })
     } finally {
       if (saved === undefined) delete process.env.AUDITED_PROFILE
       else process.env.AUDITED_PROFILE = saved
     }
-    const unknown = caller('audited', () => {
+    const unknown = await caller('audited', () => {
       throw new Error('no passwd entry')
     })
     expect(unknown).toEqual({ profile: 'default', os_user: null })
