@@ -77,7 +77,8 @@ export default defineConfig({
     // confirm tokens and the `--confirm` check order with its refusals; the audit record; the HTTP client's
     // credential handling (origin binding, redirects, bodies); the upstream token a list's cursor carries; update
     // verification (signature and identity, the TUF-refreshed trusted root, npm provenance); the policy gate and
-    // approvals (SSH signatures, requests, store); MCP task ids (bearer tokens bound to their principal).
+    // approvals (SSH signatures, requests, store); MCP task ids (bearer tokens bound to their principal) and the
+    // sealed state of input-required rounds (bound to theirs).
     coverage: {
       provider: 'v8',
       include: [
@@ -101,6 +102,7 @@ export default defineConfig({
         'src/update/provenance.ts',
         'src/update/errors.ts',
         'src/mcp/_tasks-map.ts',
+        'src/mcp/request-state.ts',
       ],
       reporter: ['text-summary'],
       thresholds: { lines: 100, branches: 100, functions: 100, statements: 100 },

@@ -17,7 +17,8 @@ import {
 import { toArgv } from './argv.js'
 import { runsInProcess } from './in-process.js'
 import { callLogging, type LogCtx } from './logging.js'
-import { type PolicyFlow, policyFlow } from './policy-flow.js'
+import { policyFlow } from './policy-flow.js'
+import { type FlowState, flowStateOf } from './request-state.js'
 import { errorEnvelopeOf, mcpHint, toolResult } from './result.js'
 import { type Launcher, runCall } from './run-call.js'
 import type { TaskSurface } from './tasks.js'
@@ -47,26 +48,8 @@ export type Ctx = {
 /** Who a call over HTTP acts for: the authenticated subject and its issuer, when the transport has one. */
 export type CallPrincipal = { subject: string; issuer: string } | undefined
 
-/** What an input-required round hands the client to echo back: which flow, for which tool, with what. */
-export type FlowState = ({ kind: 'approve'; token: string } | { kind: 'resume'; resume: string } | PolicyFlow) & {
-  tool: string
-}
-/** Seals flow state (the SDK's request-state codec). */
+/** Seals flow state for the call's principal (see ./request-state.ts). */
 export type Codec = { mint(payload: FlowState): Promise<string> }
-
-/**
- * The flow state of a retried call. The SDK's seam has already checked its HMAC (a forged or expired state is
- * refused before any handler runs, as invalid params); it must also be this tool's.
- */
-function readState(value: unknown, tool: string): FlowState | undefined {
-  const state = value as Partial<FlowState> | undefined
-  if (!state || typeof state !== 'object' || state.tool !== tool) return undefined
-  if (state.kind === 'approve' && typeof state.token === 'string') return state as FlowState
-  if (state.kind === 'resume' && typeof state.resume === 'string') return state as FlowState
-  if (state.kind === 'policy' && typeof state.request === 'string' && typeof state.resume === 'string')
-    return state as FlowState
-  return undefined
-}
 
 /**
  * The handler of every tool: map the arguments to the CLI call and run it; for a write called without a token by
@@ -164,7 +147,7 @@ export function callHandler(
       toolResult(result.envelope, mcpHint(result.envelope, def.name))
     const argv = toArgv(desc, args)
     const plain = argv
-    const state = readState(ctx.mcpReq.requestState(), def.name)
+    const state = flowStateOf(ctx.mcpReq.requestState(), def.name)
     if (state?.kind === 'approve') {
       const view = sdk.inputResponse(ctx.mcpReq.inputResponses, 'approve')
       // Only a person's explicit yes applies the change; anything else is the plain gate's refusal.

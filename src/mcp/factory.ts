@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
+import { userInfo } from 'node:os'
 import { join } from 'node:path'
 import { describeCommands } from '../describe/reference.js'
 import { AgentError } from '../errors/agent-error.js'
@@ -7,14 +7,17 @@ import type { Catalogue } from '../errors/catalogue.js'
 import { invocation, shellQuote } from '../runtime/invocation.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
 import { oclifConfig } from '../runtime/tool-config.js'
-import { type CallPrincipal, type Ctx, callHandler, type FlowState } from './call-tool.js'
+import { principalKey } from './_tasks-map.js'
+import { type CallPrincipal, type Codec, type Ctx, callHandler } from './call-tool.js'
 import { killGraceOf } from './children.js'
 import { inProcessReadsOf, inProcessRunner } from './in-process.js'
 import { loggedArgv } from './logging.js'
 import { warmPool, warmProcessesOf } from './pool.js'
+import { stateSealer } from './request-state.js'
 import { errorEnvelopeOf, type ToolResult, toolResult } from './result.js'
 import { type Launcher, startWarm } from './run-call.js'
 import { type TaskListener, taskListener } from './task-listen.js'
+import { toolKeyRing } from './tool-ring.js'
 import { type ListedTool, listedTools, maxListBytesOf, type ToolDef, toolDefs } from './tools.js'
 
 /** What builds the tool's MCP servers, for either transport. */
@@ -35,10 +38,10 @@ export type Sdk = typeof import('@modelcontextprotocol/server')
 type Handler = (args: Record<string, unknown>, ctx: Ctx) => Promise<unknown>
 
 /**
- * Everything a server instance is made of, computed once per process: the tools from `reference`, the sealing key
- * of input-required state (the same for every instance this process builds, so a stateless HTTP request can carry
- * on a flow another request began), the launcher. `build` makes one `McpServer` (per stdio connection, or per
- * HTTP request); `principal` is who its calls act for; `canAsk` false when an elicitation's answer could not come
+ * Everything a server instance is made of, computed once per process: the tools from `reference`, the sealer of
+ * input-required state (its keys derived from the tool's confirm key ring, so a stateless HTTP retry can carry on
+ * a flow another request, or another server of the tool sharing its ring, began), the launcher. `build` makes one
+ * `McpServer` (per stdio connection, or per HTTP request); `principal` is who its calls act for; `canAsk` false when an elicitation's answer could not come
  * back to it (a 2025-era request over stateless HTTP): its writes and checkpoints answer as without elicitation.
  */
 export async function mcpFactory(options: FactoryOptions): Promise<{
@@ -52,9 +55,15 @@ export async function mcpFactory(options: FactoryOptions): Promise<{
   const descriptions = await describeCommands(await oclifConfig(config))
   const defs = toolDefs(descriptions)
   const byName = new Map(defs.map((d) => [d.name, { def: d, desc: descriptions.find((c) => c.path === d.command)! }]))
-  // The state of an input-required round comes back from the client: sealed with a key only this process holds,
-  // expiring with the longest a person may take.
-  const codec = sdk.createRequestStateCodec<FlowState>({ key: randomBytes(32), ttlSeconds: 3600 })
+  // The state of an input-required round comes back from the client, maybe to another server of this tool: sealed
+  // with a key derived from the tool's confirm key ring (the fleet's shared one, else this machine's), for the
+  // principal of the call that minted it, expiring with the longest a person may take (./request-state.ts).
+  const sealer = stateSealer(
+    sdk.createRequestStateCodec,
+    () => toolKeyRing(config),
+    `${config.bin}\0${String(config.pjson.name)}`,
+  )
+  const uid = userInfo().uid
   const command = options.launcher?.command ?? [process.execPath, process.argv[1]!]
   const launcher: Launcher = {
     command,
@@ -108,6 +117,12 @@ export async function mcpFactory(options: FactoryOptions): Promise<{
 
   // One server per connection or request, built the same way for either era.
   const build = (principal?: CallPrincipal, canAsk = true) => {
+    // Minted for, and verified as, this instance's principal: another subject's state is refused as a forged one.
+    const who = principalKey(principal, uid)
+    const codec: Codec & { verify(state: string): Promise<unknown> } = {
+      mint: (flow) => sealer.mint(flow, who),
+      verify: (state) => sealer.verify(state, who),
+    }
     const server = new sdk.McpServer(
       { name: config.bin, version: config.version, description: String(config.pjson.description ?? '') },
       {

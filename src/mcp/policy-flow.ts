@@ -6,6 +6,7 @@ import type { Risk } from '../write/risk.js'
 import { resumeArgv } from './_flows.js'
 import { errorEnvelopeOf, toolResult } from './result.js'
 import type { Launcher } from './run-call.js'
+import { toolKeyRing } from './tool-ring.js'
 import type { ToolDef } from './tools.js'
 
 // The third way a held change is approved (besides ssh signatures, filed by `approve` here or on the fleet): a
@@ -191,24 +192,16 @@ export async function elicitationEnabled(bin: string): Promise<boolean> {
 
 /**
  * File a person's yes for `request` where the call's `--confirm` reads approvals (the fleet's store when a state URL
- * is set, else this machine's), MAC'd with the confirm key ring as `WriteCommand` reads it by default (a tool that
- * overrides `secretSource` verifies with its own keys, so such an approval does not count: it fails closed).
+ * is set, else this machine's), MAC'd with the confirm key ring as `WriteCommand` reads it by default
+ * (`toolKeyRing`: a tool that overrides `secretSource` verifies with its own keys, so such an approval does not
+ * count: it fails closed).
  */
 export async function fileElicitation(config: ToolConfig, request: string, who: string): Promise<void> {
   const { decodeRequest } = await import('../approvals/request.js')
   const { mintElicitation } = await import('../approvals/elicitation.js')
   const prepared = decodeRequest(request)
   if (!prepared) return
-  const { toolEnv } = await import('../settings/tool-env.js')
-  const { injectedSecretSource } = await import('../fleet/key-ring.js')
-  const injected = injectedSecretSource(toolEnv(config.bin).prefix)
-  let ring: import('../confirm/secret.js').KeyRing
-  if (injected?.ring) ring = await injected.ring()
-  else {
-    const { fileSecretSource } = await import('../confirm/secret.js')
-    const key = await fileSecretSource(config.configDir).get()
-    ring = { current: { id: null, key }, keys: new Map([[null, key]]) }
-  }
+  const ring = await toolKeyRing(config)
   const { fleetBackendOf } = await import('../run/checkpoints.js')
   const fleet = (await fleetBackendOf(config))?.primitives
   const store = fleet

@@ -18,6 +18,7 @@ import {
 } from './_tasks-map.js'
 import { toolResult } from './result.js'
 import { type Launcher, runCall } from './run-call.js'
+import { toolKeyRing } from './tool-ring.js'
 import { DEFAULT_MAX_ITEMS } from './tools.js'
 
 type Sdk = typeof import('@modelcontextprotocol/server')
@@ -230,11 +231,6 @@ function readOnly(store: JobStore, record: JobRecord): JobStore {
  * this machine's `confirm.secret`), the signing key first, so ids stay valid across a key rotation.
  */
 async function loadKeys(config: ToolConfig): Promise<Buffer[]> {
-  const { injectedSecretSource } = await import('../fleet/key-ring.js')
-  const source =
-    injectedSecretSource(toolEnv(config.bin).prefix) ??
-    (await import('../confirm/secret.js')).fileSecretSource(config.configDir)
-  if (!source.ring) return [taskKey(await source.get())]
-  const ring = await source.ring()
+  const ring = await toolKeyRing(config)
   return [ring.current.key, ...[...ring.keys.values()].filter((k) => k !== ring.current.key)].map(taskKey)
 }

@@ -76,7 +76,8 @@ export const CONFORMANCE_BASELINE: Record<ConformanceRevision, Record<string, st
     'input-required-result-multi-round': `needs ${INPUT}`,
     'input-required-result-non-tool-request': `needs ${PROMPTS} answering with an InputRequiredResult`,
     'input-required-result-result-type': `needs ${INPUT}`,
-    'input-required-result-tampered-state': `needs ${INPUT}`,
+    // Our server refuses a tampered state the way the scenario checks (-32602); the scenario calls its own fixture.
+    'input-required-result-tampered-state': `needs ${TOOLS} (test_input_required_result_tampered_state)`,
     'input-required-result-capability-check': `needs ${INPUT}`,
     'http-custom-header-server-validation': `needs ${TOOLS} with x-mcp-header annotations (pending, not scored)`,
     'tasks-lifecycle': `needs ${TASK_TOOLS}`,

@@ -331,6 +331,57 @@ describe('tool mcp --http with bearer authentication: the subject is the princip
     }
   })
 
+  it("a tampered approval state, or another subject's, is refused as invalid (-32602); only its own subject's applies, once", async () => {
+    const { box, server } = authed()
+    const decline = (() => ({ action: 'decline' })) as never
+    const ann = await httpClient(server.url, { modern: true, token: 'tok-ann', elicit: decline })
+    const bob = await httpClient(server.url, { modern: true, token: 'tok-bob', elicit: decline })
+    const title = 'gated over http'
+    const made = async () =>
+      (env(await tasks(box, ['list'])).data.items as Array<{ title: string }>).filter((t) => t.title === title)
+    try {
+      const first = (await ann.callTool(
+        { name: 'create', arguments: { title } },
+        { allowInputRequired: true },
+        // biome-ignore lint/suspicious/noExplicitAny: the raw input-required result
+      )) as any
+      expect(first.resultType).toBe('input_required')
+      const state = first.requestState as string
+      // The retry carries the person's yes and the echoed state beside the arguments.
+      const retry = (client: typeof ann, requestState: string) =>
+        client
+          .callTool(
+            {
+              name: 'create',
+              arguments: { title },
+              inputResponses: { approve: { action: 'accept', content: { approve: true } } },
+              requestState,
+            } as never,
+            { allowInputRequired: true },
+          )
+          .then(
+            (result) => ({ result }),
+            (error: { code?: number; data?: unknown }) => ({ error: { code: error.code, data: error.data } }),
+          )
+      const invalid = { error: { code: -32602, data: { reason: 'invalid_request_state' } } }
+      const flipped = state.slice(0, -2) + (state.at(-2) === 'A' ? 'B' : 'A') + state.at(-1)
+      expect(await retry(ann, flipped)).toEqual(invalid)
+      // What the conformance suite's tampered-state scenario sends.
+      expect(await retry(ann, `${state}-TAMPERED`)).toEqual(invalid)
+      // Genuine, but minted for ann: bob's echo of it is refused the same way, before any handler runs.
+      expect(await retry(bob, state)).toEqual(invalid)
+      expect(await made()).toHaveLength(0)
+      const applied = await retry(ann, state)
+      expect(sc((applied as { result: never }).result).ok, JSON.stringify(applied)).toBe(true)
+      const replayed = await retry(ann, state)
+      expect(sc((replayed as { result: never }).result).error.code).toBe('E_CONFLICT')
+      expect(await made()).toHaveLength(1)
+    } finally {
+      await ann.close()
+      await bob.close()
+    }
+  })
+
   it("--auth-issuer: the issuer's JWT is served; wrong issuer, expired or another key's signature is 401", async () => {
     const key = generateKeyPairSync('ec', { namedCurve: 'P-256' })
     const forger = generateKeyPairSync('ec', { namedCurve: 'P-256' })

@@ -4,7 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { tasksServer, useColdTasks } from '../../support/cold-tasks.js'
 import { ENGINES, type Machine, machines, newKey, seedTask, useFleet, useJobWorkers } from '../../support/fleet.js'
 import { TASKS_BIN } from '../../support/helpers.js'
+import { httpClient } from '../../support/mcp-http.js'
 import { httpRpc, pollTask, startMcpHttp } from '../../support/mcp-raw.js'
+import { sc } from '../../support/mcp-session.js'
 
 // Scale-out: three `tasks mcp --http` processes, each on its own machine (HOME), behind one load balancer in real
 // life, sharing the fleet's state (one schema on PostgreSQL, one key prefix on Redis). A confirm token minted by
@@ -30,7 +32,7 @@ async function threeServers(engine: (typeof ENGINES)[number]) {
   const example = tasksServer()
   const servers = await Promise.all(ms.map((m) => startMcpHttp(example.bin, { ...m.env, ...example.env })))
   for (const s of servers) stops.push(s.stop)
-  return { ms, rpcs: servers.map((s) => httpRpc(s.url)) }
+  return { ms, urls: servers.map((s) => s.url), rpcs: servers.map((s) => httpRpc(s.url)) }
 }
 
 type Three = Awaited<ReturnType<typeof threeServers>>
@@ -89,12 +91,38 @@ async function taskAcross({ ms, rpcs }: Three): Promise<void> {
     expect(outcome((await other('tasks/get', { taskId: created.taskId })).result)).toEqual(outcome(done))
 }
 
-// Both checks run on one set of three servers (a fleet namespace lives for one test, its servers with it): the race
+/**
+ * A person's approval asked through A is answered by a retry that lands on B (stateless HTTP behind a balancer):
+ * B opens the state A sealed (both derive its key from the fleet's ring) and applies the change, once; the same
+ * state replayed through C finds the token spent.
+ */
+async function approvalAcross({ ms, urls }: Three): Promise<void> {
+  const stores = ms.map(seedTask)
+  const decline = (() => ({ action: 'decline' })) as never
+  const [a, b, c] = await Promise.all(urls.map((url) => httpClient(url, { modern: true, elicit: decline })))
+  try {
+    const call = { name: 'delete', arguments: { ids: ['1'] } }
+    // biome-ignore lint/suspicious/noExplicitAny: the raw input-required result
+    const first = (await a!.callTool(call, { allowInputRequired: true })) as any
+    expect(first.resultType, JSON.stringify(first)).toBe('input_required')
+    const retry = { ...call, inputResponses: { approve: { action: 'accept', content: { approve: true } } } }
+    const applied = sc(await b!.callTool({ ...retry, requestState: first.requestState } as never))
+    expect(applied.ok, JSON.stringify(applied)).toBe(true)
+    expect(stores.map((p) => !readFileSync(p, 'utf8').includes('"title":"a"'))).toEqual([false, true, false])
+    const replayed = sc(await c!.callTool({ ...retry, requestState: first.requestState } as never))
+    expect(replayed.error.details.reason, JSON.stringify(replayed)).toBe('already_used')
+  } finally {
+    await Promise.all([a, b, c].map((client) => client!.close()))
+  }
+}
+
+// The checks run on one set of three servers (a fleet namespace lives for one test, its servers with it): the race
 // leaves every machine's store as it found it but for task 1, which the task check does not read.
 describe.each(ENGINES)('three tasks mcp --http servers sharing a fleet on %s', (engine) => {
-  it('a token minted through A, confirmed concurrently through B and C, applies exactly once, every trial; then a task created through A is visible through B and C, and run by a worker on C', async () => {
+  it('a token minted through A, confirmed concurrently through B and C, applies exactly once, every trial; then a task created through A is visible through B and C, and run by a worker on C; then an approval asked through A is applied by the retry on B', async () => {
     const three = await threeServers(engine)
     await tokenRace(three)
     await taskAcross(three)
+    await approvalAcross(three)
   }, 150_000)
 })
