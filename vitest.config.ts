@@ -77,8 +77,8 @@ export default defineConfig({
     // confirm tokens and the `--confirm` check order with its refusals; the audit record; the HTTP client's
     // credential handling (origin binding, redirects, bodies); the upstream token a list's cursor carries; update
     // verification (signature and identity, the TUF-refreshed trusted root, npm provenance); the policy gate and
-    // approvals (SSH signatures, requests, store); MCP task ids (bearer tokens bound to their principal) and the
-    // sealed state of input-required rounds (bound to theirs).
+    // approvals (SSH signatures, requests, store), judged again by an async write's worker; MCP task ids (bearer
+    // tokens bound to their principal) and the sealed state of input-required rounds (bound to theirs).
     coverage: {
       provider: 'v8',
       include: [
@@ -88,6 +88,7 @@ export default defineConfig({
         'src/write/refusals.ts',
         'src/write/call.ts',
         'src/write/gate.ts',
+        'src/write/job-check.ts',
         'src/policy/**',
         'src/approvals/**',
         'src/write/risk.ts',

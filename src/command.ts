@@ -2,8 +2,8 @@ import type { Interfaces } from '@oclif/core'
 import type { CommandKind } from './command-kind.js'
 import { AgentError } from './errors/agent-error.js'
 import { type Catalogue, defineErrorCodes, type ErrorCode } from './errors/catalogue.js'
-import type { JobContext, JobPlan, SubmittedJob } from './jobs/runtime.js'
-import type { JobRecord } from './jobs/types.js'
+import type { JobContext, SubmittedJob } from './jobs/runtime.js'
+import type { JobPlan, JobRecord } from './jobs/types.js'
 import { addWaitFlags } from './jobs/wait-flags.js'
 import {
   listQuery,

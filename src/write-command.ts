@@ -179,7 +179,8 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
 
   /**
    * In the worker: recompute the plan and apply it only if its targets and versions are exactly those that
-   * were confirmed (a file swapped after the confirm is `E_CONFLICT`, nothing applied); `work` gets that plan.
+   * were confirmed (a file swapped after the confirm is `E_CONFLICT`, nothing applied), under the same policy, and
+   * judged by it again: a change it holds needs its approvals, verified again here; `work` gets that plan.
    */
   override async runWork(ctx: JobContext, record: JobRecord): Promise<unknown> {
     const policy = (await import('./policy/load.js')).loadPolicy(
@@ -188,19 +189,32 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
       this.config.bin,
     )
     const origin = { bin: this.config.bin, id: this.id!, policy: policy?.digest }
-    const plan = await confirmedPlan(record, () => this.plan(), origin)
+    const gate = policy
+      ? async () => {
+          const { request, items, principal } = await this.writeCall()
+          const binding = { tool: this.toolIdentity(), command: this.id!, args: request.bound, policy: policy.digest }
+          return { gate: this.gateCall(policy, principal, items), binding }
+        }
+      : undefined
+    const plan = await confirmedPlan(record, () => this.plan(), origin, gate)
     return this.work({ ...ctx, plan } as WriteJobContext<S>)
+  }
+
+  /** The call as parsed: what it asks for, how many items it names, who is acting. */
+  private async writeCall() {
+    const ctor = this.constructor as typeof WriteCommand
+    const { flags, args } = await this.parse(ctor as never)
+    const request = writeRequest(flags as Record<string, unknown>, args as Record<string, unknown>)
+    const items = checkBatchSize(this.id!, ctor.args ?? {}, args as Record<string, unknown>, ctor.maxBatchItems)
+    return { request, items, principal: await this.principal() }
   }
 
   /** The write flow; tools implement `plan` and `apply` instead. */
   async execute(): Promise<unknown> {
     const ctor = this.constructor as typeof WriteCommand
-    const { flags, args } = await this.parse(ctor as never)
-    const request = writeRequest(flags as Record<string, unknown>, args as Record<string, unknown>)
-    const items = checkBatchSize(this.id!, ctor.args ?? {}, args as Record<string, unknown>, ctor.maxBatchItems)
+    const { request, items, principal } = await this.writeCall()
     const { dryRun, token, key, bound } = request
     this.writeState.idempotencyKey = key
-    const principal = await this.principal()
     const mode = dryRun ? 'dry_run' : token ? 'confirm' : 'refused'
     checkAuditLog(await startAudit(this.config, { id: this.id!, argv: this.argv, principal, mode }))
     const policy = (await import('./policy/load.js')).loadPolicy(

@@ -24,6 +24,9 @@ export type Channels = {
   now: number
 }
 
+/** Who asked for a change: an approver acting as this account or OS user is the requester. */
+export type Requester = { account: string | null; os_user: string | null }
+
 /** The verdict on a request's signatures: who approved, and why each other signature does not count. */
 export type ApprovalCheck = {
   ok: boolean
@@ -35,20 +38,21 @@ export type ApprovalCheck = {
 /**
  * Count the approvals of a request: a signature counts when it parses as an ed25519 SSHSIG in the approval
  * namespace, its key is an approver's of the policy, it verifies over the exact bytes of the request, the approver
- * is not the requester (by account or OS user), and that approver has not already been counted. An elicitation
- * approval (a person's yes at the MCP host, when the system policy turns that channel on) counts when it verifies
- * for this request and has not expired; however many were filed, they count as one approver at most (the server
- * cannot tell one person at a host from another). A filed approval of a channel that is off does not count. `ok`
- * when at least `needed` distinct approvers count.
+ * is none of the requesters (by account or OS user), and that approver has not already been counted. An
+ * elicitation approval (a person's yes at the MCP host, when the system policy turns that channel on) counts when
+ * it verifies for this request and has not expired; however many were filed, they count as one approver at most
+ * (the server cannot tell one person at a host from another). A filed approval of a channel that is off does not
+ * count. `ok` when at least `needed` distinct approvers count.
  */
 export function checkApprovals(
   request: PreparedRequest,
   signatures: readonly string[],
   approvers: readonly Approver[],
-  requester: { account: string | null; os_user: string | null },
+  requester: Requester | readonly Requester[],
   needed: number,
   channels: Channels = { channels: ['ssh'], now: Date.now() },
 ): ApprovalCheck {
+  const requesters = [requester].flat()
   const counted: string[] = []
   const rejected: ApprovalCheck['rejected'] = []
   let elicited = false
@@ -78,7 +82,7 @@ export function checkApprovals(
     if (!approver) rejected.push({ index, reason: 'unknown_key' })
     else if (!verifySignature(armored, request.bytes, APPROVAL_NAMESPACE, sig.publicKey))
       rejected.push({ index, reason: 'bad_signature' })
-    else if (isRequester(approver, requester)) rejected.push({ index, reason: 'self_approval' })
+    else if (requesters.some((r) => isRequester(approver, r))) rejected.push({ index, reason: 'self_approval' })
     else if (counted.includes(approver.id)) rejected.push({ index, reason: 'duplicate_approver' })
     else counted.push(approver.id)
   }
@@ -86,7 +90,7 @@ export function checkApprovals(
 }
 
 /** An approver is the requester when the account they act as is the requester's account or OS user. */
-function isRequester(approver: Approver, requester: { account: string | null; os_user: string | null }): boolean {
+function isRequester(approver: Approver, requester: Requester): boolean {
   const as = approver.account ?? approver.id
   return as === requester.account || as === requester.os_user
 }

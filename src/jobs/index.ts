@@ -6,7 +6,6 @@ export { isAlive, isSameProcess, processIdentity } from './liveness.js'
 export {
   cancelJob,
   type JobContext,
-  type JobPlan,
   reconcile,
   resolveJobStore,
   runJob,
@@ -14,5 +13,13 @@ export {
   submitJob,
 } from './runtime.js'
 export { awaitSubmitted, type SettledResult, settledResult } from './settle.js'
-export { canMove, isFinished, JOB_STATUSES, type JobRecord, type JobStatus, type JobStore } from './types.js'
+export {
+  canMove,
+  isFinished,
+  JOB_STATUSES,
+  type JobPlan,
+  type JobRecord,
+  type JobStatus,
+  type JobStore,
+} from './types.js'
 export { type WaitOptions, waitForJob } from './wait.js'

@@ -15,7 +15,7 @@ import { runEnv } from '../settings/run-env.js'
 import { fileJobStore, newJobId } from './file-store.js'
 import { isAlive, isSameProcess, processIdentity } from './liveness.js'
 import { pendingRecord } from './record.js'
-import { canMove, type JobRecord, type JobStore } from './types.js'
+import { canMove, type JobPlan, type JobRecord, type JobStore } from './types.js'
 
 /** What `work()` receives in the worker process. */
 export type JobContext = {
@@ -30,16 +30,6 @@ export type JobContext = {
   progress(fraction: number, options?: { eta_seconds?: number; message?: string }): Promise<void>
   /** Add items to a large result, served as NDJSON by `job result`. */
   emit(...items: unknown[]): Promise<void>
-}
-
-/** What a confirmed async write hands its worker: the token it consumed and the targets and versions it verified. */
-export type JobPlan = {
-  /** The id of the confirm token the submission consumed. */
-  token_id: string
-  /** The targets the confirm bound, each with the version it saw: the worker applies to nothing else. */
-  targets: Array<{ id: string; version: string | number | null }>
-  /** The digest of the policy the confirm was judged by, when there was one: the worker re-checks it. */
-  policy?: string
 }
 
 /** What submitting returns (spec 002 §15.2). */

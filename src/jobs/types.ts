@@ -51,7 +51,28 @@ export type JobRecord = {
    */
   owner?: string
   /** A write job's confirmed plan (token id, targets and versions); the worker applies nothing else. */
-  plan?: { token_id: string; targets: Array<{ id: string; version: string | number | null }>; policy?: string }
+  plan?: JobPlan
+}
+
+/**
+ * What a confirmed async write hands its worker: the token it consumed, the targets and versions it verified, and
+ * what the worker needs to judge the change again as the confirm did (the policy's digest; for a change the policy
+ * holds, the approval request, recomputed from the principal and the token's expiry recorded here).
+ */
+export type JobPlan = {
+  /** The id of the confirm token the submission consumed. */
+  token_id: string
+  /** The targets the confirm bound, each with the version it saw: the worker applies to nothing else. */
+  targets: Array<{ id: string; version: string | number | null }>
+  /** The digest of the policy the confirm was judged by, when there was one: the worker re-checks it. */
+  policy?: string
+  /**
+   * When the confirm token expired (ISO 8601 UTC): the approval request of a held change is bound to it, and its
+   * worker applies nothing after it.
+   */
+  expires_at?: string
+  /** The principal the token bound (the requester): a held change's approval request names it. */
+  principal?: Record<string, unknown>
 }
 
 /** Where jobs live. The embedded file store is the default; a fleet can put jobs on a queue or workflow engine. */

@@ -1,6 +1,7 @@
 import type { Catalogue } from '../errors/catalogue.js'
-import type { JobPlan, SubmittedJob } from '../jobs/runtime.js'
+import type { SubmittedJob } from '../jobs/runtime.js'
 import type { SettledResult } from '../jobs/settle.js'
+import type { JobPlan } from '../jobs/types.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
 import { remoteSubject } from '../settings/caller.js'
 import { toolEnv } from '../settings/tool-env.js'

@@ -4,7 +4,7 @@ import type { IdempotencyLedger, IdempotencyLookup } from '../confirm/idempotenc
 import type { TokenLedger } from '../confirm/ledger.js'
 import type { KeyRing } from '../confirm/secret.js'
 import type { Binding } from '../confirm/token.js'
-import type { JobPlan } from '../jobs/runtime.js'
+import type { JobPlan } from '../jobs/types.js'
 import type { GateCall } from './gate.js'
 import type { Plan } from './plan.js'
 import type { Risk } from './risk.js'

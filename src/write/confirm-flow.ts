@@ -60,10 +60,13 @@ export async function confirmWrite<S>(steps: WriteSteps<S>, token: string, call:
   stopIfInterrupted(steps.signal)
   // Consumed before apply: of N processes confirming one token, exactly one gets past this line.
   if (!(await used.consume(claims.id, claims.expiresAt, now))) throw refuse(audit, 'already_used', claims.id)
+  // An async write's job carries what its worker needs to judge the change again as this confirm did.
   steps.state.confirmed = {
     token_id: claims.id,
     targets: plan.targets ?? [],
     ...(binding.policy !== undefined ? { policy: binding.policy } : {}),
+    expires_at: new Date(claims.expiresAt).toISOString(),
+    principal: binding.principal,
   }
   try {
     stopIfInterrupted(steps.signal)

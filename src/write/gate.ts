@@ -1,3 +1,5 @@
+import type { ApprovalCheck, Requester } from '../approvals/check.js'
+import type { PreparedRequest } from '../approvals/request.js'
 import type { ApprovalStore } from '../approvals/store.js'
 import type { AuditFacts } from '../audit/record.js'
 import type { KeyRing } from '../confirm/secret.js'
@@ -24,8 +26,11 @@ export type GateCall = {
   bin: string
   /** The store approvals are filed in and read from. */
   approvals: () => Promise<ApprovalStore>
-  /** The principal's account and OS user: an approver who is either is the requester. */
-  requester: { account: string | null; os_user: string | null }
+  /**
+   * The principal's account and OS user: an approver who is either is the requester. A job's worker names two: the
+   * confirm's principal and its own.
+   */
+  requester: Requester | readonly Requester[]
   /** This very call, as a shell command: what to run again once approved. */
   resume: string
   /** The confirm key ring, which verifies elicitation approvals (read only when the system policy turns them on). */
@@ -107,17 +112,22 @@ export function approvalBlock(gate: GateCall, verdict: Verdict, request: { id: s
   }
 }
 
+/** A change as its approval request binds it: the token's binding, the plan's targets, the token's id and expiry. */
+export type HeldChange = {
+  binding: Binding
+  targets: readonly Target[]
+  claims: Pick<TokenClaims, 'id' | 'expiresAt'>
+}
+
 /**
- * At `--confirm`, for a call the policy holds: the approvals filed for exactly this change (recomputed here from
- * the verified token and the plan), each verified. Too few is `E_HUMAN_REQUIRED` (exit 9) with what to relay: the
- * change, the request, how to approve, and the command to run once approved. Returns who approved.
+ * The approval request of a held change, recomputed from it, and the verdict on the approvals filed for it: each
+ * verified against the policy's approvers and channels (`--confirm` and an async write's worker count alike).
  */
-export async function requireApprovals(
+export async function countApprovals(
   gate: GateCall,
   verdict: Verdict,
-  change: { binding: Binding; targets: readonly Target[]; claims: TokenClaims },
-  audit: Audit,
-): Promise<string[]> {
+  change: HeldChange,
+): Promise<{ request: PreparedRequest; check: ApprovalCheck }> {
   const { approvalRequest } = await import('../approvals/request.js')
   const { checkApprovals } = await import('../approvals/check.js')
   const request = approvalRequest(change.binding, change.targets, change.claims.id, change.claims.expiresAt)
@@ -129,6 +139,21 @@ export async function requireApprovals(
     ...(keys ? { keys } : {}),
     now: Date.now(),
   })
+  return { request, check }
+}
+
+/**
+ * At `--confirm`, for a call the policy holds: the approvals filed for exactly this change (recomputed here from
+ * the verified token and the plan), each verified. Too few is `E_HUMAN_REQUIRED` (exit 9) with what to relay: the
+ * change, the request, how to approve, and the command to run once approved. Returns who approved.
+ */
+export async function requireApprovals(
+  gate: GateCall,
+  verdict: Verdict,
+  change: HeldChange,
+  audit: Audit,
+): Promise<string[]> {
+  const { request, check } = await countApprovals(gate, verdict, change)
   if (check.ok) {
     audit({ approved_by: check.approvers, approval_request: request.id })
     return check.approvers

@@ -87,6 +87,16 @@ export function tasksInProcess(
   return runInProcess(TASKS_ROOT, args, { ...options, env: { ...box.env, ...options.env } })
 }
 
+/** A job of the example tool once it has finished (its `job status`, polled in-process): throws after 15 s. */
+export async function tasksJobDone(box: Sandbox, id: string): Promise<Record<string, unknown>> {
+  for (let i = 0; i < 100; i++) {
+    const data = JSON.parse((await tasksInProcess(box, ['job', 'status', '--id', id])).stdout).data
+    if (['succeeded', 'failed', 'cancelled'].includes(data.status)) return data
+    await new Promise((r) => setTimeout(r, 150))
+  }
+  throw new Error(`job ${id} did not finish`)
+}
+
 /**
  * The fixture CLI's root (test/fixtures/cli: hooks, a plugin-like layout, misbehaving commands); in the spawn tier,
  * the bundled copy's, so a run in-process and a run of its bin are one tool (the same bin in a job's `poll`).

@@ -17,7 +17,7 @@ import {
   tasks,
   useSandbox,
 } from '../../support/helpers.js'
-import { tasksInProcess } from '../../support/in-process.js'
+import { tasksInProcess, tasksJobDone } from '../../support/in-process.js'
 
 /*
  * The token and ledger cases that need a process of their own: a shifted clock (a preload), a hook that reads
@@ -161,15 +161,6 @@ describe('the single-use ledger fails closed', () => {
   })
 })
 
-async function jobDone(b: Sandbox, id: string): Promise<Record<string, unknown>> {
-  for (let i = 0; i < 100; i++) {
-    const data = env(await tasksInProcess(b, ['job', 'status', '--id', id])).data
-    if (['succeeded', 'failed', 'cancelled'].includes(data.status)) return data
-    await new Promise((r) => setTimeout(r, 150))
-  }
-  throw new Error(`job ${id} did not finish`)
-}
-
 describe('an async write applies what was previewed, or nothing', () => {
   it('a file swapped after the confirm fails the job with E_CONFLICT and imports nothing', async () => {
     const path = join(box().root, 'in.jsonl')
@@ -194,7 +185,7 @@ describe('an async write applies what was previewed, or nothing', () => {
       if (locked && record.status === 'pending')
         writeFileSync(path, `${Array.from({ length: 50 }, (_, i) => `{"title":"never previewed ${i}"}`).join('\n')}\n`)
       if (locked) rmSync(lock, { recursive: true })
-      const done = await jobDone(box(), id)
+      const done = await tasksJobDone(box(), id)
       // A worker that claimed the job before the lock was taken saw the previewed bytes: try another round.
       if (!locked || record.status !== 'pending') continue
       checked = true
@@ -214,7 +205,7 @@ describe('an async write applies what was previewed, or nothing', () => {
     const id = newJobId()
     await store.create(jobRecord({ job_id: id, command: 'import', argv: ['--file', path] }))
     await tasks(box(), ['job', 'worker', '--id', id])
-    const done = await jobDone(box(), id)
+    const done = await tasksJobDone(box(), id)
     expect(done.error).toMatchObject({ code: 'E_CONFLICT', details: { reason: 'unverified_job' } })
     expect(env(await tasksInProcess(box(), ['list'])).data.count).toBe(0)
   })
@@ -224,7 +215,7 @@ describe('an async write applies what was previewed, or nothing', () => {
     writeFileSync(path, '{"title":"one"}\n{"title":"two","status":"done"}\n')
     const token = await dryRunInProcess(box(), ['import', '--file', path])
     const id = env(await tasks(box(), ['import', '--file', path, '--confirm', token])).data.job_id
-    expect(await jobDone(box(), id)).toMatchObject({ status: 'succeeded' })
+    expect(await tasksJobDone(box(), id)).toMatchObject({ status: 'succeeded' })
     const items = env(await tasksInProcess(box(), ['list'])).data.items
     expect(items.map((t: { title: string; status: string }) => [t.title, t.status])).toEqual([
       ['one', 'open'],

@@ -148,7 +148,13 @@ describe('--confirm: what the token binds, checked before any state is read', ()
     expect(f.applied).toHaveLength(1)
     expect(f.used.used.has(claims.id)).toBe(true)
     expect(f.facts).toEqual([{ token_id: claims.id }])
-    expect(f.steps.state.confirmed).toEqual({ token_id: claims.id, targets })
+    // With what the job's worker recomputes a held change's approval request from: the principal and the expiry.
+    expect(f.steps.state.confirmed).toEqual({
+      token_id: claims.id,
+      targets,
+      expires_at: new Date(claims.expiresAt).toISOString(),
+      principal: binding.principal,
+    })
   })
 
   it('refuses garbage and a forged MAC as tampered, naming no token id', async () => {
@@ -281,7 +287,7 @@ describe('--confirm: single use, then the plan, then the commit point', () => {
     const f = fakes({ plan: async () => ({ changes: [change] }) })
     const { token: t, claims } = mintToken(KEY, binding, [], NOW, TTL, 'k2')
     expect(await confirmWrite(f.steps, t, f.call)).toEqual({ deleted: 't1' })
-    expect(f.steps.state.confirmed).toEqual({ token_id: claims.id, targets: [] })
+    expect(f.steps.state.confirmed).toMatchObject({ token_id: claims.id, targets: [] })
   })
 
   it('answers a plan that only rejects items with their batch result, consuming nothing', async () => {

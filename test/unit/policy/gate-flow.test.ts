@@ -6,15 +6,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { approvalRequest } from '../../../src/approvals/request.js'
-import type { ApprovalStore } from '../../../src/approvals/store.js'
 import type { AuditFacts } from '../../../src/audit/record.js'
-import type { TokenLedger } from '../../../src/confirm/ledger.js'
 import type { Target } from '../../../src/confirm/targets.js'
 import type { Binding } from '../../../src/confirm/token.js'
-import type { AgentError } from '../../../src/errors/agent-error.js'
 import { loadPolicy, POLICY_FILE, SYSTEM_ROOT_FOR_TESTS } from '../../../src/policy/load.js'
 import { type EffectivePolicy, effectivePolicy, type PolicyDocument } from '../../../src/policy/policy.js'
-import { newWriteState, type WriteCall, type WriteSteps } from '../../../src/write/call.js'
+import type { WriteCall, WriteSteps } from '../../../src/write/call.js'
 import { confirmWrite } from '../../../src/write/confirm-flow.js'
 import { previewWrite } from '../../../src/write/dry-run.js'
 import { writeFlow } from '../../../src/write/flow.js'
@@ -22,6 +19,7 @@ import type { GateCall } from '../../../src/write/gate.js'
 import type { Plan } from '../../../src/write/plan.js'
 import { UNDECLARED_RISK } from '../../../src/write/risk.js'
 import { sshKeys, sshSign } from '../../support/ssh-keys.js'
+import { fakeSteps, memoryApprovals, memoryLedger, refusalOf } from '../../support/write-fakes.js'
 
 const keys = sshKeys()
 afterAll(() => keys.dispose())
@@ -61,19 +59,8 @@ function world(
   binding.policy = policy.digest
   const filed = new Map<string, string[]>()
   const used = new Set<string>()
-  const store: ApprovalStore = {
-    add: async (id, s) => void filed.set(id, [...(filed.get(id) ?? []), s]),
-    list: async (id) => filed.get(id) ?? [],
-  }
-  const ledger: TokenLedger = {
-    isUsed: async (id) => used.has(id),
-    consume: async (id) => {
-      if (used.has(id)) return false
-      used.add(id)
-      return true
-    },
-    release: async (id) => void used.delete(id),
-  }
+  const store = memoryApprovals(filed)
+  const ledger = memoryLedger(used)
   const gate: GateCall = {
     policy,
     facts: {
@@ -96,16 +83,7 @@ function world(
     filed,
     used,
     call: { binding, audit: (f) => void w.facts.push(f), idem: undefined, gate },
-    steps: {
-      id: 'delete',
-      risk: UNDECLARED_RISK,
-      state: newWriteState(),
-      signal: new AbortController().signal,
-      keyRing: async () => ({ current: { id: null, key: KEY }, keys: new Map([[null, KEY]]) }),
-      tokenLedger: async () => ledger,
-      idempotencyLedger: async () => {
-        throw new Error('no idempotency here')
-      },
+    steps: fakeSteps('delete', KEY, ledger, {
       plan: async () => {
         w.planned++
         return { changes: [], targets, ...over.plan }
@@ -114,9 +92,7 @@ function world(
         w.applied++
         return { deleted: 4 }
       },
-      replayed: () => {},
-      rejectedBatch: () => ({}),
-    },
+    }),
   }
   return w
 }
@@ -135,14 +111,7 @@ function approve(w: World, d: DryRun, key = alice, bytes?: Buffer) {
 }
 let require_: () => typeof import('../../../src/approvals/request.js')
 
-async function failure(p: Promise<unknown>): Promise<AgentError> {
-  return p.then(
-    () => {
-      throw new Error('expected a refusal')
-    },
-    (e: unknown) => e as AgentError,
-  )
-}
+const failure = refusalOf
 
 beforeEach(async () => {
   const mod = await import('../../../src/approvals/request.js')

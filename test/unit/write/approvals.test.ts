@@ -71,6 +71,30 @@ describe('approvals in the example tool', () => {
     expect(env(run).data.approval).toBeUndefined()
   })
 
+  it('holds an import above 5,000 lines (large-import) and lets 5,000 through without approval', async () => {
+    const b = box()
+    const file = (n: number) => {
+      const path = join(b.root, `in-${n}.jsonl`)
+      writeFileSync(path, Array.from({ length: n }, (_, i) => `{"title":"t${i}"}\n`).join(''))
+      return path
+    }
+    const large = file(5001)
+    const dry = await tasks(b, ['import', '--file', large, '--dry-run'])
+    expect(dry.code, dry.stdout + dry.stderr).toBe(0)
+    expect(env(dry).data.approval).toMatchObject({ rule: 'large-import', required: 1 })
+    // Held at the confirm, before any job is submitted.
+    const held = await tasks(b, ['import', '--file', large, '--confirm', env(dry).data.confirm_token])
+    expect(held.code).toBe(9)
+    expect(env(held).error).toMatchObject({
+      code: 'E_HUMAN_REQUIRED',
+      details: { reason: 'approval_required', rule: 'large-import' },
+    })
+    expect(env(await tasks(b, ['job', 'list'])).data.count).toBe(0)
+    const small = await tasks(b, ['import', '--file', file(5000), '--dry-run'])
+    expect(small.code).toBe(0)
+    expect(env(small).data.approval).toBeUndefined()
+  })
+
   it('refuses a token once the operator policy changed (policy_changed), and a policy that is a link (E_CONFIG)', async () => {
     const b = box()
     seed(b, five())
