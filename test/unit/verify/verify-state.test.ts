@@ -206,7 +206,7 @@ describe('verify: the policy write.held puts in the sandbox', () => {
   const facts = (kind: string): PolicyFacts => ({
     command: 'delete',
     kind,
-    risk: { action: 'delete', blast_radius: 'one', reversible: false },
+    risk: { action: 'delete', blast_radius: 'one', reversible: false, undo: null, cost: null },
     targets: 1,
     size: undefined,
     profile: null,
