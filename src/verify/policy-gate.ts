@@ -82,7 +82,6 @@ export async function policyGate(t: Target, ref: Ref, report: Report, seen: Seen
     report.add('write.held', 'write', 'skip', 'the tool’s config dir is outside the sandbox: no policy written')
     return
   }
-  const notes: string[] = []
   if (lstatSync(join(dir, POLICY_FILE), { throwIfNoEntry: false })) {
     report.add(
       'write.held',
@@ -92,6 +91,8 @@ export async function policyGate(t: Target, ref: Ref, report: Report, seen: Seen
     )
     return
   }
+  // Why each write was passed over, for the skip's evidence.
+  const notes: string[] = []
   await withPolicy(dir, heldPolicy(), async () => {
     for (const command of writes) {
       const argv = dryRunArgv(command, ref.tool, seen)
