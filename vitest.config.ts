@@ -8,6 +8,13 @@ import { defineConfig } from 'vitest/config'
  * in-process run alike). `npm run test:unit` runs the first.
  * `node scripts/test-layout.mjs` moves a test written at the top of test/ into its place.
  */
+/**
+ * The in-process files that replace a Node built-in with `vi.mock` (to inject a failing `rm`, `link` or `write`): in
+ * a module graph shared with other files, a module those files imported first keeps the real one, so the injected
+ * fault depends on the order files reach a worker. They get a module graph of their own.
+ */
+const MOCKS_BUILTINS = 'test/unit/confirm/confirm.test.ts'
+
 /** The spawn files that load the native keychain binding in the test process. */
 const KEYCHAIN = 'test/cli/credentials/{keychain,keyring-helper}.test.ts'
 
@@ -31,9 +38,18 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
+          exclude: [MOCKS_BUILTINS],
           isolate: false,
           // The shared tree's check first: its teardown runs last, after the others removed what they made. No
           // prerequisite check: nothing here connects to PostgreSQL or Redis or starts a keyring.
+          globalSetup: ['test/support/shared-tree.global.ts', 'test/support/code-cache.global.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'unit-isolated',
+          include: [MOCKS_BUILTINS],
           globalSetup: ['test/support/shared-tree.global.ts', 'test/support/code-cache.global.ts'],
         },
       },

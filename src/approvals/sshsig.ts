@@ -52,6 +52,15 @@ export function publicKeyBlob(line: string): Buffer | undefined {
   return ed25519Raw(blob) ? blob : undefined
 }
 
+/**
+ * The `ssh-ed25519 AAAA…` line of an ed25519 public key (the inverse of {@link publicKeyBlob}): what a policy's
+ * `approvers[].key` holds, for a key made with node:crypto rather than `ssh-keygen`.
+ */
+export function publicKeyLine(key: KeyObject): string {
+  const raw = Buffer.from(key.export({ format: 'jwk' }).x as string, 'base64url')
+  return `${ED25519} ${Buffer.concat([sshString(ED25519), sshString(raw)]).toString('base64')}`
+}
+
 /** The `SHA256:…` fingerprint of a public key blob, as `ssh-keygen -l` prints it. */
 export function fingerprint(blob: Buffer): string {
   return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`

@@ -3,6 +3,7 @@ import { type Call, call, json, type Target } from './call.js'
 import { colourTemptation, coreRef, notApplicable, quietStderr } from './generic.js'
 import { boundedLists } from './lists.js'
 import { localChecks } from './local-checks.js'
+import { policyGate } from './policy-gate.js'
 import { populate } from './populate.js'
 import { REFERENCE_KEYS, type Ref, type RefCommand } from './reference-types.js'
 import type { Report } from './report.js'
@@ -167,6 +168,8 @@ async function referenceChecks(t: Target, ref: Ref, report: Report, options: Che
   await boundedLists(t, ref, report, seen)
   await readinessChecks(t, ref, report)
   await writeGate(t, ref, report, seen)
+  // Its own operator policy, put in the sandbox for this check alone and taken away after it.
+  await policyGate(t, ref, report, seen)
   // Last: a local command that breaks the rule may take the state the checks above read.
   await localChecks(t, ref, report, seen, owned)
 }

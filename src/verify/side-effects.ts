@@ -137,3 +137,12 @@ export function localOverreach(changed: string[], before: Snapshot, owned: Reado
     return !path.split(sep).some((part) => LOCAL_STATE_DIRS.includes(part))
   })
 }
+
+/**
+ * What a `--confirm` the policy held (no approval filed) changed beyond its audit line: a held change is refused
+ * before anything is consumed or applied (docs/contract.md), so any other created, changed or removed path is the
+ * change going through, or part of it.
+ */
+export function heldConfirmSideEffects(changed: string[], before: Snapshot): string[] {
+  return unexplained(changed, (c) => appendedAudit(c, before))
+}

@@ -71,7 +71,7 @@ export async function writeGate(t: Target, ref: Ref, report: Report, seen: Seen)
       )
       continue
     }
-    const data = json(dry)?.data as { confirm_token?: string; expires_at?: string; approval?: unknown } | undefined
+    const data = json(dry)?.data as { confirm_token?: string; expires_at?: string } | undefined
     const expires = Date.parse(data?.expires_at ?? '')
     const dryOk =
       dry.code === 0 &&
@@ -86,7 +86,6 @@ export async function writeGate(t: Target, ref: Ref, report: Report, seen: Seen)
     )
     if (!data?.confirm_token) continue
     const token = data.confirm_token
-    if (data.approval) await heldWithoutApproval(t, ref, report, command, argv, token)
     const at = Math.floor(token.length / 2)
     const tampered = token.slice(0, at) + (token[at] === 'A' ? 'B' : 'A') + token.slice(at + 1)
     const refusedTamper = await call(t, `write:${command.path} --confirm tampered`, [...argv, '--confirm', tampered])
@@ -97,27 +96,4 @@ export async function writeGate(t: Target, ref: Ref, report: Report, seen: Seen)
       `tampered token → exit ${refusedTamper.code}`,
     )
   }
-}
-
-/**
- * A change the policy holds for approval (its dry-run answered `data.approval`) cannot be confirmed without one:
- * the confirm is `E_HUMAN_REQUIRED` (exit 9) and nothing visible changed.
- */
-async function heldWithoutApproval(
-  t: Target,
-  ref: Ref,
-  report: Report,
-  command: RefCommand,
-  argv: string[],
-  token: string,
-): Promise<void> {
-  const before = await readState(t, ref)
-  const held = await call(t, `write:${command.path} --confirm unapproved`, [...argv, '--confirm', token])
-  const after = await readState(t, ref)
-  report.add(
-    `write.held:${command.path}`,
-    'write',
-    held.code === 9 && errorOf(held)?.code === 'E_HUMAN_REQUIRED' && before === after,
-    `confirm without approval → exit ${held.code}; read state ${before === after ? 'unchanged' : 'CHANGED'}`,
-  )
 }

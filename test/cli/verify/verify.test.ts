@@ -72,11 +72,16 @@ describe('agentcli verify', () => {
       'write.no_token:delete',
       'write.dry_run:delete',
       'write.tampered:delete',
+      // Under verify's own policy (one approval for every write): `delete 1 2` held, its confirm E_HUMAN_REQUIRED.
+      'write.held',
       'stdio.utf8',
       'stdio.no_ansi',
       'stdio.quiet_stderr',
     ])
       expect([id, status(id)]).toEqual([id, 'pass'])
+    expect(data.checks.find((c: { id: string }) => c.id === 'write.held').evidence).toMatch(
+      /^delete 1 2: --dry-run held \(ar_[0-9a-f]{24}\); --confirm without an approval → exit 9 E_HUMAN_REQUIRED; nothing changed/,
+    )
     // A delete is never confirmed while populating: it would take the state away.
     expect(ids).not.toContain('populate.write:delete')
     expect(data.checks.find((c: { id: string }) => c.id === 'self.output_valid:list').evidence).toMatch(

@@ -2,10 +2,17 @@
 // ways: what ssh-keygen signs verifies here, and ssh-keygen -Y verify accepts the same signature. Everything
 // tampered, truncated, foreign or in another namespace is refused.
 import { execFileSync } from 'node:child_process'
+import { generateKeyPairSync } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { fingerprint, parseSignature, publicKeyBlob, verifySignature } from '../../../src/approvals/sshsig.js'
+import {
+  fingerprint,
+  parseSignature,
+  publicKeyBlob,
+  publicKeyLine,
+  verifySignature,
+} from '../../../src/approvals/sshsig.js'
 import { sshKeys, sshSign } from '../../support/ssh-keys.js'
 
 const keys = sshKeys()
@@ -94,5 +101,14 @@ describe('SSH signatures', () => {
     expect(publicKeyBlob(`ssh-ed25519 ${trailing.toString('base64')}`)).toBeUndefined()
     const printed = execFileSync('ssh-keygen', ['-l', '-f', `${alice.path}.pub`]).toString()
     expect(printed).toContain(fingerprint(blob))
+  })
+
+  it('writes a node:crypto ed25519 key as the public key line ssh-keygen reads', () => {
+    const line = publicKeyLine(generateKeyPairSync('ed25519').publicKey)
+    const made = publicKeyBlob(line)
+    expect(made).toBeDefined()
+    const path = join(keys.dir, 'made.pub')
+    writeFileSync(path, `${line} made\n`)
+    expect(execFileSync('ssh-keygen', ['-l', '-f', path]).toString()).toContain(fingerprint(made!))
   })
 })

@@ -1,8 +1,15 @@
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { evaluate, type PolicyFacts } from '../../../src/policy/evaluate.js'
+import { readOperatorPolicy } from '../../../src/policy/load.js'
+import { effectivePolicy } from '../../../src/policy/policy.js'
 import { type Call, target } from '../../../src/verify/call.js'
 import { runChecks } from '../../../src/verify/checks.js'
+import { HELD_RULE, heldPolicy, sandboxConfigDir, withPolicy } from '../../../src/verify/policy-gate.js'
+import type { Ref } from '../../../src/verify/reference-types.js'
 import { Report } from '../../../src/verify/report.js'
 import { ROOT } from '../../support/helpers.js'
 
@@ -142,8 +149,26 @@ describe('verify populates before it checks (the store, in-process)', () => {
 
   it('fails a write whose dry-run says the policy holds it and whose confirm applies it without an approval', async () => {
     const checks = await checksOf('held-applies')
-    expect(failed(checks)).toEqual(['write.held:create'])
-    expect(find(checks, 'write.held:create').evidence).toBe('confirm without approval → exit 0; read state CHANGED')
+    expect(failed(checks)).toEqual(['write.held'])
+    const evidence = find(checks, 'write.held').evidence
+    expect(evidence).toMatch(
+      /^create --title "?Write the docs"?: --dry-run held \(ar_[0-9a-f]{24}\); --confirm without/,
+    )
+    expect(evidence).toContain('→ exit 0 no error; changed ')
+    expect(evidence).toContain('~/data/store/tasks.json')
+  })
+
+  it('skips write.held on a tool that reads no agentcli policy, and takes its policy away after', async () => {
+    const report = await verify('')
+    expect(failed(report.checks)).toEqual([])
+    expect(find(report.checks, 'write.held')).toMatchObject({
+      status: 'skip',
+      evidence: expect.stringContaining('under a policy that holds every write answered no data.approval'),
+    })
+    const t = targets.at(-1)!
+    expect(existsSync(join(t.env.XDG_CONFIG_HOME!, 'store', 'policy.json'))).toBe(false)
+    // The store made its config dir (its token secret) before the check: it stays.
+    expect(existsSync(join(t.env.XDG_CONFIG_HOME!, 'store', 'confirm.secret'))).toBe(true)
   })
 
   it('fails a read that finds none of the ids its own list gave, instead of skipping its output check', async () => {
@@ -183,5 +208,66 @@ describe('verify populates before it checks (the store, in-process)', () => {
     // One item from the setup line, two from the tool's own example.
     expect(find(checks, 'populate.state').evidence).toBe('the reads now list 3 item(s)')
     expect(failed(checks)).toEqual(['populate.setup:3'])
+  })
+})
+
+describe('verify: the policy write.held puts in the sandbox', () => {
+  const facts = (kind: string): PolicyFacts => ({
+    command: 'delete',
+    kind,
+    risk: { action: 'delete', blast_radius: 'one', reversible: false, undo: null, cost: null },
+    targets: 1,
+    size: undefined,
+    profile: null,
+    account: null,
+  })
+
+  it('is an owner-only policy.json the tool’s own loader accepts, holding every write for one approval', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'verify-held-'))
+    try {
+      const dir = join(home, 'config', 'tool')
+      const read = await withPolicy(dir, heldPolicy(), async () => {
+        expect(statSync(join(dir, 'policy.json')).mode & 0o777).toBe(0o600)
+        expect(statSync(dir).mode & 0o777).toBe(0o700)
+        return readOperatorPolicy(dir)
+      })
+      const policy = effectivePolicy(undefined, read)!
+      expect(evaluate(policy, facts('write'))).toMatchObject({ decision: 'approve', rule: HELD_RULE, approvals: 1 })
+      expect(evaluate(policy, facts('read')).decision).toBe('allow')
+      // Taken away after the check, with the directories made for it: the other checks never see it.
+      expect(existsSync(join(home, 'config'))).toBe(false)
+      // Each policy has its own throw-away key.
+      expect(heldPolicy().approvers![0]!.key).not.toBe(read!.approvers![0]!.key)
+    } finally {
+      rmSync(home, { recursive: true, force: true })
+    }
+  })
+
+  it('never replaces a file already there, and leaves a directory that was there', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'verify-held-'))
+    try {
+      writeFileSync(join(dir, 'policy.json'), '{}')
+      await expect(withPolicy(dir, heldPolicy(), async () => 1)).rejects.toMatchObject({ code: 'EEXIST' })
+      rmSync(join(dir, 'policy.json'))
+      expect(await withPolicy(dir, heldPolicy(), async () => 2)).toBe(2)
+      expect(existsSync(dir)).toBe(true)
+      expect(existsSync(join(dir, 'policy.json'))).toBe(false)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('writes only inside the sandbox: a config dir an author moved out of it is none', async () => {
+    const t = target(['node', 'tool'], 5_000)
+    try {
+      const ref = { tool: 'tool', commands: [] } as unknown as Ref
+      expect(await sandboxConfigDir(t, ref)).toBe(join(t.home, 'config', 'tool'))
+      t.env.XDG_CONFIG_HOME = tmpdir()
+      expect(await sandboxConfigDir(t, ref)).toBeUndefined()
+      t.env.XDG_CONFIG_HOME = t.home
+      expect(await sandboxConfigDir(t, { ...ref, tool: '..' })).toBeUndefined()
+    } finally {
+      t.dispose()
+    }
   })
 })

@@ -1,10 +1,12 @@
-import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Sandbox, ToolRun } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
+import { fileApprovalStore } from '../../../src/approvals/store.js'
 import { mintToken } from '../../../src/confirm/token.js'
 import { env, seed, storeBytes, useSandbox } from '../../support/helpers.js'
 import { tasksInProcess as tasks } from '../../support/in-process.js'
+import { approverFor } from '../../support/ssh-keys.js'
 
 /*
  * The write flow's safety, in-process (test/support/in-process.ts): what races between processes and a shifted
@@ -305,6 +307,51 @@ describe('batches', () => {
       ],
       summary: { ok_count: 2, error_count: 0 },
     })
+  })
+
+  it('an approval covers exactly the previewed set: it does not carry over to a batch with other ids', async () => {
+    const b = box()
+    seed(
+      b,
+      ['1', '2', '3', '4', '5'].map((id) => ({ id, title: `task ${id}` })),
+    )
+    const dataDir = join(b.env.XDG_DATA_HOME!, 'tasks')
+    // More than three deletes need an approval (the example's policy); the operator names the approver.
+    const approver = approverFor(configDir(b), dataDir)
+    const held = async (ids: string[]) => {
+      const data = env(await tasks(b, ['delete', ...ids, '--dry-run'])).data
+      return { token: data.confirm_token as string, approval: data.approval as { request_id: string; request: string } }
+    }
+    const approved = await held(['1', '2', '3', '4'])
+    await approver.approve(approved.approval.request)
+    const changed = await held(['1', '2', '3', '5'])
+    expect(changed.approval.request_id).not.toBe(approved.approval.request_id)
+    const before = storeBytes(b)
+    // The approved token on the changed set: the token is bound to its arguments.
+    expectRefused(await tasks(b, ['delete', '1', '2', '3', '5', '--confirm', approved.token]), 'args_changed')
+    // The changed set's own token: no approval for it, even with the approved set's signature filed under it.
+    const [signature] = readdirSync(join(dataDir, 'approvals', approved.approval.request_id))
+    const store = fileApprovalStore(dataDir)
+    await store.add(
+      changed.approval.request_id,
+      readFileSync(join(dataDir, 'approvals', approved.approval.request_id, signature!), 'utf8'),
+    )
+    const run = await tasks(b, ['delete', '1', '2', '3', '5', '--confirm', changed.token])
+    expect(run.code, run.stdout).toBe(9)
+    expect(env(run).error).toMatchObject({
+      code: 'E_HUMAN_REQUIRED',
+      details: {
+        reason: 'approval_required',
+        request_id: changed.approval.request_id,
+        summary: { targets: ['1', '2', '3', '5'] },
+        approvals_valid: 0,
+        not_counted: [{ index: 0, reason: 'bad_signature' }],
+      },
+    })
+    expect(storeBytes(b)).toBe(before)
+    // The approved set itself goes through, once: task 5 stays.
+    expect((await tasks(b, ['delete', '1', '2', '3', '4', '--confirm', approved.token])).code).toBe(0)
+    expect(JSON.parse(storeBytes(b)).tasks.map((t: { id: string }) => t.id)).toEqual(['5'])
   })
 
   it('a batch where nothing exists fails its dry-run at once, minting no token', async () => {
