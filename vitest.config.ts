@@ -55,8 +55,9 @@ export default defineConfig({
       },
       {
         extends: true,
-        // One agentcli tarball per run, packed by the first file that needs it (test/support/packed.ts). One module
-        // graph per worker here too (the test code and its support imported once per worker, not per file).
+        // One agentcli tarball and one Node 22 per run, made by the first file that needs them
+        // (test/support/once-per-run.ts). One module graph per worker here too (the test code and its support imported
+        // once per worker, not per file).
         test: {
           name: 'spawn',
           include: ['test/cli/**/*.test.ts'],

@@ -1,29 +1,15 @@
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { inject } from 'vitest'
 import { ROOT } from './helpers.js'
-
-const WAIT_MS = 180_000
+import { oncePerRun } from './once-per-run.js'
 
 /**
- * This repository packed exactly as `npm publish` would pack it (`npm pack`), once per test run: the first file
- * that asks packs it into the run's directory (test/support/pack-dir.global.ts) under a lock, the others wait for
- * it. Shared read-only: a test that edits the package unpacks its own copy.
+ * This repository packed exactly as `npm publish` would pack it (`npm pack`), once per test run (the first file
+ * that asks packs it, the others wait for it). Shared read-only: a test that edits the package unpacks its own copy.
  */
-export async function packedAgentcli(): Promise<string> {
-  const dir = inject('agentcliPackDir') ?? mkdtempSync(join(tmpdir(), 'agentcli-packed-'))
-  const done = join(dir, 'tarball')
-  const failed = join(dir, 'failed')
-  const end = Date.now() + WAIT_MS
-  let mine = false
-  try {
-    mkdirSync(join(dir, 'lock'))
-    mine = true
-  } catch {}
-  if (mine) {
-    const stage = mkdtempSync(join(dir, 'stage-'))
+export function packedAgentcli(): Promise<string> {
+  return oncePerRun('agentcli-tarball', (stage) => {
     const run = spawnSync('npm', ['pack', '--json', '--pack-destination', stage], {
       cwd: ROOT,
       encoding: 'utf8',
@@ -36,19 +22,7 @@ export async function packedAgentcli(): Promise<string> {
         npm_config_update_notifier: 'false',
       },
     })
-    if (run.status !== 0) {
-      writeFileSync(failed, `npm pack: ${run.error ?? ''}\n${run.stdout}\n${run.stderr}`)
-      throw new Error(readFileSync(failed, 'utf8'))
-    }
-    const filename = (JSON.parse(run.stdout) as Array<{ filename: string }>)[0]!.filename
-    renameSync(join(stage, filename), join(dir, filename))
-    // Written last: a waiter that sees it finds the tarball complete.
-    writeFileSync(done, filename)
-  }
-  for (;;) {
-    if (existsSync(done)) return join(dir, readFileSync(done, 'utf8'))
-    if (existsSync(failed)) throw new Error(readFileSync(failed, 'utf8'))
-    if (Date.now() > end) throw new Error(`no agentcli tarball in ${dir} after ${WAIT_MS} ms`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
+    if (run.status !== 0) throw new Error(`npm pack: ${run.error ?? ''}\n${run.stdout}\n${run.stderr}`)
+    return join(stage, (JSON.parse(run.stdout) as Array<{ filename: string }>)[0]!.filename)
+  })
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { envelopeViolations, runTool } from 'agentcli/testing'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { parse } from 'yaml'
 import { ROOT } from '../../support/helpers.js'
 
 const AGENTCLI_BIN = join(ROOT, 'bin/agentcli.js')
@@ -194,6 +195,16 @@ describe('agentcli init', () => {
     const ci = readFileSync(join(dir, '.github/workflows/ci.yml'), 'utf8')
     expect(ci).toContain('run: npm test')
     expect(ci).toMatch(/agentcli verify .*-- node bin\/run\.js/)
+    // The tests and verify run on every LTS line the tool's engines allow (each `^<major>.` of the range), not one.
+    type Step = { uses?: string; with?: Record<string, unknown> }
+    const job = (parse(ci) as { jobs: { test: { strategy?: { matrix: Record<string, unknown> }; steps: Step[] } } })
+      .jobs.test
+    const engines = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as ToolPjson).engines.node
+    const lines = [...engines.matchAll(/\^(\d+)\./g)].map((m) => Number(m[1]))
+    expect(lines, engines).toContain(22)
+    expect(job.strategy?.matrix['node-version']).toEqual(lines)
+    const setup = job.steps.find((step) => step.uses?.startsWith('actions/setup-node@'))
+    expect(setup?.with?.['node-version']).toBe(['$', '{{ matrix.node-version }}'].join(''))
     const release = readFileSync(join(dir, '.github/workflows/release.yml'), 'utf8')
     expect(release).toContain('npm publish --provenance')
     expect(release).toContain('id-token: write')

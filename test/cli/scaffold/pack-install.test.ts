@@ -17,6 +17,7 @@ import { dirname, join } from 'node:path'
 import { x as untar } from 'tar'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT } from '../../support/helpers.js'
+import { getNode22 } from '../../support/node22.js'
 import { packedAgentcli } from '../../support/packed.js'
 
 const WORK = mkdtempSync(join(tmpdir(), 'agentcli-pack-'))
@@ -81,11 +82,12 @@ function linksIntoCheckout(dir: string): string[] {
 }
 
 let agentcliTgz = ''
+let node22 = ''
 beforeAll(async () => {
   mkdirSync(HOME)
-  // The run's one `npm pack` of the repository, shared read-only with the other files that need it.
-  agentcliTgz = await packedAgentcli()
-}, 200_000)
+  // The run's one `npm pack` of the repository and its one Node 22, shared read-only with the other files.
+  ;[agentcliTgz, node22] = await Promise.all([packedAgentcli(), getNode22()])
+}, 300_000)
 afterAll(() => rmSync(WORK, { recursive: true, force: true }))
 
 describe('the packed package', () => {
@@ -155,6 +157,12 @@ describe('from an empty directory to a verified tool', () => {
     expect(test).toMatch(/# pass 8\b|ℹ pass 8\b/)
     expect(test).toMatch(/fail 0\b/)
     mark('tool_test')
+    // The same built tool's tests on Node 22, the other line its engines allow (its CI matrix runs both): each test
+    // spawns the bin on the Node that runs it.
+    const test22 = ok(sh(TOOL, node22, ['--test']), 'the tool on Node 22: node --test')
+    expect(test22).toMatch(/# pass 8\b|ℹ pass 8\b/)
+    expect(test22).toMatch(/fail 0\b/)
+    mark('node22_test')
     const verify = sh(TOOL, join(TOOL, 'node_modules/.bin/agentcli'), ['verify', '--', 'node', 'bin/run.js'])
     const report = JSON.parse(ok(verify, 'agentcli verify')) as { ok: boolean; data: { summary: { fail: number } } }
     expect(report.data.summary.fail).toBe(0)

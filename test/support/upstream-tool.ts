@@ -1,0 +1,59 @@
+import { HttpResponse, http } from 'msw'
+import { expect } from 'vitest'
+import { startUpstream, type Upstream } from './upstream.js'
+
+/** The bearer token the mock API of test/fixtures/upstream-tool accepts. */
+export const UPTOOL_TOKEN = 't0ken'
+
+/**
+ * The API test/fixtures/upstream-tool talks to, on a loopback port: GET /items answers two items to the bearer
+ * {@link UPTOOL_TOKEN}, 401 to anything else.
+ */
+export function startUptoolApi(): Promise<Upstream> {
+  return startUpstream([
+    http.get('*/items', ({ request }) =>
+      request.headers.get('authorization') === `Bearer ${UPTOOL_TOKEN}`
+        ? HttpResponse.json({
+            items: [
+              { id: 1, title: 'one' },
+              { id: 2, title: 'two' },
+            ],
+          })
+        : HttpResponse.json({ message: 'bad token' }, { status: 401 }),
+    ),
+  ])
+}
+
+/** verify's flags that let the upstream tool reach the mock at `url`: the allowed upstream and both settings. */
+export const uptoolFlags = (url: string): string[] => [
+  '--allow-upstream',
+  url,
+  '--env',
+  `UPTOOL_API_URL=${url}`,
+  '--env',
+  `UPTOOL_TOKEN=${UPTOOL_TOKEN}`,
+]
+
+/** verify's flags for the upstream tool as the scaffold's CI runs it, the fuzz count cut down to keep the run short. */
+export const uptoolCiFlags = (url: string): string[] => [...uptoolFlags(url), '--fuzz', '50', '--seed', '1']
+
+type Report = { ok: boolean; data?: { checks: Array<{ id: string; status: string }>; summary: { fail: number } } }
+
+/**
+ * What a run of verify with {@link uptoolCiFlags} must show: green (no check failed), quiet stderr, the fuzz kept
+ * every invariant, and both upstream commands checked on the mock's answer (not skipped), the token sent to it.
+ */
+export function expectGreenOnMock(json: unknown, upstream: Upstream): void {
+  const report = json as Report
+  const check = (id: string) => report.data?.checks.find((c) => c.id === id)
+  expect(report.ok).toBe(true)
+  expect(report.data?.summary.fail).toBe(0)
+  expect(check('stdio.quiet_stderr')).toMatchObject({ status: 'pass' })
+  expect(check('fuzz.invariants')).toMatchObject({ status: 'pass' })
+  expect(check('self.output_valid:items')).toMatchObject({ status: 'pass' })
+  expect(check('self.output_valid:feed')).toMatchObject({
+    status: 'pass',
+    evidence: expect.stringContaining('2 item(s)'),
+  })
+  expect(upstream.requests.map((r) => r.headers.get('authorization'))).toContain(`Bearer ${UPTOOL_TOKEN}`)
+}
