@@ -1,14 +1,25 @@
 import { createHash, generateKeyPairSync, sign } from 'node:crypto'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, request, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
+import { UnauthorizedError } from '@modelcontextprotocol/client'
 import type { Sandbox } from 'agentcli/testing'
 import { afterEach, describe, expect, it } from 'vitest'
 import { useColdTasks } from '../../support/cold-tasks.js'
-import { alive, env, seed, tasks, until, useSandbox } from '../../support/helpers.js'
+import {
+  alive,
+  env,
+  seed,
+  storeBytes,
+  storePath,
+  tasks,
+  until,
+  useSandbox,
+  useSharedServer,
+} from '../../support/helpers.js'
 import { type HttpServer, httpClient, startHttp, useSharedHttp } from '../../support/mcp-http.js'
-import { sc, withoutDuration } from '../../support/mcp-session.js'
+import { openSession, sc, withoutDuration } from '../../support/mcp-session.js'
 
 // Not about the warm pool: the servers start none (cold-tasks.ts).
 useColdTasks()
@@ -70,6 +81,49 @@ describe.each([
   })
 })
 
+describe('tool mcp --http: one write gate with the CLI and stdio', () => {
+  const box = () => plain().box
+
+  it('without authentication a token minted on one surface confirms once on another; a replay anywhere is E_CONFLICT', async () => {
+    rmSync(storePath(box()), { force: true })
+    const { server } = plain()
+    // Each era on the one endpoint: what one mints, the other spends.
+    const legacy = await httpClient(server.url)
+    const modern = await httpClient(server.url, { modern: true })
+    const stdio = await openSession(box())
+    const refused = (r: unknown) => {
+      expect(sc(r).error?.code, JSON.stringify(sc(r))).toBe('E_CONFLICT')
+      expect(sc(r).error.details.reason).toBe('already_used')
+    }
+    const create = (title: string, more: Record<string, unknown>) => ({ name: 'create', arguments: { title, ...more } })
+    try {
+      // HTTP → CLI; then neither stdio nor HTTP spends it again.
+      let token = sc(await legacy.callTool(create('http-to-cli', { dry_run: true }))).data.confirm_token as string
+      expect(env(await tasks(box(), ['create', '--title', 'http-to-cli', '--confirm', token])).ok).toBe(true)
+      refused(await stdio.client.callTool(create('http-to-cli', { confirm: token })))
+      refused(await modern.callTool(create('http-to-cli', { confirm: token })))
+      // CLI → HTTP; then not stdio.
+      token = env(await tasks(box(), ['create', '--title', 'cli-to-http', '--dry-run'])).data.confirm_token
+      expect(sc(await modern.callTool(create('cli-to-http', { confirm: token }))).ok).toBe(true)
+      refused(await stdio.client.callTool(create('cli-to-http', { confirm: token })))
+      // stdio → HTTP; then not stdio.
+      token = sc(await stdio.client.callTool(create('stdio-to-http', { dry_run: true }))).data.confirm_token
+      expect(sc(await legacy.callTool(create('stdio-to-http', { confirm: token }))).ok).toBe(true)
+      refused(await stdio.client.callTool(create('stdio-to-http', { confirm: token })))
+      // Each applied exactly once.
+      expect(
+        env(await tasks(box(), ['list']))
+          .data.items.map((t: { title: string }) => t.title)
+          .sort(),
+      ).toEqual(['cli-to-http', 'http-to-cli', 'stdio-to-http'])
+    } finally {
+      await legacy.close()
+      await modern.close()
+      await stdio.close()
+    }
+  })
+})
+
 describe('tool mcp --http: a person in the loop', () => {
   const box = () => plain().box
 
@@ -118,6 +172,114 @@ describe('tool mcp --http: a person in the loop', () => {
       expect(r.error.code).toBe('E_CONFIRMATION_REQUIRED')
       expect(asked).toHaveLength(0)
     } finally {
+      await client.close()
+    }
+  })
+})
+
+/**
+ * The remote tasks API `sync` reads: one page with one task. While `hold` is on, a request is kept unanswered (its
+ * socket in `held`): a `sync` reading it stays in its plan.
+ */
+async function remoteTasks(): Promise<{
+  url: string
+  held: Array<{ destroy(): void }>
+  hold(on: boolean): void
+  close(): Promise<void>
+}> {
+  const held: Array<{ destroy(): void }> = []
+  let holding = false
+  const upstream: Server = createServer((req, res) => {
+    if (holding) return void held.push(req.socket)
+    res.setHeader('content-type', 'application/json')
+    res.end(
+      JSON.stringify({
+        items: [{ id: 'r1', title: 'remote one', status: 'open', updated_at: '2026-01-01T00:00:00.000Z' }],
+        next_cursor: null,
+      }),
+    )
+  })
+  upstream.keepAliveTimeout = 0
+  await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r))
+  const release = () => {
+    for (const socket of held.splice(0)) socket.destroy()
+  }
+  return {
+    url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`,
+    held,
+    hold: (on) => {
+      holding = on
+      if (!on) release()
+    },
+    close: async () => {
+      release()
+      upstream.closeAllConnections()
+      await new Promise((r) => upstream.close(r))
+    },
+  }
+}
+
+describe('tool mcp --http: a call the client cancels', () => {
+  // One server, its calls reading the remote API above with an injected credential.
+  let upstream: Awaited<ReturnType<typeof remoteTasks>> | undefined
+  const syncing = useSharedServer(
+    'server',
+    async (box) => {
+      upstream = await remoteTasks()
+      return {
+        server: await startHttp(box, [], {
+          TASKS_API_URL: upstream.url,
+          TASKS_TOKEN: 'tok-sync-0123456789',
+          TASKS_ACCOUNT: 'me',
+          TASKS_HTTP_TIMEOUT_MS: '60000',
+        }),
+      }
+    },
+    async ({ server }) => {
+      await server.stop()
+      await upstream?.close()
+    },
+  )
+
+  // The 2026-07-28 revision cancels by closing the request's response. A 2025-11-25 client over stateless HTTP sends
+  // notifications/cancelled in a request of its own, which no instance can match to the call (see docs/mcp.md).
+  it('2026-07-28: aborting a confirmed write in its plan stops its process; nothing is applied and the token confirms later, once', async () => {
+    const { box, server } = syncing()
+    const remote = upstream!
+    const state = join(box.env.XDG_DATA_HOME!, 'tasks', 'sync-state.json')
+    rmSync(storePath(box), { force: true })
+    rmSync(state, { force: true })
+    const from = server.stderr().length
+    const client = await httpClient(server.url, { modern: true })
+    try {
+      const dry = sc(await client.callTool({ name: 'sync', arguments: { dry_run: true } }))
+      expect(dry.ok, JSON.stringify(dry)).toBe(true)
+      const token = dry.data.confirm_token as string
+      remote.hold(true)
+      const controller = new AbortController()
+      const pending = client.callTool({ name: 'sync', arguments: { confirm: token } }, { signal: controller.signal })
+      // The confirmed call is in its plan: its process runs and its request to the remote API waits.
+      const pid = await until(() => {
+        const m = /mcp: sync --confirm \S+ \(pid (\d+)\)/.exec(server.stderr().slice(from))
+        return m && remote.held.length > 0 ? Number(m[1]) : undefined
+      })
+      expect(alive(pid)).toBe(true)
+      controller.abort()
+      await expect(pending).rejects.toThrow()
+      await until(() => (alive(pid) ? undefined : true))
+      remote.hold(false)
+      // Nothing applied: no task, no mapping; the token was given back, so it confirms now, once.
+      expect(storeBytes(box)).toBe('<absent>')
+      expect(existsSync(state)).toBe(false)
+      const done = sc(await client.callTool({ name: 'sync', arguments: { confirm: token } }))
+      expect(done.ok, JSON.stringify(done)).toBe(true)
+      expect(done.data).toEqual({ created: 1, updated: 0, unchanged: 0 })
+      const again = sc(await client.callTool({ name: 'sync', arguments: { confirm: token } }))
+      expect(again.error.code).toBe('E_CONFLICT')
+      expect(again.error.details.reason).toBe('already_used')
+      expect(env(await tasks(box, ['list'])).data.items.map((t: { title: string }) => t.title)).toEqual(['remote one'])
+    } finally {
+      remote.hold(false)
       await client.close()
     }
   })
@@ -382,53 +544,143 @@ describe('tool mcp --http with bearer authentication: the subject is the princip
     }
   })
 
-  it("--auth-issuer: the issuer's JWT is served; wrong issuer, expired or another key's signature is 401", async () => {
-    const key = generateKeyPairSync('ec', { namedCurve: 'P-256' })
-    const forger = generateKeyPairSync('ec', { namedCurve: 'P-256' })
-    const as: Server = createServer((req, res) => {
-      const base = `http://127.0.0.1:${(as.address() as AddressInfo).port}`
-      res.setHeader('content-type', 'application/json')
-      if (req.url === '/.well-known/oauth-authorization-server')
-        return void res.end(JSON.stringify({ issuer: base, jwks_uri: `${base}/jwks` }))
-      if (req.url === '/jwks')
-        return void res.end(
-          JSON.stringify({ keys: [{ ...(key.publicKey.export({ format: 'jwk' }) as object), kid: 'k1' }] }),
-        )
-      res.statusCode = 404
-      res.end('{}')
-    })
-    await new Promise<void>((r) => as.listen(0, '127.0.0.1', r))
-    const issuer = `http://127.0.0.1:${(as.address() as AddressInfo).port}`
-    const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url')
-    const jwt = (claims: Record<string, unknown>, signer = key.privateKey) => {
-      const input = `${b64({ alg: 'ES256', kid: 'k1' })}.${b64({ iss: issuer, sub: 'ann', exp: Math.floor(Date.now() / 1000) + 600, ...claims })}`
-      return `${input}.${sign('sha256', Buffer.from(input), { key: signer, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`
-    }
+  it("a token minted on the CLI is not the authenticated subject's: over HTTP other_account, nothing consumed, the CLI confirms it once", async () => {
+    const { box, server } = authed()
+    seed(box, [{ id: '1', title: 'one' }])
+    const ann = await httpClient(server.url, { modern: true, token: 'tok-ann' })
     try {
-      const server = await startHttp(box(), ['--auth-issuer', issuer])
-      servers.push(server)
-      const post = (token: string) =>
-        fetch(server.url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            authorization: `Bearer ${token}`,
-          },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
-        })
-      expect((await post(jwt({ aud: server.url }))).status).toBe(200)
-      expect((await post(jwt({ aud: server.url, iss: 'http://127.0.0.1:1' }))).status).toBe(401)
-      expect((await post(jwt({ aud: server.url, exp: Math.floor(Date.now() / 1000) - 3600 }))).status).toBe(401)
-      expect((await post(jwt({ aud: server.url }, forger.privateKey))).status).toBe(401)
-      expect((await post(jwt({ aud: 'https://elsewhere.example/mcp' }))).status).toBe(401)
-      const meta = await (await fetch(new URL('/.well-known/oauth-protected-resource/mcp', server.url))).json()
-      expect(meta).toMatchObject({ resource: server.url, authorization_servers: [issuer] })
-      const client = await httpClient(server.url, { modern: true, token: jwt({ aud: server.url }) })
-      expect((await client.listTools()).tools.length).toBeGreaterThan(0)
-      await client.close()
+      const token = env(await tasks(box, ['edit', '1', '--title', 'by cli', '--dry-run'])).data.confirm_token as string
+      const foreign = sc(await ann.callTool({ name: 'edit', arguments: { id: '1', title: 'by cli', confirm: token } }))
+      expect(foreign.error.code).toBe('E_CONFLICT')
+      expect(foreign.error.details.reason).toBe('other_account')
+      expect(env(await tasks(box, ['get', '1'])).data.title).toBe('one')
+      expect(env(await tasks(box, ['edit', '1', '--title', 'by cli', '--confirm', token])).ok).toBe(true)
     } finally {
-      await new Promise((r) => as.close(r))
+      await ann.close()
+    }
+  })
+})
+
+describe('tool mcp --http --auth-issuer: JWTs of an authorization server', () => {
+  const key = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  const forger = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  let issuer = ''
+  const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url')
+  const jwt = (claims: Record<string, unknown>, signer = key.privateKey) => {
+    const input = `${b64({ alg: 'ES256', kid: 'k1' })}.${b64({ iss: issuer, sub: 'ann', exp: Math.floor(Date.now() / 1000) + 600, ...claims })}`
+    return `${input}.${sign('sha256', Buffer.from(input), { key: signer, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`
+  }
+  // One authorization server and one endpoint trusting it, for the tests below.
+  let as: Server | undefined
+  const issued = useSharedServer(
+    'server',
+    async (box) => {
+      const server: Server = createServer((req, res) => {
+        const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+        res.setHeader('content-type', 'application/json')
+        if (req.url === '/.well-known/oauth-authorization-server')
+          return void res.end(JSON.stringify({ issuer: base, jwks_uri: `${base}/jwks` }))
+        if (req.url === '/jwks')
+          return void res.end(
+            JSON.stringify({ keys: [{ ...(key.publicKey.export({ format: 'jwk' }) as object), kid: 'k1' }] }),
+          )
+        res.statusCode = 404
+        res.end('{}')
+      })
+      as = server
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+      issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      return { server: await startHttp(box, ['--auth-issuer', issuer]) }
+    },
+    async ({ server }) => {
+      await server.stop()
+      await new Promise((r) => as?.close(r))
+    },
+  )
+
+  it("--auth-issuer: the issuer's JWT is served; wrong issuer, expired or another key's signature is 401", async () => {
+    const { server } = issued()
+    const post = (token: string) =>
+      fetch(server.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${token}`,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      })
+    expect((await post(jwt({ aud: server.url }))).status).toBe(200)
+    expect((await post(jwt({ aud: server.url, iss: 'http://127.0.0.1:1' }))).status).toBe(401)
+    expect((await post(jwt({ aud: server.url, exp: Math.floor(Date.now() / 1000) - 3600 }))).status).toBe(401)
+    expect((await post(jwt({ aud: server.url }, forger.privateKey))).status).toBe(401)
+    expect((await post(jwt({ aud: 'https://elsewhere.example/mcp' }))).status).toBe(401)
+    const meta = await (await fetch(new URL('/.well-known/oauth-protected-resource/mcp', server.url))).json()
+    expect(meta).toMatchObject({ resource: server.url, authorization_servers: [issuer] })
+    const client = await httpClient(server.url, { modern: true, token: jwt({ aud: server.url }) })
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0)
+    await client.close()
+  })
+
+  it('the official client without a token, or with a JWT of the wrong issuer, expired or forged, gets its 401 in either era, and nothing runs', async () => {
+    const { box, server } = issued()
+    seed(box, [{ id: '1', title: 'one' }])
+    const before = storeBytes(box)
+    const from = server.stderr().length
+    const bad: Array<[string, string]> = [
+      ['wrong issuer', jwt({ aud: server.url, iss: 'http://127.0.0.1:1' })],
+      ['expired', jwt({ aud: server.url, exp: Math.floor(Date.now() / 1000) - 3600 })],
+      ['forged', jwt({ aud: server.url }, forger.privateKey)],
+    ]
+    const attempt = async (modern: boolean, token?: string) => {
+      const client = await httpClient(server.url, { modern, ...(token ? { token } : {}) })
+      try {
+        return await client.callTool({ name: 'edit', arguments: { id: '1', title: 'never', dry_run: true } })
+      } finally {
+        await client.close()
+      }
+    }
+    for (const modern of [false, true]) {
+      // A client with no credential to offer gets the HTTP error itself; one with a token, the SDK's auth error.
+      await expect(attempt(modern), `no token, modern: ${modern}`).rejects.toMatchObject({
+        name: 'SdkHttpError',
+        data: { status: 401 },
+      })
+      for (const [what, token] of bad)
+        await expect(attempt(modern, token), `${what}, modern: ${modern}`).rejects.toBeInstanceOf(UnauthorizedError)
+    }
+    // The valid token's call is logged; none of the refused ones was.
+    const client = await httpClient(server.url, { modern: true, token: jwt({ aud: server.url }) })
+    try {
+      expect(sc(await client.callTool({ name: 'get', arguments: { id: '1' } })).ok).toBe(true)
+    } finally {
+      await client.close()
+    }
+    await until(() => (/mcp: get 1/.test(server.stderr().slice(from)) ? true : undefined))
+    expect(server.stderr().slice(from)).not.toMatch(/mcp: edit/)
+    expect(storeBytes(box)).toBe(before)
+  })
+
+  it("another subject's confirm token is refused (other_account), nothing applied; its own subject confirms it once", async () => {
+    const { box, server } = issued()
+    seed(box, [{ id: '1', title: 'one' }])
+    const ann = await httpClient(server.url, { modern: true, token: jwt({ aud: server.url }) })
+    const bob = await httpClient(server.url, { token: jwt({ aud: server.url, sub: 'bob' }) })
+    try {
+      const dry = sc(await ann.callTool({ name: 'edit', arguments: { id: '1', title: 'by ann', dry_run: true } }))
+      const token = dry.data.confirm_token as string
+      const stolen = sc(await bob.callTool({ name: 'edit', arguments: { id: '1', title: 'by ann', confirm: token } }))
+      expect(stolen.error.code).toBe('E_CONFLICT')
+      expect(stolen.error.details.reason).toBe('other_account')
+      expect(env(await tasks(box, ['get', '1'])).data.title).toBe('one')
+      expect(sc(await ann.callTool({ name: 'edit', arguments: { id: '1', title: 'by ann', confirm: token } })).ok).toBe(
+        true,
+      )
+      const again = sc(await ann.callTool({ name: 'edit', arguments: { id: '1', title: 'by ann', confirm: token } }))
+      expect(again.error.details.reason).toBe('already_used')
+    } finally {
+      await ann.close()
+      await bob.close()
     }
   })
 })
