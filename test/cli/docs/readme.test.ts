@@ -51,4 +51,14 @@ describe('README', () => {
       /^npm pack && node bin\/agentcli\.js init \.\.\/mytool --agentcli \.\/agentcli-[\d.]+\.tgz && cd/,
     )
   })
+
+  it("the release workflow's gate is CI's: .ci/run as root, on PostgreSQL and Redis services", async () => {
+    const { parse } = await import('yaml')
+    const workflow = parse(readFileSync(join(ROOT, '.github/workflows/release.yml'), 'utf8'))
+    const check = workflow.jobs.check
+    expect(check.steps.map((s: { run?: string }) => s.run).filter(Boolean)[0]).toBe('sudo -E env "PATH=$PATH" .ci/run')
+    expect(check.services.postgres.env).toMatchObject({ POSTGRES_HOST_AUTH_METHOD: 'trust', POSTGRES_USER: 'root' })
+    expect(check.services.postgres.ports).toEqual(['5432:5432'])
+    expect(check.services.redis.ports).toEqual(['6379:6379'])
+  })
 })
