@@ -59,19 +59,24 @@ export function callLogging(server: Handlers, logger: string) {
     level = request.params.level
     return {}
   })
-  const send = (ctx: LogCtx, at: LogLevel, data: unknown) => {
+  // Whether the client asked for messages of level `at` on this request.
+  const wants = (ctx: LogCtx, at: LogLevel) => {
     const wanted = ctx.mcpReq.envelope?.[LOG_LEVEL_META] ?? level
-    if (typeof wanted !== 'string' || rank(wanted) < 0 || rank(at) < rank(wanted)) return
+    return typeof wanted === 'string' && rank(wanted) >= 0 && rank(at) >= rank(wanted)
+  }
+  const send = (ctx: LogCtx, at: LogLevel, data: unknown) =>
     // A log line is never worth failing a call for (the client may have gone).
     ctx.mcpReq.notify({ method: 'notifications/message', params: { level: at, logger, data } }).catch(() => {})
-  }
   return {
-    /** Log one finished call, as far as the client asked. */
+    /** Log one finished call, as far as the client asked (nothing is built for a client that did not). */
     call(ctx: LogCtx, line: CallLine): void {
-      const command = loggedArgv(line.argv)
-      send(ctx, 'debug', { command, ran: line.ran, code: line.code, ms: Math.round(line.ms) })
       const stderr = line.stderr.trim()
-      if (stderr) send(ctx, 'warning', { command, stderr })
+      const debug = wants(ctx, 'debug')
+      const warning = stderr !== '' && wants(ctx, 'warning')
+      if (!debug && !warning) return
+      const command = loggedArgv(line.argv)
+      if (debug) send(ctx, 'debug', { command, ran: line.ran, code: line.code, ms: Math.round(line.ms) })
+      if (warning) send(ctx, 'warning', { command, stderr })
     },
   }
 }

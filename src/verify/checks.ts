@@ -149,7 +149,9 @@ async function referenceChecks(t: Target, ref: Ref, report: Report, options: Che
   )
   const version = json(await call(t, '--version', ['--version']))?.data as { version?: string } | undefined
   const context = ref.commands.some((c) => c.path === 'context')
-    ? (json(await call(t, 'context', ['context']))?.data as { version?: string } | undefined)
+    ? (json(await call(t, 'context', ['context']))?.data as
+        | { version?: string; paths?: { config_dir?: unknown } }
+        | undefined)
     : undefined
   report.add(
     'flags.version',
@@ -169,7 +171,7 @@ async function referenceChecks(t: Target, ref: Ref, report: Report, options: Che
   await readinessChecks(t, ref, report)
   await writeGate(t, ref, report, seen)
   // Its own operator policy, put in the sandbox for this check alone and taken away after it.
-  await policyGate(t, ref, report, seen)
+  await policyGate(t, ref, report, seen, context?.paths?.config_dir)
   // Last: a local command that breaks the rule may take the state the checks above read.
   await localChecks(t, ref, report, seen, owned)
 }

@@ -28,15 +28,11 @@ export function heldPolicy(): PolicyDocument {
 }
 
 /**
- * The tool's config dir in the sandbox: what its `context` names (`paths.config_dir`, an agentcli tool's), else
- * `<XDG_CONFIG_HOME>/<tool>` (oclif's default). Undefined when it is outside the sandbox home (an author's `--env`
- * moved it): verify writes nothing outside its sandbox.
+ * The tool's config dir in the sandbox: the one its `context` named (`paths.config_dir`, an agentcli tool's; the
+ * checks read `context` once, before this), else `<XDG_CONFIG_HOME>/<tool>` (oclif's default). Undefined when it is
+ * outside the sandbox home (an author's `--env` moved it): verify writes nothing outside its sandbox.
  */
-export async function sandboxConfigDir(t: Target, ref: Ref): Promise<string | undefined> {
-  const named = ref.commands.some((c) => c.path === 'context')
-    ? (json(await call(t, 'context (config dir)', ['context']))?.data as { paths?: { config_dir?: unknown } })?.paths
-        ?.config_dir
-    : undefined
+export function sandboxConfigDir(t: Target, ref: Ref, named?: unknown): string | undefined {
   const dir = resolve(typeof named === 'string' ? named : join(t.env.XDG_CONFIG_HOME!, ref.tool))
   const inside = relative(t.home, dir)
   return inside && !inside.startsWith('..') && inside !== dir ? dir : undefined
@@ -74,10 +70,17 @@ type Approval = { request_id?: unknown }
  * (a change with no named targets, `implicit_targets`) or whose example needs state is passed over. `skip`, with
  * why, when no write is held: a tool that reads no agentcli policy, or none whose example names its targets.
  */
-export async function policyGate(t: Target, ref: Ref, report: Report, seen: Seen): Promise<void> {
+export async function policyGate(
+  t: Target,
+  ref: Ref,
+  report: Report,
+  seen: Seen,
+  /** The config dir the target's `context` named, if it has one. */
+  configDir?: unknown,
+): Promise<void> {
   const writes = ref.commands.filter((c) => c.type === 'write')
   if (writes.length === 0) return
-  const dir = await sandboxConfigDir(t, ref)
+  const dir = sandboxConfigDir(t, ref, configDir)
   if (!dir) {
     report.add('write.held', 'write', 'skip', 'the tool’s config dir is outside the sandbox: no policy written')
     return
