@@ -10,6 +10,7 @@ import type { Reference } from '../describe/reference.js'
 import { renderSkill, skillName } from '../describe/skill.js'
 import { writeSkillMemo } from '../describe/skill-memo.js'
 import { loadZod } from '../schema/output.js'
+import { runEnv } from '../settings/run-env.js'
 import { bundleTool } from './bundle.js'
 import { writeCompactMemo } from './compact-memo.js'
 import { splitDescriptions } from './descriptions.js'
@@ -47,6 +48,12 @@ export async function buildTool(
 ): Promise<BuildReport> {
   const root = resolve(dir)
   const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as PackageJson
+  // Checked first: a changelog whose newest release is not the package's fails the build before anything is built.
+  const changelogPath = join(root, 'CHANGELOG.md')
+  const changelog =
+    options.changelog !== false && existsSync(changelogPath)
+      ? await parseChangelog(readFileSync(changelogPath, 'utf8'), pjson.version)
+      : undefined
   const plugin = new Plugin({ root, type: 'core', ignoreManifest: true, errorOnManifestCreate: true, isRoot: true })
   await plugin.load()
   const manifest = JSON.parse(JSON.stringify(plugin.manifest)) as { commands: Record<string, Record<string, unknown>> }
@@ -72,10 +79,8 @@ export async function buildTool(
   if (bundle && bin) writeCompactMemo(root, bin, bundle.id)
 
   let entries: number | null = null
-  const changelogPath = join(root, 'CHANGELOG.md')
   const metaPath = join(root, META_FILE)
-  if (options.changelog !== false && existsSync(changelogPath)) {
-    const changelog = await parseChangelog(readFileSync(changelogPath, 'utf8'), pjson.version)
+  if (changelog) {
     writeFileSync(metaPath, `${JSON.stringify({ changelog }, null, 2)}\n`)
     entries = changelog.length
   } else if (options.changelog !== false && existsSync(metaPath)) {
@@ -138,9 +143,11 @@ export function binPath(root: string, pjson: PackageJson): string | undefined {
  * compact form (the smallest pipe) and expanded.
  */
 export function readReference(bin: string): Reference {
+  // The run's environment (runEnv): `init` builds a tool's skill this way, and an in-process `init` has its own.
+  const { PATH, HOME } = runEnv()
   const result = spawnSync(process.execPath, [bin, 'reference', '--format', 'json', '--compact'], {
     encoding: 'utf8',
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' },
+    env: { PATH, HOME, NO_COLOR: '1' },
   })
   const envelope = JSON.parse(result.stdout) as { ok: boolean; data: Reference | CompactReference }
   if (!envelope.ok) throw new Error(`${bin} reference failed: ${result.stdout}`)

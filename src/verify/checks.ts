@@ -7,7 +7,7 @@ import { policyGate } from './policy-gate.js'
 import { populate } from './populate.js'
 import { REFERENCE_KEYS, type Ref, type RefCommand } from './reference-types.js'
 import type { Report } from './report.js'
-import { baselines, readinessChecks, selfChecks } from './self-checks.js'
+import { baselines, readinessChecks, selfChecks, type Validator, validator } from './self-checks.js'
 import { wholeRun } from './whole-run.js'
 import { writeGate } from './write-gate.js'
 
@@ -41,6 +41,9 @@ export async function runChecks(t: Target, report: Report, options: CheckOptions
     missing.length ? `reference lacks ${missing.join(', ')}` : 'all required keys present',
   )
   const ref = found && missing.length === 0 ? found : undefined
+  // The schema validator is an optional peer, needed only with a reference: missing, it is E_CONFIG now, before the
+  // target is run for every other check.
+  const ajv = ref ? await validator() : undefined
 
   // What every CLI can be asked, reference or not.
   const probe = ref && (ref.commands.find(plainRead) ?? ref.commands.find((c) => c.path === 'reference'))
@@ -62,7 +65,7 @@ export async function runChecks(t: Target, report: Report, options: CheckOptions
   const help = await call(t, '--help', ['--help'])
   report.add('flags.help', 'flags', help.code === 0, `--help exits ${help.code}`)
   await colourTemptation(t)
-  if (ref) await referenceChecks(t, ref, report, options)
+  if (ref && ajv) await referenceChecks(t, ref, report, options, ajv)
   else {
     quietStderr(await call(t, '--version --quiet', ['--version', '--quiet']), report)
     notApplicable(
@@ -75,7 +78,13 @@ export async function runChecks(t: Target, report: Report, options: CheckOptions
 }
 
 /** The checks that read the target's `reference`: exit codes, universal flags, state, self-description, writes. */
-async function referenceChecks(t: Target, ref: Ref, report: Report, options: CheckOptions): Promise<void> {
+async function referenceChecks(
+  t: Target,
+  ref: Ref,
+  report: Report,
+  options: CheckOptions,
+  ajv: Validator,
+): Promise<void> {
   const probe: RefCommand = ref.commands.find(plainRead) ?? ref.commands.find((c) => c.path === 'reference')!
 
   const withRequired = ref.commands.find((c) => c.params.some((p) => p.required))
@@ -166,7 +175,7 @@ async function referenceChecks(t: Target, ref: Ref, report: Report, options: Che
   const empty = await baselines(t, ref)
   // State first, so the reads below answer real, non-empty output (and the read rule is tested on it).
   const { seen, owned } = await populate(t, ref, report, options.setups)
-  await selfChecks(t, ref, report, seen, empty)
+  await selfChecks(t, ref, report, seen, empty, ajv)
   await boundedLists(t, ref, report, seen)
   await readinessChecks(t, ref, report)
   await writeGate(t, ref, report, seen)

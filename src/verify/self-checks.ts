@@ -8,8 +8,11 @@ import { changes, snapshot, stateBefore } from './side-effects.js'
 
 type Validate = ((data: unknown) => boolean) & { errors?: unknown }
 
+/** What {@link validator} resolves to. */
+export type Validator = Awaited<ReturnType<typeof validator>>
+
 /** Ajv with formats, loaded only by the verifier. */
-async function validator() {
+export async function validator() {
   const [{ Ajv2020 }, formats] = await loadOptional('verify', () =>
     Promise.all([import('ajv/dist/2020.js'), import('ajv-formats')]),
   )
@@ -139,8 +142,14 @@ async function checkRead(
  * Self-description: schemas compile, examples exist, and every read that can be run (plainly, or from an example
  * filled with ids seen in populated state) keeps the read rule and answers what its `output_schema` declares.
  */
-export async function selfChecks(t: Target, ref: Ref, report: Report, seen: Seen, empty: Baselines): Promise<void> {
-  const ajv = await validator()
+export async function selfChecks(
+  t: Target,
+  ref: Ref,
+  report: Report,
+  seen: Seen,
+  empty: Baselines,
+  ajv: Validator,
+): Promise<void> {
   for (const command of ref.commands) {
     let validate: Validate = () => true
     try {

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { runTool } from 'agentcli/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT, useSandbox } from '../../support/helpers.js'
+import { runInProcess } from '../../support/in-process.js'
 
 // A tool with more commands than CHUNK_FROM (src/build/bundle-chunks.ts): each self-contained command module
 // (items 20 on, which import no module of the tool) is a chunk of its own beside the bundle, evaluated only when
@@ -118,6 +119,8 @@ describe('a tool with many commands', () => {
 
   it('answers from the bundle as from the modules, byte for byte', async () => {
     // (A chunk's unnamed item says where its module sits, which differs between the two by design: named here.)
+    // The modules' answer in-process (test/support/in-process.ts: always the modules, the same bytes as their bin,
+    // test/cli/runtime/in-process.test.ts); the bundle's from the bin, chunks and all.
     for (const args of [
       ['item0'],
       ['item25', '--limit', '3', '--name', 'b'],
@@ -132,7 +135,7 @@ describe('a tool with many commands', () => {
     ]) {
       const [bundled, modules] = await Promise.all([
         runTool(bin, args, { env: box().env }),
-        runTool(bin, args, { env: { ...box().env, AGENTCLI_NO_BUNDLE: '1' } }),
+        runInProcess(dir, args, { env: box().env }),
       ])
       expect(stable(bundled.stdout), args.join(' ')).toBe(stable(modules.stdout))
       expect(bundled.code, args.join(' ')).toBe(modules.code)

@@ -5,6 +5,7 @@ import { runTool } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
 import { editJson, useToolCopy } from '../../support/copy.js'
 import { env, fixture, ROOT, seed, tasks, useSandbox } from '../../support/helpers.js'
+import { tasksInProcess } from '../../support/in-process.js'
 import { schemaValidator } from '../../support/schema.js'
 import { sshKeys } from '../../support/ssh-keys.js'
 
@@ -21,20 +22,22 @@ describe('reference', () => {
     seed(box(), [{ id: '1', title: 'first' }])
     const input = join(box().root, 'in.jsonl')
     writeFileSync(input, '{"title":"imported"}\n')
-    const ref = env(await tasks(box(), ['reference'])).data
+    const ref = env(await tasksInProcess(box(), ['reference'])).data
     const ajv = schemaValidator()
     const schemaOf = (path: string, key = 'output_schema') =>
       ajv.compile(ref.commands.find((c: { path: string }) => c.path === path)[key])
-    const data = async (args: string[]) => {
-      const run = await tasks(box(), args)
-      expect(run.code, `${args.join(' ')}: ${run.stdout}`).toBe(0)
-      return env(run).data
+    // The calls in-process (test/support/in-process.ts: the same bytes as the bin's), the job's submission through
+    // the bin: what its detached worker writes is what this file is here for.
+    const data = async (args: string[], run = tasksInProcess) => {
+      const done = await run(box(), args)
+      expect(done.code, `${args.join(' ')}: ${done.stdout}`).toBe(0)
+      return env(done).data
     }
     const importToken = (await data(['import', '--file', input, '--dry-run'])).confirm_token
-    const job = await data(['import', '--file', input, '--confirm', importToken])
+    const job = await data(['import', '--file', input, '--confirm', importToken], tasks)
     for (let i = 0; i < 100 && (await data(['job', 'status', '--id', job.job_id])).status !== 'succeeded'; i++)
       await new Promise((r) => setTimeout(r, 100))
-    const login = env(await tasks(box(), ['login'])).error.details
+    const login = env(await tasksInProcess(box(), ['login'])).error.details
     await data(['login', 'approve', login.user_code])
     const runs: Record<string, () => Promise<unknown[]>> = {
       get: async () => [await data(['get', '1'])],
@@ -44,7 +47,7 @@ describe('reference', () => {
       delete: async () => [await data(['delete', '1', '--dry-run'])],
       import: async () => [job, await data(['import', '--file', input, '--dry-run'])],
       export: async () =>
-        (await tasks(box(), ['export'])).stdout
+        (await tasksInProcess(box(), ['export'])).stdout
           .trimEnd()
           .split('\n')
           .map((l) => JSON.parse(l))
@@ -65,7 +68,7 @@ describe('reference', () => {
       update: async () => [],
       // A delete under the prod profile is held for approval; a key made here approves it.
       approve: async () => {
-        const held = await tasks(box(), ['delete', '1', '--dry-run'], { env: { TASKS_PROFILE: 'prod' } })
+        const held = await tasksInProcess(box(), ['delete', '1', '--dry-run'], { env: { TASKS_PROFILE: 'prod' } })
         const keys = sshKeys()
         try {
           const request = env(held).data.approval.request
@@ -90,7 +93,7 @@ describe('reference', () => {
       if (path !== 'sync' && path !== 'update') expect(outputs.length, path).toBeGreaterThan(0)
       for (const out of outputs) expect(validate(out), `${path}: ${JSON.stringify(validate.errors)}`).toBe(true)
     }
-    // Some thirty runs of the bin, and an ssh-keygen key for `approve`: more than the default on a loaded machine.
+    // Some thirty runs, a job's worker, and an ssh-keygen key for `approve`: more than the default on a loaded machine.
   }, 90_000)
 })
 

@@ -45,7 +45,7 @@ describe('README', () => {
     const commands = ci.split('\n').filter((line) => line && !/^(#|set |cd |export )/.test(line))
     expect(commands).toEqual([test])
     expect(start).toMatch(/^npx agentcli init mytool\b/)
-    // Before the registry: the two paths test/cli/scaffold/pack-install.test.ts runs.
+    // Before the registry: the two paths test/cli/scaffold/from-checkout.test.ts and pack-install.test.ts run.
     expect(checkout).toBe('node bin/agentcli.js init ../mytool --agentcli . && cd ../mytool && npm install && npm test')
     expect(tarball).toMatch(
       /^npm pack && node bin\/agentcli\.js init \.\.\/mytool --agentcli \.\/agentcli-[\d.]+\.tgz && cd/,

@@ -1,85 +1,25 @@
 // The published packages, as a new author gets them: pack the repository exactly as `npm publish` would, install
 // the tarball into an empty project outside the checkout, start a tool with `agentcli init`, and run that tool's
 // own `npm install && npm test` and `agentcli verify`. Third-party packages come from npm's cache when it has them.
-import { type SpawnSyncReturns, spawnSync } from 'node:child_process'
-import {
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs'
-import { homedir, tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+// The other path, from a checkout, and the new tool's README: test/cli/scaffold/from-checkout.test.ts (a file of its
+// own, so that the two journeys run on two workers at once).
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { x as untar } from 'tar'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT } from '../../support/helpers.js'
 import { getNode22 } from '../../support/node22.js'
 import { packedAgentcli } from '../../support/packed.js'
+import { authorShell, linksIntoCheckout, ok } from '../../support/scaffold.js'
 
 const WORK = mkdtempSync(join(tmpdir(), 'agentcli-pack-'))
 const HOME = join(WORK, 'home')
 const HOST = join(WORK, 'host')
 const TOOL = join(WORK, 'mytool')
-const FROM_CHECKOUT = join(WORK, 'fromcheckout')
-/** A minimal environment: nothing from the developer's npm configuration or the test runner's npm_* leaks in. */
-const ENV = {
-  PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
-  HOME,
-  npm_config_cache: process.env.npm_config_cache ?? join(homedir(), '.npm'),
-  npm_config_prefer_offline: 'true',
-  npm_config_audit: 'false',
-  npm_config_fund: 'false',
-  npm_config_update_notifier: 'false',
-  NO_COLOR: '1',
-  // The extra CA this machine may need to reach the registry, when it is set.
-  ...Object.fromEntries(
-    ['NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE']
-      .filter((name) => process.env[name])
-      .map((name) => [name, process.env[name]!]),
-  ),
-}
-
-function sh(cwd: string, command: string, args: string[], timeout = 180_000): SpawnSyncReturns<string> {
-  return spawnSync(command, args, {
-    cwd,
-    env: ENV,
-    encoding: 'utf8',
-    timeout,
-    killSignal: 'SIGKILL',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-}
-function ok(run: SpawnSyncReturns<string>, what: string): string {
-  expect(run.error, what).toBeUndefined()
-  expect(run.status, `${what}\n${run.stdout}\n${run.stderr}`).toBe(0)
-  return run.stdout
-}
+const { sh } = authorShell(HOME)
 type Pjson = { name: string; version: string; bundleDependencies?: string[] } & Record<string, unknown>
 const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Pjson
-
-/** Every symlink under `dir` whose target lies in the checkout: an install that still leans on the repository. */
-function linksIntoCheckout(dir: string): string[] {
-  const found: string[] = []
-  const checkout = realpathSync(ROOT)
-  const walk = (path: string) => {
-    const stat = lstatSync(path)
-    if (stat.isSymbolicLink()) {
-      let target = ''
-      try {
-        target = realpathSync(path)
-      } catch {
-        return
-      }
-      if (target === checkout || target.startsWith(`${checkout}/`)) found.push(`${path} -> ${target}`)
-    } else if (stat.isDirectory()) for (const name of readdirSync(path)) walk(join(path, name))
-  }
-  walk(dir)
-  return found
-}
 
 let agentcliTgz = ''
 let node22 = ''
@@ -171,30 +111,6 @@ describe('from an empty directory to a verified tool', () => {
     expect(lap.verified).toBeLessThan(240_000)
   }, 300_000)
 
-  it("the new tool's README: its set-up-and-run command prints one envelope; its test command is npm test; that build forgets a removed CHANGELOG.md", () => {
-    const changelog = () =>
-      JSON.parse(ok(sh(TOOL, 'node', ['bin/run.js', 'changelog']), 'changelog')) as { data: { entries: unknown[] } }
-    expect(changelog().data.entries.length).toBe(1)
-    // Removed before the README's own build runs, so that one build also shows the embedded changelog forgotten.
-    rmSync(join(TOOL, 'CHANGELOG.md'))
-    const readme = readFileSync(join(TOOL, 'README.md'), 'utf8')
-    const [setUp, test] = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.trim())
-    expect(test).toBe('npm test')
-    const steps = setUp!.split(' && ')
-    expect(steps[0]).toBe('npm install')
-    expect(steps[1]).toBe('npm run build')
-    // npm install already ran above; the rest runs as typed.
-    const run = sh(TOOL, 'sh', ['-c', steps.slice(1).join(' && ')], 120_000)
-    const stdout = ok(run, setUp!)
-    const envelope = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { ok: boolean; data: { items: unknown[] } }
-    expect(envelope.ok).toBe(true)
-    // The run command's own stdout is the envelope alone (the build before it talks on its own stdout).
-    const alone = ok(sh(TOOL, 'sh', ['-c', steps.at(-1)!]), steps.at(-1)!)
-    expect(JSON.parse(alone)).toMatchObject({ ok: true })
-    expect(changelog().data.entries).toEqual([])
-    // A build and five runs of the tool: the default limit is a slow machine's build alone.
-  }, 180_000)
-
   it('the new tool ships only the built-ins it chose: no update or job in its reference or its bundle', () => {
     const reference = JSON.parse(ok(sh(TOOL, 'node', ['bin/run.js', 'reference', '--compact']), 'reference')) as {
       data: { commands: Array<{ path: string }> }
@@ -207,30 +123,4 @@ describe('from an empty directory to a verified tool', () => {
     expect(bundle).not.toContain('Update this tool: check, preview')
     expect(bundle).not.toContain('Show the state and progress of an async job')
   })
-})
-
-describe('from a checkout, nothing on the registry', () => {
-  it("agentcli init --agentcli <checkout>: the tool's npm install copies agentcli with its dependencies, its commands run, npm test passes", () => {
-    // As the README says it, from the checkout: `node bin/agentcli.js init ../mytool --agentcli .`.
-    const init = sh(ROOT, 'node', ['bin/agentcli.js', 'init', FROM_CHECKOUT, '--agentcli', '.'])
-    expect((JSON.parse(ok(init, 'agentcli init --agentcli <checkout>')) as { ok: boolean }).ok).toBe(true)
-    ok(sh(FROM_CHECKOUT, 'npm', ['install']), 'the tool: npm install')
-    // A copy, not a symlink into the checkout: what the tool runs is what a tarball would give it.
-    expect(lstatSync(join(FROM_CHECKOUT, 'node_modules/agentcli')).isSymbolicLink()).toBe(false)
-    expect(linksIntoCheckout(join(FROM_CHECKOUT, 'node_modules'))).toEqual([])
-    // `npm test` is `npm run build && node --test`: its build is the one the runs below use.
-    const test = ok(sh(FROM_CHECKOUT, 'npm', ['test']), 'the tool: npm run build && node --test')
-    expect(test).toMatch(/fail 0\b/)
-    // Run unbundled too: the tool's modules load agentcli and its dependencies from the tool's node_modules.
-    for (const env of [{}, { AGENTCLI_NO_BUNDLE: '1' }]) {
-      const list = spawnSync('node', ['bin/run.js', 'list'], {
-        cwd: FROM_CHECKOUT,
-        env: { ...ENV, ...env },
-        encoding: 'utf8',
-        timeout: 60_000,
-      })
-      expect(list.status, `${JSON.stringify(env)} ${list.stdout}${list.stderr}`).toBe(0)
-      expect(JSON.parse(list.stdout)).toMatchObject({ ok: true, data: { items: [] } })
-    }
-  }, 300_000)
 })

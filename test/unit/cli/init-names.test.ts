@@ -1,11 +1,14 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { envelopeViolations } from 'agentcli/testing'
 import { afterEach, describe, expect, it } from 'vitest'
 import { checkEngine } from '../../../src/cli/init/framework-spec.js'
 import { toolNames } from '../../../src/cli/init/package-json.js'
 import { writeStaged } from '../../../src/cli/init/stage.js'
 import type { AgentError } from '../../../src/errors/agent-error.js'
+import { ROOT } from '../../support/helpers.js'
+import { runInProcess } from '../../support/in-process.js'
 
 const dirs: string[] = []
 function temp(): string {
@@ -122,4 +125,47 @@ describe('checkEngine', () => {
       expect(error?.details).toMatchObject({ reason: 'unsupported_node', got: `v${old}`, allowed: range })
     }
   })
+})
+
+type Failed = { ok: false; error: { code: string; details: Record<string, unknown> } }
+const init = (args: string[]) => runInProcess(ROOT, ['init', ...args], { env: { HOME: temp() } })
+
+function expectRefusedName(run: Awaited<ReturnType<typeof init>>, param: string, got: string): void {
+  expect(run.code, run.stdout + run.stderr).toBe(2)
+  expect(envelopeViolations(run.stdout, run.code)).toEqual([])
+  expect((run.json as Failed).error).toMatchObject({
+    code: 'E_VALIDATION',
+    details: { param, got, allowed: expect.stringContaining('lowercase letters, digits and single hyphens') },
+  })
+}
+
+// The whole command, in-process: what a half-way failure leaves is test/cli/scaffold/init.test.ts (its temp dir is
+// the process's).
+describe('agentcli init refuses a name it could not use, before writing anything', () => {
+  it.each([
+    'my_tool',
+    'my.tool',
+    'a..b',
+    'node_modules',
+    'favicon.ico',
+    'MyTool',
+    '.hidden',
+    '_private',
+    'http',
+    'a--b',
+    `t${'a'.repeat(214)}`,
+  ])('as the directory name: %j', async (name) => {
+    const cwd = temp()
+    expectRefusedName(await init([join(cwd, name)]), 'dir', name)
+    expect(readdirSync(cwd)).toEqual([])
+  })
+
+  it.each(['@scope/', '@/tool', '@Scope/tool', '@_scope/tool', '@a/b/c', 'scope/tool', '@scope/my_tool'])(
+    'as --name: %j',
+    async (name) => {
+      const cwd = temp()
+      expectRefusedName(await init([join(cwd, 'tool'), '--name', name]), '--name', name)
+      expect(readdirSync(cwd)).toEqual([])
+    },
+  )
 })
