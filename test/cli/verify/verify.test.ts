@@ -3,6 +3,7 @@ import { runTool } from 'agentcli/testing'
 import { describe, expect, it } from 'vitest'
 import { invocation, prng, violations } from '../../../src/verify/fuzz.js'
 import type { Ref } from '../../../src/verify/reference-types.js'
+import { undrawnCommands } from '../../support/fuzz-cover.js'
 import { env, ROOT, TASKS_BIN } from '../../support/helpers.js'
 
 const AGENTCLI = join(ROOT, 'bin/agentcli.js')
@@ -16,15 +17,23 @@ const brokenFuzzed = () => {
   return fuzzed
 }
 
+/**
+ * The example's fuzz count here (seed 1): the first count whose invocations draw every command of its reference, so
+ * each command still gets fuzzed input (a test below holds that). They are the first 108 calls of the run a
+ * scaffold's CI and `npm run verify:example` make (500, the same seed): past them the same commands are drawn again
+ * with other values, a depth those runs give and each call here would pay a start of the tool for.
+ */
+const EXAMPLE_FUZZ = 108
+
 describe('agentcli verify', () => {
-  // The suite's pass over the example, fuzzed as a scaffold's CI fuzzes (500 runs, seed 1): the fuzzer runs after
-  // every check, so the checks are those of a run without it. `npm run verify:example` prints the same in text.
-  it('passes the example tool, with every check listed and nothing failed, 500 fuzzed calls included', async () => {
-    const run = await verify(['--fuzz', '500', '--seed', '1', '--', process.execPath, TASKS_BIN])
+  // The suite's pass over the example, fuzzed (seed 1): the fuzzer runs after every check, so the checks are those
+  // of a run without it. `npm run verify:example` prints the same checks in text, with 500 fuzzed calls.
+  it(`passes the example tool, with every check listed and nothing failed, ${EXAMPLE_FUZZ} fuzzed calls included`, async () => {
+    const run = await verify(['--fuzz', String(EXAMPLE_FUZZ), '--seed', '1', '--', process.execPath, TASKS_BIN])
     expect(run.code, run.stdout.slice(0, 2000)).toBe(0)
     const data = env(run).data
     expect(data).toMatchObject({ tool: 'tasks', version: '0.1.0', summary: { fail: 0 } })
-    expect(data.fuzz).toMatchObject({ runs: 500, seed: 1 })
+    expect(data.fuzz).toMatchObject({ runs: EXAMPLE_FUZZ, seed: 1 })
     expect(data.checks.find((c: { id: string }) => c.id === 'fuzz.invariants').status).toBe('pass')
     const ids = data.checks.map((c: { id: string }) => c.id)
     for (const id of [
@@ -88,6 +97,13 @@ describe('agentcli verify', () => {
       /^list \(2 items\)/,
     )
   }, 300_000)
+
+  it(`fuzzes every command of the example with ${EXAMPLE_FUZZ} seeded calls`, async () => {
+    const reference = await runTool(TASKS_BIN, ['reference'])
+    const ref = env(reference).data as Ref
+    expect(ref.commands.length).toBeGreaterThan(20)
+    expect(undrawnCommands(ref, EXAMPLE_FUZZ, 1)).toEqual([])
+  })
 
   it('fails a deliberately broken CLI on exactly its three defects', async () => {
     const run = await brokenFuzzed()
