@@ -59,9 +59,9 @@ describe('agentcli verify on a tool with an upstream', () => {
     const { run, report } = await verify(uptoolCiFlags(upstream.url))
     expect(run.code, run.stdout).toBe(0)
     expectGreenOnMock(report, upstream)
-    // The cut-down fuzz count still draws every command (here and in verify-node22.test.ts, the same flags).
+    // The cut-down fuzz still draws every command (here and in verify-node22.test.ts, the same flags).
     const reference = await runTool(join(TOOL, 'bin/run.js'), ['reference'])
-    expect(undrawnCommands((reference.json as { data: Ref }).data, UPTOOL_FUZZ, 1)).toEqual([])
+    expect(undrawnCommands((reference.json as { data: Ref }).data, UPTOOL_FUZZ.runs, UPTOOL_FUZZ.seed)).toEqual([])
   }, 150_000)
 
   it('--env alone does not open the network: the mock is not reached without --allow-upstream', async () => {
