@@ -73,11 +73,16 @@ export function endWorkers(dataHome: string, graceMs = GRACE_MS): number[] {
  * Let the background work under a throw-away home settle before its state is compared (verify's side-effect
  * brackets): a job an earlier call started writes its record and result whenever its worker runs, and a snapshot
  * taken meanwhile would blame those writes on the next call. Waits up to `waitMs` for every job to be finished (or
- * pending past {@link CLAIM_MS}), then ends the workers still running (their last writes land before it returns).
- * Returns the PIDs it had to end.
+ * pending past {@link CLAIM_MS}) and every worker to have exited: a worker still writes after its job's record says
+ * it finished (the call's audit line, as the process ends). Then ends the workers still running (their last writes
+ * land before it returns). Returns the PIDs it had to end.
  */
 export async function settleWorkers(dataHome: string, waitMs = 5_000): Promise<number[]> {
-  for (let waited = 0; waited < waitMs && backgroundWork(dataHome).awaited > 0; waited += STEP_MS)
+  const unsettled = () => {
+    const work = backgroundWork(dataHome)
+    return work.awaited > 0 || work.live.length > 0
+  }
+  for (let waited = 0; waited < waitMs && unsettled(); waited += STEP_MS)
     await new Promise((resolve) => setTimeout(resolve, STEP_MS))
-  return backgroundWork(dataHome).awaited > 0 ? endWorkers(dataHome) : []
+  return unsettled() ? endWorkers(dataHome) : []
 }

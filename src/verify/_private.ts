@@ -2,6 +2,8 @@ import { type Call, json } from './call.js'
 import type { RefCommand } from './reference-types.js'
 
 export const words = (path: string) => path.split(' ')
+/** The key of an argv, to find a call that already ran it. */
+export const argvKey = (argv: readonly string[]) => argv.join('\u0000')
 export const needsInput = (c: RefCommand) => c.params.some((p) => p.required)
 export const plainRead = (c: RefCommand) => c.type === 'read' && !needsInput(c) && !c.stream && !c.async && !c.raw
 
@@ -35,7 +37,8 @@ export const strip = (doc: Record<string, unknown> | undefined) =>
 /**
  * The read commands whose plain output describes the tool's state: not its self-description, nor `mcp`, whose
  * plain run (stdin closed, no client) answers the same note whatever the state, after loading the MCP SDK: the
- * slowest call of every state read the write gate makes twice per write, for nothing a comparison could see.
+ * slowest call of every state read the write gate makes once per write (and once more), for nothing a comparison
+ * could see.
  */
 export const stateReads = (commands: RefCommand[]) =>
   commands.filter((c) => plainRead(c) && !['reference', 'context', 'doctor', 'changelog', 'mcp'].includes(c.path))

@@ -65,7 +65,7 @@ export async function runChecks(t: Target, report: Report, options: CheckOptions
   const help = await call(t, '--help', ['--help'])
   report.add('flags.help', 'flags', help.code === 0, `--help exits ${help.code}`)
   await colourTemptation(t)
-  if (ref && ajv) await referenceChecks(t, ref, report, options, ajv)
+  if (ref && ajv) await referenceChecks(t, ref, report, options, refCall, ajv)
   else {
     quietStderr(await call(t, '--version --quiet', ['--version', '--quiet']), report)
     notApplicable(
@@ -77,12 +77,16 @@ export async function runChecks(t: Target, report: Report, options: CheckOptions
   return ref
 }
 
-/** The checks that read the target's `reference`: exit codes, universal flags, state, self-description, writes. */
+/**
+ * The checks that read the target's `reference`: exit codes, universal flags, state, self-description, writes.
+ * `refCall` is the run of `reference` that described the target.
+ */
 async function referenceChecks(
   t: Target,
   ref: Ref,
   report: Report,
   options: CheckOptions,
+  refCall: Call,
   ajv: Validator,
 ): Promise<void> {
   const probe: RefCommand = ref.commands.find(plainRead) ?? ref.commands.find((c) => c.path === 'reference')!
@@ -157,10 +161,9 @@ async function referenceChecks(
     2,
   )
   const version = json(await call(t, '--version', ['--version']))?.data as { version?: string } | undefined
-  const context = ref.commands.some((c) => c.path === 'context')
-    ? (json(await call(t, 'context', ['context']))?.data as
-        | { version?: string; paths?: { config_dir?: unknown } }
-        | undefined)
+  const contextCall = ref.commands.some((c) => c.path === 'context') ? await call(t, 'context', ['context']) : undefined
+  const context = contextCall
+    ? (json(contextCall)?.data as { version?: string; paths?: { config_dir?: unknown } } | undefined)
     : undefined
   report.add(
     'flags.version',
@@ -171,13 +174,15 @@ async function referenceChecks(
   quietStderr(quiet, report)
 
   // What the reads answer on the empty state: a read that fails only once there is data is told from one that
-  // needs a login.
-  const empty = await baselines(t, ref)
+  // needs a login. The reads the checks above made are on that state already (nothing has been confirmed yet), and
+  // are not made again.
+  const empty = await baselines(t, ref, [refCall, first, base, ...(contextCall ? [contextCall] : [])])
   // State first, so the reads below answer real, non-empty output (and the read rule is tested on it).
-  const { seen, owned } = await populate(t, ref, report, options.setups)
-  await selfChecks(t, ref, report, seen, empty, ajv)
-  await boundedLists(t, ref, report, seen)
-  await readinessChecks(t, ref, report)
+  const { seen, owned, reads } = await populate(t, ref, report, options.setups)
+  // The reads of the populated state: each made once, and read by every check that asks it.
+  const populated = await selfChecks(t, ref, report, seen, empty, reads, ajv)
+  await boundedLists(t, ref, report, seen, populated)
+  await readinessChecks(t, ref, report, populated)
   await writeGate(t, ref, report, seen)
   // Its own operator policy, put in the sandbox for this check alone and taken away after it.
   await policyGate(t, ref, report, seen, context?.paths?.config_dir)

@@ -1,12 +1,16 @@
 import { errorOf, stateReads, twoAtATime, words } from './_private.js'
-import { call, json, type Target } from './call.js'
+import { type Call, call, json, type Target } from './call.js'
 import { exampleArgv, fill, harvest, itemCount, type Seen, varied } from './examples.js'
 import type { Ref, RefCommand } from './reference-types.js'
 import type { Report } from './report.js'
-import { changes, snapshot, stateBefore } from './side-effects.js'
+import { type Bracketed, bracketedCall, changes, snapshot, stateBefore } from './side-effects.js'
 
-/** What populating gave the checks: the values seen (for placeholders), and every path a confirmed write made. */
-export type Populated = { seen: Seen; owned: Set<string> }
+/**
+ * What populating gave the checks: the values seen (for placeholders), every path a confirmed write made, and the
+ * last round of state reads, each run alone between snapshots (by command path): the self-checks judge those very
+ * calls instead of making them again on the same state.
+ */
+export type Populated = { seen: Seen; owned: Set<string>; reads: Map<string, Bracketed> }
 
 /** Writes that take state away, or replace the tool itself: never confirmed while populating. */
 const UNPOPULATING = new Set(['delete', 'remove', 'rm', 'destroy', 'purge', 'drop', 'clear', 'reset', 'uninstall'])
@@ -51,10 +55,22 @@ async function dryRunConfirm(
     : { landed: false, why: `confirm with its own token → exit ${done.code}, ${errorOf(done)?.code ?? 'no code'}` }
 }
 
-async function harvestReads(t: Target, ref: Ref, seen: Seen): Promise<number> {
+/**
+ * Harvest what the state reads answer. Between rounds they are bracketed by no snapshot: two at a time. The last
+ * round (`reads` given) is the populated state the self-checks look at: each read runs alone between snapshots,
+ * under the self-check's own label, and is kept for it.
+ */
+async function harvestReads(t: Target, ref: Ref, seen: Seen, reads?: Map<string, Bracketed>): Promise<number> {
+  const commands = stateReads(ref.commands)
+  let outs: Call[] = []
+  if (reads)
+    for (const c of commands) {
+      const read = await bracketedCall(t, c.path, words(c.path))
+      reads.set(c.path, read)
+      outs.push(read.out)
+    }
+  else outs = await twoAtATime(commands, (c) => call(t, `populate:read ${c.path}`, words(c.path)))
   let items = 0
-  // Reads, bracketed by no snapshot: two at a time, harvested in the commands' order.
-  const outs = await twoAtATime(stateReads(ref.commands), (c) => call(t, `populate:read ${c.path}`, words(c.path)))
   for (const out of outs) {
     if (out.code !== 0) continue
     const data = json(out)?.data
@@ -96,7 +112,7 @@ async function setup(
  * answer. Returns what was seen, for the read checks' own placeholders, and what the writes made.
  */
 export async function populate(t: Target, ref: Ref, report: Report, setups: string[]): Promise<Populated> {
-  const state: Populated = { seen: new Map(), owned: new Set() }
+  const state: Populated = { seen: new Map(), owned: new Set(), reads: new Map() }
   const { seen, owned } = state
   for (const [i, line] of setups.entries()) {
     const r = await setup(t, ref, line, state)
@@ -135,7 +151,7 @@ export async function populate(t: Target, ref: Ref, report: Report, setups: stri
       )
     }
   }
-  const items = await harvestReads(t, ref, seen)
+  const items = await harvestReads(t, ref, seen, state.reads)
   report.add(
     'populate.state',
     'populate',

@@ -1,10 +1,10 @@
 import { loadOptional } from '../runtime/optional-peers.js'
-import { NEEDS_STATE, needsInput, stateError, twoAtATime, words } from './_private.js'
-import { call, json, type Target } from './call.js'
+import { argvKey, NEEDS_STATE, needsInput, stateError, twoAtATime, words } from './_private.js'
+import { type Call, call, json, type Target } from './call.js'
 import { type Filled, itemCount, NOTHING, runnableExampleInfo, type Seen } from './examples.js'
 import type { Ref, RefCommand } from './reference-types.js'
 import type { Report } from './report.js'
-import { changes, snapshot, stateBefore } from './side-effects.js'
+import { type Bracketed, bracketedCall } from './side-effects.js'
 
 type Validate = ((data: unknown) => boolean) & { errors?: unknown }
 
@@ -36,15 +36,20 @@ export type Baselines = Map<string, number | null>
 
 /**
  * Run each validated read once before populating: what it answers on an empty state tells a read that needs what
- * verify cannot make (a login: the same answer before and after) from one that fails on the data.
+ * verify cannot make (a login: the same answer before and after) from one that fails on the data. `earlier` are
+ * calls the checks already made on the empty state (`reference`, the probed read, `context`; the sandbox's own
+ * environment): a read among them is not run again.
  */
-export async function baselines(t: Target, ref: Ref): Promise<Baselines> {
+export async function baselines(t: Target, ref: Ref, earlier: readonly Call[] = []): Promise<Baselines> {
+  const known = new Map(earlier.map((c) => [argvKey(c.args), c.code]))
   // Reads on the empty state, bracketed by no snapshot: two at a time.
   const runs = validated(ref).flatMap((command) => {
     const argv = readArgv(command, ref, NOTHING)?.argv
     return argv ? [{ path: command.path, argv }] : []
   })
-  const codes = await twoAtATime(runs, async (r) => (await call(t, `empty:${r.path}`, r.argv)).code)
+  const codes = await twoAtATime(runs, async (r) =>
+    known.has(argvKey(r.argv)) ? known.get(argvKey(r.argv))! : (await call(t, `empty:${r.path}`, r.argv)).code,
+  )
   return new Map(runs.map((r, i) => [r.path, codes[i]!]))
 }
 
@@ -59,7 +64,10 @@ export function needsStateVerdict(code: number, empty: number | null | undefined
   return empty === code ? 'skip' : 'fail'
 }
 
-/** One read, on the populated state: it changes nothing outside the cache dir, and its output is what it declares. */
+/**
+ * One read, on the populated state: it changes nothing outside the cache dir, and its output is what it declares.
+ * `ran` is that read already run alone between snapshots on this state (populating's last reads), else it is run.
+ */
 async function checkRead(
   t: Target,
   command: RefCommand,
@@ -67,12 +75,13 @@ async function checkRead(
   empty: number | null | undefined,
   validate: Validate,
   report: Report,
-) {
+  ran: Bracketed | undefined,
+): Promise<Call> {
   const { argv } = filled
   // A read changes nothing outside the cache dir (docs/contract.md, the read rule).
-  const before = await stateBefore(t)
-  const out = await call(t, command.path, argv)
-  const changed = changes(before, snapshot(t.home, t.env.XDG_CACHE_HOME!)).map((p) => p.replace(t.home, '~'))
+  const read = ran && argvKey(ran.out.args) === argvKey(argv) ? ran : await bracketedCall(t, command.path, argv)
+  const out = read.out
+  const changed = read.changed.map((p) => p.replace(t.home, '~'))
   report.add(
     `self.read_no_side_effects:${command.path}`,
     'self',
@@ -98,7 +107,7 @@ async function checkRead(
     // item it did stream is valid.
     if (needs && bad === -1) {
       report.add(id, 'self', 'skip', `needs state verify could not create (exit ${out.code}, ${needs})`)
-      return
+      return out
     }
     report.add(
       id,
@@ -106,7 +115,7 @@ async function checkRead(
       out.code === 0 && bad === -1 && parsed.at(-1)?.type === 'summary',
       bad === -1 ? `${lines.length} NDJSON lines, ${items} item(s)` : `line ${bad + 1} is not a valid item`,
     )
-    return
+    return out
   }
   const doc = json(out)
   if (needs) {
@@ -119,11 +128,11 @@ async function checkRead(
         ? `needs state verify could not create (exit ${out.code}, ${needs}; the same on an empty state)`
         : `${argv.join(' ')} fails on the populated state: exit ${out.code}, ${needs} (on an empty state: exit ${empty ?? 'not run'}${filled.placeholders > 0 && !filled.guessed ? '; its ids came from its own output' : ''}); output not validated`,
     )
-    return
+    return out
   }
   if (!doc) {
     report.add(id, 'self', 'skip', 'stdout is not one JSON document (see the envelope check)')
-    return
+    return out
   }
   const valid = out.code === 0 && validate(doc.data)
   const count = itemCount(doc.data)
@@ -136,11 +145,14 @@ async function checkRead(
       ? `${argv.join(' ')}${shape}: ${JSON.stringify(validate.errors ?? 'valid').slice(0, 300)}`
       : `exit ${out.code}`,
   )
+  return out
 }
 
 /**
  * Self-description: schemas compile, examples exist, and every read that can be run (plainly, or from an example
  * filled with ids seen in populated state) keeps the read rule and answers what its `output_schema` declares.
+ * `ran`: the reads populating already ran alone on this state, by path. Answers each read's call on the populated
+ * state, by argv ({@link argvKey}), for the checks after it that ask the same.
  */
 export async function selfChecks(
   t: Target,
@@ -148,8 +160,10 @@ export async function selfChecks(
   report: Report,
   seen: Seen,
   empty: Baselines,
+  ran: ReadonlyMap<string, Bracketed>,
   ajv: Validator,
-): Promise<void> {
+): Promise<Map<string, Call>> {
+  const answered = new Map<string, Call>()
   for (const command of ref.commands) {
     let validate: Validate = () => true
     try {
@@ -175,12 +189,22 @@ export async function selfChecks(
       )
       continue
     }
-    await checkRead(t, command, filled, empty.get(command.path), validate, report)
+    const out = await checkRead(t, command, filled, empty.get(command.path), validate, report, ran.get(command.path))
+    answered.set(argvKey(out.args), out)
   }
+  return answered
 }
 
-/** Release readiness, doctor's agreement with it, and an empty changelog since the current version. */
-export async function readinessChecks(t: Target, ref: Ref, report: Report): Promise<void> {
+/**
+ * Release readiness, doctor's agreement with it, and an empty changelog since the current version. `answered`: the
+ * reads the self-checks made on this state, by argv; `doctor` among them is not run again.
+ */
+export async function readinessChecks(
+  t: Target,
+  ref: Ref,
+  report: Report,
+  answered: ReadonlyMap<string, Call> = new Map(),
+): Promise<void> {
   const rr = ref.release_readiness
   const statuses = ['verified', 'missing', 'not_applicable', 'unknown']
   const rrOk =
@@ -188,7 +212,7 @@ export async function readinessChecks(t: Target, ref: Ref, report: Report): Prom
     [rr.fcc_status, rr.mock_upstream_status, rr.live_smoke_status].every((s) => statuses.includes(s))
   report.add('self.release_readiness', 'self', rrOk, `level ${rr.level}`)
   if (ref.commands.some((c) => c.path === 'doctor')) {
-    const doctor = json(await call(t, 'doctor', ['doctor']))?.data as
+    const doctor = json(answered.get(argvKey(['doctor'])) ?? (await call(t, 'doctor', ['doctor'])))?.data as
       | { checks?: Array<{ check: string; status: string }> }
       | undefined
     const status = doctor?.checks?.find((c) => c.check === 'release_readiness')?.status

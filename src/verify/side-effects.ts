@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { basename, join, sep } from 'node:path'
 import { settleWorkers } from '../jobs/end-workers.js'
-import type { Target } from './call.js'
+import { type Call, call, type Target } from './call.js'
 
 /** Every entry under a root: `dir <mode>`, `link <target>`, or `<mode> <mtime> <size> <sha256>` of a file. */
 export type Snapshot = Map<string, string>
@@ -62,6 +62,16 @@ export function snapshot(root: string, skip: string): Snapshot {
 export async function stateBefore(t: Target): Promise<Snapshot> {
   await settleWorkers(t.env.XDG_DATA_HOME!)
   return snapshot(t.home, t.env.XDG_CACHE_HOME!)
+}
+
+/** One call, seen alone: what it answered, and what it changed of the sandbox outside the cache dir. */
+export type Bracketed = { out: Call; changed: string[] }
+
+/** Run one call between two snapshots of the sandbox (the background work of earlier calls settled first). */
+export async function bracketedCall(t: Target, label: string, argv: string[]): Promise<Bracketed> {
+  const before = await stateBefore(t)
+  const out = await call(t, label, argv)
+  return { out, changed: changes(before, snapshot(t.home, t.env.XDG_CACHE_HOME!)) }
 }
 
 /** What changed between two snapshots: created `+`, changed `~` and removed `-` paths, sorted. */

@@ -1,5 +1,5 @@
 import { errorOf, NEEDS_STATE, stateReads, strip, words } from './_private.js'
-import { call, json, type Target } from './call.js'
+import { type Call, call, json, type Target } from './call.js'
 import { exampleArgv, fill, type Seen } from './examples.js'
 import type { Ref, RefCommand } from './reference-types.js'
 import type { Report } from './report.js'
@@ -26,8 +26,22 @@ async function readState(t: Target, ref: Ref): Promise<string> {
  * a tampered token refused.
  */
 export async function writeGate(t: Target, ref: Ref, report: Report, seen: Seen): Promise<void> {
-  for (const command of ref.commands.filter((c) => c.type === 'write')) {
-    const argv = dryRunArgv(command, ref.tool, seen)
+  const writes = ref.commands
+    .filter((c) => c.type === 'write')
+    .map((command) => ({ command, argv: dryRunArgv(command, ref.tool, seen) }))
+  // Every refusal first, one after the other: the read state after one is the state before the next (no call in
+  // between), read once for both. The refusal reads no state (it comes before the plan), so every write's example
+  // can show it.
+  const refusals = new Map<RefCommand, { refused: Call; unchanged: boolean }>()
+  let state: string | undefined
+  for (const { command, argv } of writes) {
+    if (!argv) continue
+    const before = state ?? (await readState(t, ref))
+    const refused = await call(t, `write:${command.path}`, argv)
+    state = await readState(t, ref)
+    refusals.set(command, { refused, unchanged: before === state })
+  }
+  for (const { command, argv } of writes) {
     if (!argv) {
       report.add(
         `write.no_token:${command.path}`,
@@ -37,15 +51,12 @@ export async function writeGate(t: Target, ref: Ref, report: Report, seen: Seen)
       )
       continue
     }
-    const before = await readState(t, ref)
-    // The refusal reads no state (it comes before the plan), so every write's example can show it.
-    const refused = await call(t, `write:${command.path}`, argv)
-    const after = await readState(t, ref)
+    const { refused, unchanged } = refusals.get(command)!
     report.add(
       `write.no_token:${command.path}`,
       'write',
-      refused.code === 5 && errorOf(refused)?.code === 'E_CONFIRMATION_REQUIRED' && before === after,
-      `exit ${refused.code}; read state ${before === after ? 'unchanged' : 'CHANGED'}`,
+      refused.code === 5 && errorOf(refused)?.code === 'E_CONFIRMATION_REQUIRED' && unchanged,
+      `exit ${refused.code}; read state ${unchanged ? 'unchanged' : 'CHANGED'}`,
     )
     // A dry-run has no side effect but its audit line (and the token secret, made on first use): not in the config
     // or data dir, not in a dotfile, not in the working directory.

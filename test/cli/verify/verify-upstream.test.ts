@@ -2,9 +2,17 @@ import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { runTool } from 'agentcli/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Ref } from '../../../src/verify/reference-types.js'
+import { undrawnCommands } from '../../support/fuzz-cover.js'
 import { ROOT } from '../../support/helpers.js'
 import type { Upstream } from '../../support/upstream.js'
-import { expectGreenOnMock, startUptoolApi, uptoolCiFlags, uptoolFlags } from '../../support/upstream-tool.js'
+import {
+  expectGreenOnMock,
+  startUptoolApi,
+  UPTOOL_FUZZ,
+  uptoolCiFlags,
+  uptoolFlags,
+} from '../../support/upstream-tool.js'
 
 // verify on a tool that talks to an API (test/fixtures/upstream-tool: a read and a stream, both calling
 // $UPTOOL_API_URL with the bearer $UPTOOL_TOKEN): the author points it at a loopback mock with --allow-upstream and
@@ -51,6 +59,9 @@ describe('agentcli verify on a tool with an upstream', () => {
     const { run, report } = await verify(uptoolCiFlags(upstream.url))
     expect(run.code, run.stdout).toBe(0)
     expectGreenOnMock(report, upstream)
+    // The cut-down fuzz still draws every command (here and in verify-node22.test.ts, the same flags).
+    const reference = await runTool(join(TOOL, 'bin/run.js'), ['reference'])
+    expect(undrawnCommands((reference.json as { data: Ref }).data, UPTOOL_FUZZ.runs, UPTOOL_FUZZ.seed)).toEqual([])
   }, 150_000)
 
   it('--env alone does not open the network: the mock is not reached without --allow-upstream', async () => {

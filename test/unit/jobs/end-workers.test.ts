@@ -125,6 +125,27 @@ describe.skipIf(process.platform !== 'linux')('the job workers of a throw-away h
     expect(await slow.exited).toBe('SIGTERM')
   })
 
+  it('settling waits for a worker whose job already says it finished, until the worker has exited', async () => {
+    // A job worker marks its job succeeded, then writes its call's audit line as its process ends: a snapshot taken
+    // between the two would blame that line on the next call.
+    const dir = data({})
+    const job = join(dir, 'mytool', 'jobs', 'job_ending')
+    mkdirSync(job, { recursive: true })
+    const audit = join(dir, 'mytool', 'audit.jsonl')
+    const ending = `setTimeout(() => { require('node:fs').appendFileSync(${JSON.stringify(audit)}, '{}\\n'); process.exit(0) }, 300)`
+    const child = spawn(process.execPath, ['-e', `${ending}; console.log('up')`], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+    started.push(child)
+    await new Promise((resolve) => child.stdout!.once('data', resolve))
+    writeFileSync(
+      join(job, 'job.json'),
+      JSON.stringify({ status: 'succeeded', worker_pid: child.pid, worker_start: processIdentity(child.pid!) }),
+    )
+    expect(await settleWorkers(dir, 20_000)).toEqual([])
+    expect(existsSync(audit)).toBe(true)
+  })
+
   it('gives a worker on its way the grace to claim its job, then ends it', async () => {
     // As a submit leaves it: the job pending, its worker started but not yet in the record.
     const dir = data({})
