@@ -24,8 +24,8 @@ const startWorker = useJobWorkers()
 
 /*
  * The workers, and the calls that submit, confirm and cancel, are processes of their own. What only reads the
- * fleet's state (status polls, results, the job list) runs in this process, on the same PostgreSQL and Redis: a
- * read needs no process, and a poll loop of spawns was most of this file's time.
+ * fleet's state (status polls, results, the job list) or mints a token (a dry run) runs in this process, on the same
+ * PostgreSQL and Redis: it needs no process, and a poll loop of spawns was most of this file's time.
  */
 const { tasks: tasksRead, fixture: fixtureRead } = useInProcessMachines()
 
@@ -48,7 +48,7 @@ describe.each(ENGINES)('jobs of a fleet on %s', (engine) => {
     const file = join(shared, `import-${engine}.jsonl`)
     writeFileSync(file, '{"title":"from the fleet"}\n{"title":"second","status":"done"}\n')
     const worker = await startWorker(b!, TASKS_BIN)
-    const token = envelope(await onMachine(a!, ['import', '--file', file, '--dry-run'])).data.confirm_token
+    const token = envelope(await tasksRead(a!, ['import', '--file', file, '--dry-run'])).data.confirm_token
     const submitted = envelope(await onMachine(a!, ['import', '--file', file, '--confirm', token]))
     expect(submitted.data.status).toBe('pending')
     const id = submitted.data.job_id as string

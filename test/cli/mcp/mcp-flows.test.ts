@@ -2,11 +2,13 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
+import { sandbox } from 'agentcli/testing'
 import { HttpResponse, http } from 'msw'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { useColdTasks } from '../../support/cold-tasks.js'
-import { alive, env, seed, TASKS_BIN, tasks, until, useSandbox } from '../../support/helpers.js'
-import { openSession, sc, useSharedSession } from '../../support/mcp-session.js'
+import { alive, env, seed, TASKS_BIN, until, useSandbox } from '../../support/helpers.js'
+import { tasksInProcess } from '../../support/in-process.js'
+import { openSession, type Session, sc, useSharedSession } from '../../support/mcp-session.js'
 import { startUpstream } from '../../support/upstream.js'
 
 // These flows are not about the warm pool: their servers start none (cold-tasks.ts).
@@ -32,7 +34,7 @@ describe.each([
         messages.push(p.message)
         // The person at the client enters the code on the approval page (the example's stand-in for a browser).
         const code = /(?:code|approve) ([0-9A-F]{8})/.exec(p.message)![1]!
-        expect(env(await tasks(box(), ['login', 'approve', code])).ok).toBe(true)
+        expect(env(await tasksInProcess(box(), ['login', 'approve', code])).ok).toBe(true)
         return { action: 'accept', content: { done: true } }
       },
     })
@@ -41,7 +43,7 @@ describe.each([
       expect(messages).toHaveLength(1)
       expect(r.ok, JSON.stringify(r)).toBe(true)
       expect(r.data).toMatchObject({ account: 'local-user', logged_in: true })
-      expect(env(await tasks(box(), ['whoami'])).data.account).toBe('local-user')
+      expect(env(await tasksInProcess(box(), ['whoami'])).data.account).toBe('local-user')
     } finally {
       await person.close()
     }
@@ -116,54 +118,76 @@ describe.each([
     expect(done.data.status).toBe('succeeded')
     const result = sc(await s.client.callTool({ name: 'job_result', arguments: { id } }))
     expect(result.ok).toBe(true)
-    expect(env(await tasks(own, ['list'])).data.items).toHaveLength(2)
+    expect(env(await tasksInProcess(own, ['list'])).data.items).toHaveLength(2)
   })
 
+  /**
+   * One server whose `login` waits on an upstream that accepts the connection and never answers: the cancellation
+   * test leaves it serving, and the test of a client that goes away ends it (or each makes it, run alone).
+   */
+  type Held = { s: Session; held: Array<{ destroy(): void }>; close(): Promise<void> }
+  let waiting: Promise<Held> | undefined
+  const waitingServer = (): Promise<Held> => {
+    waiting ??= (async () => {
+      const held: Array<{ destroy(): void }> = []
+      const upstream: Server = createServer((req) => held.push(req.socket))
+      await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r))
+      const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`
+      // A sandbox of its own: it outlives the test that starts it.
+      const own = sandbox()
+      const s = await openSession(own, { modern, env: { TASKS_API_URL: url, TASKS_HTTP_TIMEOUT_MS: '60000' } })
+      return {
+        s,
+        held,
+        close: async () => {
+          await s.close().catch(() => undefined)
+          for (const socket of held) socket.destroy()
+          await new Promise((r) => upstream.close(r))
+          own.cleanup()
+        },
+      }
+    })()
+    return waiting
+  }
+  afterAll(async () => {
+    await (await waiting)?.close()
+    waiting = undefined
+  })
+  /** The PID of the `login` this test started, once its request to the upstream is held. */
+  const heldLogin = ({ s, held }: Held, from: { log: number; held: number }) =>
+    until(async () => {
+      const m = /mcp: login \(pid (\d+)\)/.exec(s.stderr().slice(from.log))
+      return m && held.length > from.held ? Number(m[1]) : undefined
+    })
+
   it('cancellation from the client stops the command: its process gets SIGINT and is gone', async () => {
-    // An upstream that accepts the connection and never answers: `login` waits on it.
-    const held: Array<{ destroy(): void }> = []
-    const upstream: Server = createServer((req) => held.push(req.socket))
-    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r))
-    const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`
-    const s = await openSession(box(), { modern, env: { TASKS_API_URL: url, TASKS_HTTP_TIMEOUT_MS: '60000' } })
-    try {
-      const controller = new AbortController()
-      const pending = s.client.callTool({ name: 'login', arguments: {} }, { signal: controller.signal })
-      const pid = await until(async () => {
-        const m = /mcp: login \(pid (\d+)\)/.exec(s.stderr())
-        return m && held.length > 0 ? Number(m[1]) : undefined
-      })
-      expect(alive(pid)).toBe(true)
-      controller.abort()
-      await expect(pending).rejects.toThrow()
-      await until(async () => (alive(pid) ? undefined : true), 5000)
-      // The server is still up.
-      expect(sc(await s.client.callTool({ name: 'reference', arguments: {} })).ok).toBe(true)
-    } finally {
-      await s.close()
-      for (const socket of held) socket.destroy()
-      await new Promise((r) => upstream.close(r))
-    }
+    const server = await waitingServer()
+    const { s } = server
+    const from = { log: s.stderr().length, held: server.held.length }
+    const controller = new AbortController()
+    const pending = s.client.callTool({ name: 'login', arguments: {} }, { signal: controller.signal })
+    const pid = await heldLogin(server, from)
+    expect(alive(pid)).toBe(true)
+    controller.abort()
+    await expect(pending).rejects.toThrow()
+    await until(async () => (alive(pid) ? undefined : true), 5000)
+    // The server is still up.
+    expect(sc(await s.client.callTool({ name: 'reference', arguments: {} })).ok).toBe(true)
   })
 
   it('a client that goes away mid-call leaves no call running: the server interrupts it and exits', async () => {
-    const held: Array<{ destroy(): void }> = []
-    const upstream: Server = createServer((req) => held.push(req.socket))
-    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r))
-    const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`
-    const s = await openSession(box(), { modern, env: { TASKS_API_URL: url, TASKS_HTTP_TIMEOUT_MS: '60000' } })
+    const server = await waitingServer()
+    waiting = undefined
+    const { s } = server
     try {
+      const from = { log: s.stderr().length, held: server.held.length }
       const pending = s.client.callTool({ name: 'login', arguments: {} }).catch(() => undefined)
-      const pid = await until(async () => {
-        const m = /mcp: login \(pid (\d+)\)/.exec(s.stderr())
-        return m && held.length > 0 ? Number(m[1]) : undefined
-      })
+      const pid = await heldLogin(server, from)
       await s.close()
       await pending
       await until(async () => (alive(pid) ? undefined : true), 5000)
     } finally {
-      for (const socket of held) socket.destroy()
-      await new Promise((r) => upstream.close(r))
+      await server.close()
     }
   })
 
@@ -211,29 +235,28 @@ describe('tool mcp off PATH: a checkpoint resumes whichever way the server was s
     // PATH holds no `tasks` (and, for the second form, no node either): the printed resume is not `tasks …`.
     const PATH = form === 'path' ? `${nodeDir()}:/usr/bin:/bin` : '/usr/bin:/bin'
     const start = form === 'path' ? { command: TASKS_BIN } : {}
-    const plain = await openSession(box(), { ...start, env: { PATH } })
-    try {
-      // The premise: what the call prints to resume does not start with the bin's name.
-      const r = sc(await plain.client.callTool({ name: 'login', arguments: {} }))
-      expect(r.error.code).toBe('E_HUMAN_REQUIRED')
-      expect(r.error.details.resume).toMatch(/^\S*node \/\S+\/run\.js login resume --id cp_/)
-    } finally {
-      await plain.close()
-    }
     const codes: string[] = []
+    let asked = 0
     const s = await openSession(box(), {
       ...start,
       env: { PATH },
       elicit: async (p) => {
+        // The first login is declined, so its answer is the envelope as the call printed it, resume and all.
+        if (asked++ === 0) return { action: 'decline' }
         const code = /(?:code|approve) ([0-9A-F]{8})/.exec(p.message)![1]!
         codes.push(code)
-        expect(env(await tasks(box(), ['login', 'approve', code])).ok).toBe(true)
+        expect(env(await tasksInProcess(box(), ['login', 'approve', code])).ok).toBe(true)
         return { action: 'accept', content: { done: true } }
       },
     })
     try {
+      // The premise: what the call prints to resume does not start with the bin's name.
+      const declined = sc(await s.client.callTool({ name: 'login', arguments: {} }))
+      expect(declined.error.code).toBe('E_HUMAN_REQUIRED')
+      expect(declined.error.details.resume).toMatch(/^\S*node \/\S+\/run\.js login resume --id cp_/)
+      const from = s.stderr().length
       const r = sc(await s.client.callTool({ name: 'login', arguments: {} }))
-      const log = s.stderr()
+      const log = s.stderr().slice(from)
       // One device code asked for and approved; the server ran the resume, not `login` a second time.
       expect(codes).toHaveLength(1)
       expect(r.ok, JSON.stringify(r)).toBe(true)

@@ -18,6 +18,7 @@ import {
   useSandbox,
   useSharedServer,
 } from '../../support/helpers.js'
+import { tasksInProcess } from '../../support/in-process.js'
 import { type HttpServer, httpClient, startHttp, useSharedHttp } from '../../support/mcp-http.js'
 import { openSession, sc, withoutDuration } from '../../support/mcp-session.js'
 
@@ -103,7 +104,7 @@ describe('tool mcp --http: one write gate with the CLI and stdio', () => {
       refused(await stdio.client.callTool(create('http-to-cli', { confirm: token })))
       refused(await modern.callTool(create('http-to-cli', { confirm: token })))
       // CLI → HTTP; then not stdio.
-      token = env(await tasks(box(), ['create', '--title', 'cli-to-http', '--dry-run'])).data.confirm_token
+      token = env(await tasksInProcess(box(), ['create', '--title', 'cli-to-http', '--dry-run'])).data.confirm_token
       expect(sc(await modern.callTool(create('cli-to-http', { confirm: token }))).ok).toBe(true)
       refused(await stdio.client.callTool(create('cli-to-http', { confirm: token })))
       // stdio → HTTP; then not stdio.
@@ -112,7 +113,7 @@ describe('tool mcp --http: one write gate with the CLI and stdio', () => {
       refused(await stdio.client.callTool(create('stdio-to-http', { confirm: token })))
       // Each applied exactly once.
       expect(
-        env(await tasks(box(), ['list']))
+        env(await tasksInProcess(box(), ['list']))
           .data.items.map((t: { title: string }) => t.title)
           .sort(),
       ).toEqual(['cli-to-http', 'http-to-cli', 'stdio-to-http'])
@@ -138,7 +139,7 @@ describe('tool mcp --http: a person in the loop', () => {
         asked.push(p.message)
         const code = /(?:code|approve) ([0-9A-F]{8})/.exec(p.message)?.[1]
         if (code) {
-          expect(env(await tasks(box(), ['login', 'approve', code])).ok).toBe(true)
+          expect(env(await tasksInProcess(box(), ['login', 'approve', code])).ok).toBe(true)
           return { action: 'accept', content: { done: true } }
         }
         return { action: 'accept', content: { approve: true } }
@@ -277,7 +278,9 @@ describe('tool mcp --http: a call the client cancels', () => {
       const again = sc(await client.callTool({ name: 'sync', arguments: { confirm: token } }))
       expect(again.error.code).toBe('E_CONFLICT')
       expect(again.error.details.reason).toBe('already_used')
-      expect(env(await tasks(box, ['list'])).data.items.map((t: { title: string }) => t.title)).toEqual(['remote one'])
+      expect(env(await tasksInProcess(box, ['list'])).data.items.map((t: { title: string }) => t.title)).toEqual([
+        'remote one',
+      ])
     } finally {
       remote.hold(false)
       await client.close()
@@ -500,7 +503,7 @@ describe('tool mcp --http with bearer authentication: the subject is the princip
     const bob = await httpClient(server.url, { modern: true, token: 'tok-bob', elicit: decline })
     const title = 'gated over http'
     const made = async () =>
-      (env(await tasks(box, ['list'])).data.items as Array<{ title: string }>).filter((t) => t.title === title)
+      (env(await tasksInProcess(box, ['list'])).data.items as Array<{ title: string }>).filter((t) => t.title === title)
     try {
       const first = (await ann.callTool(
         { name: 'create', arguments: { title } },
@@ -549,11 +552,12 @@ describe('tool mcp --http with bearer authentication: the subject is the princip
     seed(box, [{ id: '1', title: 'one' }])
     const ann = await httpClient(server.url, { modern: true, token: 'tok-ann' })
     try {
-      const token = env(await tasks(box, ['edit', '1', '--title', 'by cli', '--dry-run'])).data.confirm_token as string
+      const token = env(await tasksInProcess(box, ['edit', '1', '--title', 'by cli', '--dry-run'])).data
+        .confirm_token as string
       const foreign = sc(await ann.callTool({ name: 'edit', arguments: { id: '1', title: 'by cli', confirm: token } }))
       expect(foreign.error.code).toBe('E_CONFLICT')
       expect(foreign.error.details.reason).toBe('other_account')
-      expect(env(await tasks(box, ['get', '1'])).data.title).toBe('one')
+      expect(env(await tasksInProcess(box, ['get', '1'])).data.title).toBe('one')
       expect(env(await tasks(box, ['edit', '1', '--title', 'by cli', '--confirm', token])).ok).toBe(true)
     } finally {
       await ann.close()
@@ -672,7 +676,7 @@ describe('tool mcp --http --auth-issuer: JWTs of an authorization server', () =>
       const stolen = sc(await bob.callTool({ name: 'edit', arguments: { id: '1', title: 'by ann', confirm: token } }))
       expect(stolen.error.code).toBe('E_CONFLICT')
       expect(stolen.error.details.reason).toBe('other_account')
-      expect(env(await tasks(box, ['get', '1'])).data.title).toBe('one')
+      expect(env(await tasksInProcess(box, ['get', '1'])).data.title).toBe('one')
       expect(sc(await ann.callTool({ name: 'edit', arguments: { id: '1', title: 'by ann', confirm: token } })).ok).toBe(
         true,
       )

@@ -1,8 +1,10 @@
-import { join } from 'node:path'
-import { runTool } from 'agentcli/testing'
+import { cpSync, mkdtempSync, rmSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { runTool, type Sandbox } from 'agentcli/testing'
 import { afterEach, describe, expect, it } from 'vitest'
 import { editJson, useToolCopy } from '../../support/copy.js'
-import { alive, env, seed, useSandbox } from '../../support/helpers.js'
+import { alive, env, ROOT, seed, useSandbox, useSharedServer } from '../../support/helpers.js'
+import { FIXTURE_ROOT } from '../../support/in-process.js'
 import { openSession, type Session, sc, withoutDuration } from '../../support/mcp-session.js'
 import { poolLog } from '../../support/warm-log.js'
 
@@ -13,26 +15,51 @@ afterEach(() => {
   started.clear()
 })
 
-/** The calls the server ran in a process of their own (`mcp: <argv> (pid N)[ warm]`), argv only. */
-const processCalls = (s: Session) =>
-  [...s.stderr().matchAll(/^mcp: (.+) \(pid \d+\)( warm)?$/gm)]
+/** The calls the server ran in a process of their own (`mcp: <argv> (pid N)[ warm]`), argv only; from `from` on. */
+const processCalls = (s: Session, from = 0) =>
+  [
+    ...s
+      .stderr()
+      .slice(from)
+      .matchAll(/^mcp: (.+) \(pid \d+\)( warm)?$/gm),
+  ]
     .map((m) => m[1]!)
     .filter((argv) => argv !== 'warm process ready')
 
 describe('tool mcp: read calls in the server process (agentcli.mcp.in_process_reads)', () => {
   const box = useSandbox()
   const copy = useToolCopy()
+  const inProcessReads = (value: unknown) => (d: string) =>
+    editJson(join(d, 'package.json'), (pkg) => {
+      const agentcli = pkg.agentcli as Record<string, unknown>
+      pkg.agentcli = { ...agentcli, mcp: { ...(agentcli.mcp as object), in_process_reads: value } }
+    })
   /**
    * A copy of a tool with in-process reads on (it keeps its bundle: the server runs from it, as installed), and its
    * other MCP settings (the fixture's: no warm processes, which its bin cannot start).
    */
-  const withInProcess = (source: string, value: unknown = true) =>
-    copy(source, (d) =>
-      editJson(join(d, 'package.json'), (pkg) => {
-        const agentcli = pkg.agentcli as Record<string, unknown>
-        pkg.agentcli = { ...agentcli, mcp: { ...(agentcli.mcp as object), in_process_reads: value } }
-      }),
-    )
+  const withInProcess = (source: string, value: unknown = true) => copy(source, inProcessReads(value))
+  /**
+   * The example's copy with in-process reads on and nothing else set, served by one server in a sandbox of its own,
+   * for the tests that need no other: each seeds what it reads and reads the server's log from its own start.
+   */
+  const plain = useSharedServer(
+    'server',
+    async (b) => {
+      const dir = mkdtempSync(join(ROOT, 'test/fixtures/.tmp-'))
+      cpSync(join(ROOT, 'examples/tasks'), dir, { recursive: true, filter: (p) => !p.includes('node_modules') })
+      inProcessReads(true)(dir)
+      const bin = join(dir, 'bin/run.js')
+      return { dir, bin, s: await openSession(b, { bin }) }
+    },
+    async ({ dir, s }) => {
+      await s.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  )
+  /** The shared server's copy on the CLI, in its sandbox. */
+  const plainCli = (b: Sandbox, copyBin: string, argv: readonly string[]) =>
+    runTool(copyBin, argv, { env: b.env, validateOutput: false })
   let bin = ''
   const open = async (source = 'examples/tasks', extra: Record<string, string> = {}) => {
     bin = join(withInProcess(source), 'bin/run.js')
@@ -45,47 +72,42 @@ describe('tool mcp: read calls in the server process (agentcli.mcp.in_process_re
     runTool(bin, argv, { env: { ...box().env, ...env }, validateOutput: false })
 
   it('a read runs in the server process and answers the envelope the CLI prints', async () => {
-    seed(box(), [{ id: '1', title: 'one' }])
-    const s = await open()
-    try {
-      for (const [tool, args, argv] of [
-        ['get', { id: '1' }, ['get', '1']],
-        ['get', { id: '9' }, ['get', '9']],
-        ['list', { status: 'open', fields: 'id' }, ['list', '--status', 'open', '--fields', 'id']],
-      ] as const) {
-        const viaMcp = await s.client.callTool({ name: tool, arguments: args })
-        const cli = env(await tasks([...argv]))
-        expect(withoutDuration(sc(viaMcp))).toEqual(withoutDuration(cli))
-        expect(viaMcp.isError).toBe(cli.ok !== true)
-      }
-      expect(poolLog(s.stderr()).inProcess).toEqual(['get 1', 'get 9', 'list --status open --fields id'])
-      expect(processCalls(s)).toEqual([])
-    } finally {
-      await s.close()
+    const { box: b, bin: copyBin, s } = plain()
+    seed(b, [{ id: '1', title: 'one' }])
+    const from = s.stderr().length
+    for (const [tool, args, argv] of [
+      ['get', { id: '1' }, ['get', '1']],
+      ['get', { id: '9' }, ['get', '9']],
+      ['list', { status: 'open', fields: 'id' }, ['list', '--status', 'open', '--fields', 'id']],
+    ] as const) {
+      const viaMcp = await s.client.callTool({ name: tool, arguments: args })
+      const cli = env(await plainCli(b, copyBin, [...argv]))
+      expect(withoutDuration(sc(viaMcp))).toEqual(withoutDuration(cli))
+      expect(viaMcp.isError).toBe(cli.ok !== true)
     }
+    expect(poolLog(s.stderr().slice(from)).inProcess).toEqual(['get 1', 'get 9', 'list --status open --fields id'])
+    expect(processCalls(s, from)).toEqual([])
   })
 
   it('reads at once: each answered right, one in the server and the others by processes, never waiting', async () => {
-    seed(box(), [
+    const { box: b, bin: copyBin, s } = plain()
+    seed(b, [
       { id: '1', title: 'one' },
       { id: '2', title: 'two' },
     ])
-    const s = await open()
-    try {
-      const calls = [{ id: '1' }, { id: '2' }, { id: '1' }, { id: '3' }] as const
-      const results = await Promise.all(calls.map((args) => s.client.callTool({ name: 'get', arguments: args })))
-      for (const [i, args] of calls.entries()) {
-        const cli = env(await tasks(['get', args.id]))
-        expect(withoutDuration(sc(results[i])), args.id).toEqual(withoutDuration(cli))
-      }
-      // Every call was run exactly once, by the server or by a process.
-      const log = poolLog(s.stderr())
-      expect(log.inProcess.length + processCalls(s).length).toBe(4)
-      expect(log.inProcess.length).toBeGreaterThanOrEqual(1)
-      expect(log.violations).toEqual([])
-    } finally {
-      await s.close()
+    const from = s.stderr().length
+    const calls = [{ id: '1' }, { id: '2' }, { id: '1' }, { id: '3' }] as const
+    const results = await Promise.all(calls.map((args) => s.client.callTool({ name: 'get', arguments: args })))
+    for (const [i, args] of calls.entries()) {
+      const cli = env(await plainCli(b, copyBin, ['get', args.id]))
+      expect(withoutDuration(sc(results[i])), args.id).toEqual(withoutDuration(cli))
     }
+    // Every call was run exactly once, by the server or by a process.
+    const log = poolLog(s.stderr().slice(from))
+    expect(log.inProcess.length + processCalls(s, from).length).toBe(4)
+    expect(log.inProcess.length).toBeGreaterThanOrEqual(1)
+    // The pool's rule over the whole log: a warm process's readiness may have come before this test.
+    expect(poolLog(s.stderr()).violations).toEqual([])
   })
 
   it("the server's environment reaches the read, but never its <BIN>_FORMAT", async () => {
@@ -106,24 +128,23 @@ describe('tool mcp: read calls in the server process (agentcli.mcp.in_process_re
   })
 
   it('a write, a dry run and a stream still go to a process', async () => {
-    seed(box(), [{ id: '1', title: 'one' }])
-    const s = await open()
-    try {
-      const dry = sc(await s.client.callTool({ name: 'edit', arguments: { id: '1', title: 'x', dry_run: true } }))
-      expect(dry.ok).toBe(true)
-      const stream = sc(await s.client.callTool({ name: 'export', arguments: {} }))
-      expect(stream.ok).toBe(true)
-      const del = sc(await s.client.callTool({ name: 'delete', arguments: { ids: ['9'] } }))
-      expect(del.error?.code).toMatch(/^E_/)
-      expect(processCalls(s).map((argv) => argv.split(' ')[0])).toEqual(['edit', 'export', 'delete'])
-      expect(poolLog(s.stderr()).inProcess).toEqual([])
-    } finally {
-      await s.close()
-    }
+    const { box: b, s } = plain()
+    seed(b, [{ id: '1', title: 'one' }])
+    const from = s.stderr().length
+    const dry = sc(await s.client.callTool({ name: 'edit', arguments: { id: '1', title: 'x', dry_run: true } }))
+    expect(dry.ok).toBe(true)
+    const stream = sc(await s.client.callTool({ name: 'export', arguments: {} }))
+    expect(stream.ok).toBe(true)
+    const del = sc(await s.client.callTool({ name: 'delete', arguments: { ids: ['9'] } }))
+    expect(del.error?.code).toMatch(/^E_/)
+    expect(processCalls(s, from).map((argv) => argv.split(' ')[0])).toEqual(['edit', 'export', 'delete'])
+    expect(poolLog(s.stderr().slice(from)).inProcess).toEqual([])
   })
 
   it('a read the client gives up on never blocks the server: later calls are served, by it again or by processes', async () => {
-    const s = await open('test/fixtures/cli', { FIXTURE_IGNORE_ABORT: '1' })
+    // The fixture as the spawn tier runs it, bundled: each call the server hands a process starts in a fifth of the
+    // CPU its modules take.
+    const s = await open(relative(ROOT, FIXTURE_ROOT), { FIXTURE_IGNORE_ABORT: '1' })
     try {
       // `hang` ignores its abort signal: the run ends in its own interrupt grace, or the server abandons it after
       // its cut (5 s) and runs every later call as a process. Either way nothing waits on it.
@@ -131,10 +152,13 @@ describe('tool mcp: read calls in the server process (agentcli.mcp.in_process_re
       const settled = () =>
         /every later call starts a process/.test(s.stderr()) || poolLog(s.stderr()).inProcess.at(-1) === 'reference'
       const end = Date.now() + 30_000
-      do {
+      for (;;) {
         expect(Date.now()).toBeLessThan(end)
         expect(sc(await s.client.callTool({ name: 'reference', arguments: {} })).ok).toBe(true)
-      } while (!settled())
+        if (settled()) break
+        // Paced: while `hang` holds the server's run, each call is a process of its own; a few show it is served.
+        await new Promise((resolve) => setTimeout(resolve, 400))
+      }
       expect(sc(await s.client.callTool({ name: 'reference', arguments: {} })).ok).toBe(true)
       expect(poolLog(s.stderr()).inProcess[0]).toBe('hang')
     } finally {

@@ -37,32 +37,33 @@ async function threeServers(engine: (typeof ENGINES)[number]) {
 
 type Three = Awaited<ReturnType<typeof threeServers>>
 
-/** A token minted through A, confirmed concurrently through B and C, applies exactly once, every trial. */
+/** A token minted through A, confirmed concurrently through B and C, applies exactly once. */
 async function tokenRace({ ms, rpcs }: Three): Promise<void> {
   const [a, b, c] = rpcs
-  for (let trial = 0; trial < 3; trial++) {
-    // Every machine holds the same task 1 again (the same version), so the token is good on each of them.
-    const stores = ms.map(seedTask)
-    const dry = (await a!('tools/call', { name: 'delete', arguments: { ids: ['1'], dry_run: true } })).result
-    expect(dry.structuredContent.ok, JSON.stringify(dry)).toBe(true)
-    const token = dry.structuredContent.data.confirm_token as string
-    expect(token).toEqual(expect.any(String))
-    const confirm = { name: 'delete', arguments: { ids: ['1'], confirm: token } }
-    const answers = (await Promise.all([b!('tools/call', confirm), c!('tools/call', confirm)])).map((x) => x.result)
-    const won = answers.filter((r) => r.structuredContent?.ok === true)
-    const lost = answers.filter((r) => r.structuredContent?.ok === false)
-    expect(won.length, `trial ${trial}: ${JSON.stringify(answers)}`).toBe(1)
-    expect(lost.length, `trial ${trial}: ${JSON.stringify(answers)}`).toBe(1)
-    expect(lost[0].isError).toBe(true)
-    expect(lost[0].structuredContent.error.details.reason).toBe('already_used')
-    // The one that applied changed its own machine's store; A (the dry run) and the loser changed nothing.
-    const changed = stores.map((p) => !readFileSync(p, 'utf8').includes('"title":"a"'))
-    expect(changed[0]).toBe(false)
-    expect(changed.filter(Boolean).length, `trial ${trial}`).toBe(1)
-    // A replay through A, after the race, is refused the same way.
-    const replay = (await a!('tools/call', confirm)).result
-    expect(replay.structuredContent.error.details.reason).toBe('already_used')
-  }
+  // One trial: racing through two servers, each starting a process per call, the loser reached the ledger after the
+  // winner's marker in all 12 trials measured, the same path each time; the insert that decides between confirms
+  // reaching it together is raced in fleet-confirm.test.ts, on the same engines and ledger.
+  // Every machine holds the same task 1 (the same version), so the token is good on each of them.
+  const stores = ms.map(seedTask)
+  const dry = (await a!('tools/call', { name: 'delete', arguments: { ids: ['1'], dry_run: true } })).result
+  expect(dry.structuredContent.ok, JSON.stringify(dry)).toBe(true)
+  const token = dry.structuredContent.data.confirm_token as string
+  expect(token).toEqual(expect.any(String))
+  const confirm = { name: 'delete', arguments: { ids: ['1'], confirm: token } }
+  const answers = (await Promise.all([b!('tools/call', confirm), c!('tools/call', confirm)])).map((x) => x.result)
+  const won = answers.filter((r) => r.structuredContent?.ok === true)
+  const lost = answers.filter((r) => r.structuredContent?.ok === false)
+  expect(won.length, JSON.stringify(answers)).toBe(1)
+  expect(lost.length, JSON.stringify(answers)).toBe(1)
+  expect(lost[0].isError).toBe(true)
+  expect(lost[0].structuredContent.error.details.reason).toBe('already_used')
+  // The one that applied changed its own machine's store; A (the dry run) and the loser changed nothing.
+  const changed = stores.map((p) => !readFileSync(p, 'utf8').includes('"title":"a"'))
+  expect(changed[0]).toBe(false)
+  expect(changed.filter(Boolean).length).toBe(1)
+  // A replay through A, after the race, is refused the same way.
+  const replay = (await a!('tools/call', confirm)).result
+  expect(replay.structuredContent.error.details.reason).toBe('already_used')
 }
 
 /** A task created through A is visible through B and C, and run by a worker on C. */
@@ -119,7 +120,7 @@ async function approvalAcross({ ms, urls }: Three): Promise<void> {
 // The checks run on one set of three servers (a fleet namespace lives for one test, its servers with it): the race
 // leaves every machine's store as it found it but for task 1, which the task check does not read.
 describe.each(ENGINES)('three tasks mcp --http servers sharing a fleet on %s', (engine) => {
-  it('a token minted through A, confirmed concurrently through B and C, applies exactly once, every trial; then a task created through A is visible through B and C, and run by a worker on C; then an approval asked through A is applied by the retry on B', async () => {
+  it('a token minted through A, confirmed concurrently through B and C, applies exactly once; then a task created through A is visible through B and C, and run by a worker on C; then an approval asked through A is applied by the retry on B', async () => {
     const three = await threeServers(engine)
     await tokenRace(three)
     await taskAcross(three)

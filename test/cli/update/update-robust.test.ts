@@ -57,11 +57,13 @@ function tool(b: Sandbox, args: string[]): Promise<ToolRun> {
   return runTool(install.bin, args, { env: toolEnv(b) })
 }
 
-const confirmed = (b: Sandbox, flags: string[] = []): Promise<ToolRun> => confirmUpdate((args) => tool(b, args), flags)
-
 /** A dry run, which needs no process of its own (only its token and code are used), made in-process. */
 const inProcess = (b: Sandbox, args: string[]): Promise<ToolRun> =>
   runBinInProcess(install.bin, args, { env: toolEnv(b) })
+
+/** A dry run in-process for its token, then the confirm, which installs or rolls back, by the real bin. */
+const confirmed = (b: Sandbox, flags: string[] = []): Promise<ToolRun> =>
+  confirmUpdate((args) => (args.includes('--dry-run') ? inProcess(b, args) : tool(b, args)), flags)
 
 /** Declare update timeouts in the installed version's package.json (what a tool author would ship). */
 function setTimeouts(versionDir: string, timeouts: Record<string, number>): void {
@@ -120,51 +122,50 @@ beforeEach(() => {
 afterEach(() => install.cleanup())
 
 describe('concurrent updates of one install', () => {
-  it('N parallel confirms × rounds: one wins, the rest are E_CONFLICT; the tool, previous and rollback stay intact', async () => {
+  it('N parallel confirms: one wins, the rest are E_CONFLICT; the tool, previous and rollback stay intact', async () => {
     serveRelease('v0.2.0', await signed(good))
     const N = 4
-    for (let round = 0; round < 3; round++) {
-      install.cleanup()
-      install = freshInstall()
-      const tokens = await Promise.all(
-        Array.from({ length: N }, async () => env(await inProcess(box(), ['update', '--dry-run'])).data.confirm_token),
-      )
-      const runs = await Promise.all(tokens.map((t) => tool(box(), ['update', '--confirm', t])))
-      const ok = runs.filter((r) => r.code === 0)
-      const why = runs.map((r) => `${r.code} ${r.stdout}`).join('\n')
-      expect(ok, `round ${round}:\n${why}`).toHaveLength(1)
-      expect(env(ok[0]!).data).toMatchObject({ previous_version: '0.1.0', current_version: '0.2.0' })
-      // A loser finds the install changed: under the lock (install_changed), or already when its confirm
-      // re-plans and the plan no longer matches its token (state_drift). Either way it changed nothing.
-      for (const lost of runs.filter((r) => r.code !== 0)) {
-        expect(lost.code, why).toBe(6)
-        expect(env(lost).error.code).toBe('E_CONFLICT')
-        expect(CHANGED, why).toContain(env(lost).error.details.reason)
-      }
-      expect(await coherentVersion(box(), install.root)).toBe('0.2.0')
-      expect(readlinkSync(join(install.root, 'previous'))).toBe('versions/0.1.0')
-      expect(readdirSync(join(install.root, 'versions')).sort()).toEqual(['0.1.0', '0.2.0'])
-      expect(leftovers(install.root)).toEqual([])
-
-      // Parallel rollbacks: again exactly one switch.
-      const backTokens = await Promise.all(
-        Array.from(
-          { length: N },
-          async () => env(await inProcess(box(), ['update', '--rollback', '--dry-run'])).data.confirm_token,
-        ),
-      )
-      const backs = await Promise.all(backTokens.map((t) => tool(box(), ['update', '--rollback', '--confirm', t])))
-      expect(
-        backs.filter((r) => r.code === 0),
-        backs.map((r) => r.stdout).join('\n'),
-      ).toHaveLength(1)
-      for (const lost of backs.filter((r) => r.code !== 0)) {
-        expect(env(lost).error.code).toBe('E_CONFLICT')
-        expect(CHANGED).toContain(env(lost).error.details.reason)
-      }
-      expect(await coherentVersion(box(), install.root)).toBe('0.1.0')
-      expect(readlinkSync(join(install.root, 'previous'))).toBe('versions/0.2.0')
+    // One round of the two races (updates, then rollbacks): rounds were the same races from the same start (a
+    // fresh install), and the three losers of each already wait on the install lock and find the install changed
+    // under it, where every loser of repeated rounds landed too.
+    const tokens = await Promise.all(
+      Array.from({ length: N }, async () => env(await inProcess(box(), ['update', '--dry-run'])).data.confirm_token),
+    )
+    const runs = await Promise.all(tokens.map((t) => tool(box(), ['update', '--confirm', t])))
+    const ok = runs.filter((r) => r.code === 0)
+    const why = runs.map((r) => `${r.code} ${r.stdout}`).join('\n')
+    expect(ok, why).toHaveLength(1)
+    expect(env(ok[0]!).data).toMatchObject({ previous_version: '0.1.0', current_version: '0.2.0' })
+    // A loser finds the install changed: under the lock (install_changed), or already when its confirm
+    // re-plans and the plan no longer matches its token (state_drift). Either way it changed nothing.
+    for (const lost of runs.filter((r) => r.code !== 0)) {
+      expect(lost.code, why).toBe(6)
+      expect(env(lost).error.code).toBe('E_CONFLICT')
+      expect(CHANGED, why).toContain(env(lost).error.details.reason)
     }
+    expect(await coherentVersion(box(), install.root)).toBe('0.2.0')
+    expect(readlinkSync(join(install.root, 'previous'))).toBe('versions/0.1.0')
+    expect(readdirSync(join(install.root, 'versions')).sort()).toEqual(['0.1.0', '0.2.0'])
+    expect(leftovers(install.root)).toEqual([])
+
+    // Parallel rollbacks: again exactly one switch.
+    const backTokens = await Promise.all(
+      Array.from(
+        { length: N },
+        async () => env(await inProcess(box(), ['update', '--rollback', '--dry-run'])).data.confirm_token,
+      ),
+    )
+    const backs = await Promise.all(backTokens.map((t) => tool(box(), ['update', '--rollback', '--confirm', t])))
+    expect(
+      backs.filter((r) => r.code === 0),
+      backs.map((r) => r.stdout).join('\n'),
+    ).toHaveLength(1)
+    for (const lost of backs.filter((r) => r.code !== 0)) {
+      expect(env(lost).error.code).toBe('E_CONFLICT')
+      expect(CHANGED).toContain(env(lost).error.details.reason)
+    }
+    expect(await coherentVersion(box(), install.root)).toBe('0.1.0')
+    expect(readlinkSync(join(install.root, 'previous'))).toBe('versions/0.2.0')
     // Updating to the version `previous` points at replaces that directory safely; rollback still works.
     const again = await confirmed(box())
     expect(again.code, again.stdout).toBe(0)
@@ -237,21 +238,22 @@ describe('every step of an update is bounded', () => {
     const tmp = join(base, 'tmp')
     mkdirSync(tmp)
     writeFileSync(join(stubs, 'npm'), `#!/bin/sh\n${script(pidFile).replaceAll('PREFIX', prefix)}`, { mode: 0o755 })
-    const run = (args: string[]) =>
-      runTool(join(pkg, 'bin', 'run.js'), args, {
-        env: {
-          ...box().env,
-          PATH: `${stubs}:${process.env.PATH}`,
-          TMPDIR: tmp,
-          TASKS_UPDATE_API_URL: api.url,
-          TASKS_NPM_REGISTRY: registry,
-          TASKS_HTTP_RETRIES: '0',
-        },
-      })
+    const settings = () => ({
+      ...box().env,
+      PATH: `${stubs}:${process.env.PATH}`,
+      TMPDIR: tmp,
+      TASKS_UPDATE_API_URL: api.url,
+      TASKS_NPM_REGISTRY: registry,
+      TASKS_HTTP_RETRIES: '0',
+    })
+    const run = (args: string[]) => runTool(join(pkg, 'bin', 'run.js'), args, { env: settings() })
+    /** A dry run (only its token is used), in-process: its npm prefix is asked with the same PATH. */
+    const dryRun = (args: string[]) => runBinInProcess(join(pkg, 'bin', 'run.js'), args, { env: settings() })
     const pid = () => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : undefined)
     return {
       pkg,
       run,
+      dryRun,
       pid,
       /** What the tool left in its temp dir (the verified tarball must be gone however npm ended). */
       temp: () => readdirSync(tmp),
@@ -270,7 +272,7 @@ describe('every step of an update is bounded', () => {
     )
     try {
       setTimeouts(layout.pkg, { npm_install_ms: 1_500 })
-      const dry = await layout.run(['update', '--dry-run'])
+      const dry = await layout.dryRun(['update', '--dry-run'])
       expect(env(dry).data.preview.changes[0].action).toBe('npm_install')
       const started = Date.now()
       const run = await layout.run(['update', '--confirm', env(dry).data.confirm_token])
@@ -300,7 +302,7 @@ describe('every step of an update is bounded', () => {
     )
     try {
       const tokens = await Promise.all(
-        [0, 1, 2].map(async () => env(await layout.run(['update', '--dry-run'])).data.confirm_token),
+        [0, 1, 2].map(async () => env(await layout.dryRun(['update', '--dry-run'])).data.confirm_token),
       )
       const runs = await Promise.all(tokens.map((t) => layout.run(['update', '--confirm', t])))
       const why = runs.map((r) => `${r.code} ${r.stdout}`).join('\n')

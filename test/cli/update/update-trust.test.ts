@@ -1,6 +1,7 @@
-import { runTool } from 'agentcli/testing'
+import { runTool, type Sandbox } from 'agentcli/testing'
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { env, shiftedClock, useSandbox } from '../../support/helpers.js'
+import { runBinInProcess } from '../../support/in-process.js'
 import { makeInstall, makeRelease } from '../../support/release.js'
 import { createTufRepo, type TufRepo } from '../../support/tuf-repo.js'
 import { updateCalls, useScratch } from '../../support/update-kit.js'
@@ -32,7 +33,17 @@ afterEach(() => install?.cleanup())
 /** The release assets with a bundle signed for `subject` by `by`. */
 const assets = (subject: string, by = authority) => signedAssets(release, subject, undefined, by)
 
-const { tool, confirm: confirmUpdate, expectRefused } = updateCalls(runTool, () => install)
+// Only the updates that install, and the clock moved by a preload, need the bin's own process; the dry runs, the
+// refused updates (nothing extracted) and the other reads run in-process.
+const { tool } = updateCalls(runTool, () => install)
+const { tool: inProcess, expectRefused } = updateCalls(runBinInProcess, () => install)
+
+/** A dry run in-process for its token, then the confirm, which installs, by the real bin. */
+async function confirmUpdate(b: Sandbox, extra: Record<string, string> = {}) {
+  const dry = await inProcess(b, ['update', '--dry-run'], extra)
+  if (dry.code !== 0) return dry
+  return tool(b, ['update', '--confirm', env(dry).data.confirm_token], extra)
+}
 const { file, directory } = useScratch('trust')
 
 describe('the identity comes from the version being installed', () => {
@@ -61,7 +72,8 @@ describe('the trusted root is refreshed through TUF', () => {
     install = tufInstall()
     type Check = { check: string; status: string; message: string; fix: string | null }
     const doctor = async (extra: Record<string, string> = {}) => {
-      const run = await tool(box(), ['doctor'], extra)
+      // The clock moved by a preload needs a process; the doctor of the moment runs in-process.
+      const run = await (Object.keys(extra).length > 0 ? tool : inProcess)(box(), ['doctor'], extra)
       expect(run.code, run.stdout + run.stderr).toBe(0)
       const data = env(run).data
       return { report: data.trusted_root, check: (data.checks as Check[]).find((c) => c.check === 'trusted_root')! }

@@ -20,7 +20,6 @@ import { schemaValidator } from '../../support/schema.js'
 import {
   type Assets,
   api,
-  confirmUpdate as confirmWith,
   identityFor,
   REPO,
   type Release,
@@ -41,12 +40,8 @@ function goodAssets(tag = 'v0.2.0', r = release): Promise<Assets> {
   return signedAssets(r, identityFor(tag))
 }
 
-function tool(b: Sandbox, args: string[], extra: Record<string, string> = {}) {
-  return runTool(install.bin, args, { env: updateEnv(b.env, extra) })
-}
-
-function confirmUpdate(b: Sandbox, extra: Record<string, string> = {}, flags: string[] = []) {
-  return confirmWith((args) => tool(b, args, extra), flags)
+function tool(b: Sandbox, args: string[]) {
+  return runTool(install.bin, args, { env: updateEnv(b.env) })
 }
 
 /** A call that needs no process of its own (a dry run for its token, --version), made in-process. */
@@ -99,9 +94,10 @@ describe('a full standalone update', () => {
   it('installs v2 next to v1, switches, syncs the skill, clears the notice; rollback restores v1', async () => {
     serveRelease('v0.2.0', await goodAssets())
     mkdirSync(join(box().root, '.claude'))
-    await tool(box(), ['update', '--check'])
+    // Only what installs or switches is the bin's run; the calls around it need no process of their own.
+    await inProcess(box(), ['update', '--check'])
     const dryBefore = snapshot(install.root)
-    const dry = await tool(box(), ['update', '--dry-run'])
+    const dry = await inProcess(box(), ['update', '--dry-run'])
     expect(env(dry).data.preview.changes.map((c: { action: string }) => c.action)).toEqual([
       'download',
       'verify_signature',
@@ -125,7 +121,7 @@ describe('a full standalone update', () => {
       skill_sync_status: 'synced',
       hint: 'run "tasks changelog --since 0.1.0" to see what changed',
     })
-    expect(env(await tool(box(), ['--version'])).data.version).toBe('0.2.0')
+    expect(env(await inProcess(box(), ['--version'])).data.version).toBe('0.2.0')
     expect(existsSync(join(install.root, 'versions', '0.1.0', 'package.json'))).toBe(true)
     expect(readlinkSync(join(install.root, 'previous'))).toBe('versions/0.1.0')
     const skill = readFileSync(join(box().root, '.agents', 'skills', 'tasks', 'SKILL.md'), 'utf8')
@@ -140,9 +136,9 @@ describe('a full standalone update', () => {
       skillPath: 'skills/tasks/SKILL.md',
       skillFolderHash: expect.stringMatching(/^[0-9a-f]{64}$/),
     })
-    const list = await tool(box(), ['list'])
+    const list = await inProcess(box(), ['list'])
     expect(env(list).meta.notices).toBeUndefined()
-    const changes = await tool(box(), ['changelog', '--since', '0.1.0'])
+    const changes = await inProcess(box(), ['changelog', '--since', '0.1.0'])
     expect(env(changes).data.entries.map((e: { version: string }) => e.version)).toEqual(['0.2.0'])
     const launcher = spawnSync(join(install.root, 'bin', 'tasks'), ['--version', '--compact'], {
       env: { PATH: process.env.PATH, ...box().env },
@@ -150,22 +146,22 @@ describe('a full standalone update', () => {
     })
     expect(JSON.parse(launcher.stdout).data.version).toBe('0.2.0')
 
-    const ref = env(await tool(box(), ['reference'])).data
+    const ref = env(await inProcess(box(), ['reference'])).data
     const validate = schemaValidator().compile(
       ref.commands.find((c: { path: string }) => c.path === 'update').output_schema,
     )
-    for (const out of [env(dry).data, env(done).data, env(await tool(box(), ['update', '--check'])).data])
+    for (const out of [env(dry).data, env(done).data, env(await inProcess(box(), ['update', '--check'])).data])
       expect(validate(out), JSON.stringify(validate.errors)).toBe(true)
-    const back = await confirmUpdate(box(), {}, ['--rollback'])
+    const back = await confirmByBin(box(), ['--rollback'])
     expect(back.code, back.stdout + back.stderr).toBe(0)
     expect(env(back).data).toMatchObject({ previous_version: '0.2.0', current_version: '0.1.0' })
-    expect(env(await tool(box(), ['--version'])).data.version).toBe('0.1.0')
+    expect(env(await inProcess(box(), ['--version'])).data.version).toBe('0.1.0')
   })
 
   it('--to installs a given version; nothing newer is E_CONFLICT', async () => {
     serveRelease('v0.2.0', await goodAssets())
-    expect((await confirmUpdate(box(), {}, ['--to', '0.2.0'])).code).toBe(0)
-    const again = await tool(box(), ['update', '--dry-run'])
+    expect((await confirmByBin(box(), ['--to', '0.2.0'])).code).toBe(0)
+    const again = await inProcess(box(), ['update', '--dry-run'])
     expect(again.code).toBe(6)
     expect(env(again).error.details.reason).toBe('up_to_date')
   })
@@ -204,12 +200,31 @@ describe('interruptions', () => {
     expect(snapshot(install.root)).toEqual(before)
   }, 30_000)
 
-  it('SIGKILL at random points of the install: after every kill one coherent version runs, and the next update or rollback leaves no partial install (12 trials)', async () => {
+  it('SIGKILL at each stage of the install: after every kill one coherent version runs, and the next update or rollback leaves no partial install', async () => {
     serveRelease('v0.2.0', await goodAssets())
-    for (let trial = 0; trial < 12; trial++) {
+    const versions = () => readdirSync(join(install.root, 'versions'))
+    const switched = () => readlinkSync(join(install.root, 'current')) === 'versions/0.2.0'
+    const locked = () => readdirSync(install.root).some((n) => n.startsWith('update.lock'))
+    // One kill per stage, sent when the install first shows that stage (polled every 2 ms): each leaves its own
+    // debris (none, a lock, a staged download, a partial version, a complete unused one, a switch without its
+    // clean-up) for the next operation to clear. Kills timed by the clock landed wherever a loaded machine happened
+    // to be: twelve of them hit some stages several times, after the exit often, and could miss a short stage.
+    const stages: Array<[string, (fromRequest: number) => boolean]> = [
+      ['planning, before the lock', (from) => api.requests.length > from],
+      ['holding the lock', locked],
+      ['downloading', (from) => api.requests.slice(from).some((r) => r.url.endsWith(release.name))],
+      ['extracting', () => versions().some((n) => n.startsWith('.'))],
+      ['smoke-testing the new version', () => versions().includes('0.2.0')],
+      ['switched, before the clean-up and the skill sync', switched],
+      ['done, the lock released, not yet exited', () => switched() && !locked()],
+    ]
+    // A late stage may see the run exit before its kill (a loaded machine stalls this poll): counted, not required.
+    let killed = 0
+    for (const [trial, [stage, reached]] of stages.entries()) {
       install.cleanup()
       install = makeInstall({ trusted_root: rootFile })
       const dry = await inProcess(box(), ['update', '--dry-run'])
+      const from = api.requests.length
       const child = spawn(process.execPath, [install.bin, 'update', '--confirm', env(dry).data.confirm_token], {
         env: {
           PATH: process.env.PATH,
@@ -218,12 +233,25 @@ describe('interruptions', () => {
         },
         stdio: 'ignore',
       })
-      const closed = new Promise((resolve) => child.on('close', resolve))
-      // Spread over the whole update (start-up, lock, download, verify, extract, smoke run, switch, skill sync).
-      await new Promise((resolve) => setTimeout(resolve, 150 + ((trial * 107) % 1300)))
-      child.kill('SIGKILL')
-      await closed
-      const where = `trial ${trial}`
+      const closed = new Promise<NodeJS.Signals | null>((resolve) =>
+        child.on('close', (_code, signal) => resolve(signal)),
+      )
+      const poll = setInterval(() => {
+        let now = false
+        try {
+          now = reached(from)
+        } catch {
+          // A directory or link read while the update replaces it: not there yet.
+        }
+        if (now) {
+          clearInterval(poll)
+          child.kill('SIGKILL')
+        }
+      }, 2)
+      const signal = await closed
+      clearInterval(poll)
+      const where = `trial ${trial} (${stage})`
+      if (signal === 'SIGKILL') killed++
       const version = await coherentVersion(box(), where)
       // Whatever the kill left, the next operation of the install takes over its lock, clears its debris and
       // succeeds: an update when the kill came before the switch, a rollback when it came after.
@@ -237,6 +265,8 @@ describe('interruptions', () => {
       expect(debris, where).toEqual([])
       expect(readdirSync(join(install.root, 'versions')).sort(), where).toEqual(['0.1.0', '0.2.0'])
     }
+    // Not vacuous: the early stages leave hundreds of milliseconds of the run ahead of their kill.
+    expect(killed).toBeGreaterThan(0)
   }, 180_000)
 })
 
@@ -244,7 +274,7 @@ describe('after the commit point', () => {
   it('a failed skill sync answers ok:false with binary_replaced and the sync command', async () => {
     serveRelease('v0.2.0', await goodAssets())
     writeFileSync(join(box().root, '.agents'), 'not a directory')
-    const run = await confirmUpdate(box())
+    const run = await confirmByBin(box())
     expect(run.code).toBe(1)
     expect(env(run).error).toMatchObject({
       code: 'E_IO',
@@ -257,6 +287,6 @@ describe('after the commit point', () => {
         current_version: '0.2.0',
       },
     })
-    expect(env(await tool(box(), ['--version'])).data.version).toBe('0.2.0')
+    expect(env(await inProcess(box(), ['--version'])).data.version).toBe('0.2.0')
   })
 })
