@@ -11,6 +11,7 @@ export {
   runJob,
   type SubmittedJob,
   submitJob,
+  type Worker,
 } from './runtime.js'
 export { awaitSubmitted, type SettledResult, settledResult } from './settle.js'
 export {

@@ -6,6 +6,13 @@ const isTimeOrNull = (v: unknown) => v === null || isTime(v)
 const isStringOrNull = (v: unknown) => v === null || typeof v === 'string'
 const isNumberOrNull = (v: unknown) => v === null || (typeof v === 'number' && Number.isFinite(v))
 
+const isJobId = (v: unknown) => typeof v === 'string' && /^job_[a-z0-9]{20}$/.test(v)
+const isAnswer = (v: unknown) =>
+  isObject(v) &&
+  (v.action === 'accept'
+    ? isJobId(v.continuation) && Object.keys(v).length === 2
+    : (v.action === 'decline' || v.action === 'cancel') && Object.keys(v).length === 1)
+
 type Check = [field: keyof JobRecord, ok: (v: unknown, r: Record<string, unknown>) => boolean, expected: string]
 
 const CHECKS: Check[] = [
@@ -40,6 +47,13 @@ const CHECKS: Check[] = [
   ],
   ['result_kind', (v) => v === null || v === 'data' || v === 'items', 'data, items or null'],
   ['owner', (v) => v === undefined || (typeof v === 'string' && v.length > 0), 'a subject, or absent'],
+  ['call', (v) => v === undefined || v === true, 'true, or absent'],
+  ['continues', (v) => v === undefined || isJobId(v), 'a job id, or absent'],
+  [
+    'answer',
+    (v) => v === undefined || isAnswer(v),
+    '{action: accept, continuation: <job id>}, {action: decline|cancel}, or absent',
+  ],
 ]
 
 /**

@@ -56,7 +56,7 @@ export function resolveJobStore(config: ToolConfig): JobStore {
 const START_TIMEOUT_MS = 60_000
 
 /** Flow flags are never stored: the job re-runs the command's work, not its confirmation. */
-function storedArgv(argv: readonly string[]): string[] {
+export function storedArgv(argv: readonly string[]): string[] {
   const out: string[] = []
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!
@@ -93,6 +93,25 @@ export async function submitJob(options: {
     now,
   )
   await store.create(record)
+  await startJob(config, store, record)
+  return submitted(config, id)
+}
+
+/**
+ * The words that start this tool again: node (with this process's flags when it runs the script itself) and the
+ * script, which an in-process run names (the caller's own argv is not the tool's).
+ */
+export function toolStart(): string[] {
+  const script = runScript()!
+  return script === process.argv[1] ? [...process.execArgv, script] : [script]
+}
+
+/**
+ * Hand a created job to a worker: on a fleet, its queue (any worker takes it); else a detached `job worker` of this
+ * machine that outlives this process.
+ */
+export async function startJob(config: ToolConfig, store: JobStore, record: JobRecord): Promise<void> {
+  const id = record.job_id
   if (isFleetStore(store)) {
     // Any worker of the fleet takes it from the queue. Not queued means it never runs: say so on the record.
     await store.dispatch(record).catch(async (error: unknown) => {
@@ -125,18 +144,14 @@ export async function submitJob(options: {
         cause: error,
       })
     })
-    return submitted(config, id)
+    return
   }
-  // The worker is the tool started again: an in-process run names its script (the caller's own argv is not the tool's).
-  const script = runScript()!
-  const start = script === process.argv[1] ? [...process.execArgv, script] : [script]
-  const child = spawn(process.execPath, [...start, 'job', 'worker', '--id', id, '--quiet'], {
+  const child = spawn(process.execPath, [...toolStart(), 'job', 'worker', '--id', id, '--quiet'], {
     detached: true,
     stdio: 'ignore',
     env: runEnv(),
   })
   child.unref()
-  return submitted(config, id)
 }
 
 function submitted(config: ToolConfig, id: string): SubmittedJob {
@@ -233,7 +248,8 @@ export async function cancelJob(store: JobStore, id: string): Promise<JobRecord>
 /** How often a worker looks for a cancel request it was not signalled about. */
 const CANCEL_POLL_MS = 500
 
-type Worker = { runWork(ctx: JobContext, record: JobRecord): Promise<unknown> }
+/** What runs a job's work in the worker: the command's instance, or a call job's runner (./call-job.ts). */
+export type Worker = { runWork(ctx: JobContext, record: JobRecord): Promise<unknown> }
 
 /** The worker side: claim the job, run the command's `work`, record the outcome. */
 export async function runJob(options: {

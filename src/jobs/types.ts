@@ -52,6 +52,19 @@ export type JobRecord = {
   owner?: string
   /** A write job's confirmed plan (token id, targets and versions); the worker applies nothing else. */
   plan?: JobPlan
+  /**
+   * The record of a whole call of the tool, not of a command's `work()`: a call that stopped at a person's
+   * checkpoint (`failed`, `E_HUMAN_REQUIRED`), recorded so an MCP task can wait on it, or a checkpoint's resume,
+   * whose worker runs `argv` as the command line and records the envelope it prints (`tool mcp`'s tasks extension).
+   */
+  call?: true
+  /** The job whose checkpoint this call resumes: a person answered it through an MCP task. */
+  continues?: string
+  /**
+   * How a person answered the checkpoint this job stopped at, through an MCP task: accepted (`continuation` is the
+   * job that resumes it), declined, or dismissed (`cancel`). Set once: a second answer changes nothing.
+   */
+  answer?: { action: 'accept'; continuation: string } | { action: 'decline' | 'cancel' }
 }
 
 /**

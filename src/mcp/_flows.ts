@@ -41,6 +41,27 @@ export function checkpointOf(
   return { message: error.message ?? 'A person must act', url, resume: error.details.resume }
 }
 
+/** The SDK's builders of an elicitation request (`inputRequired.elicit`, `inputRequired.elicitUrl`). */
+type ElicitBuilders = Pick<typeof import('@modelcontextprotocol/server')['inputRequired'], 'elicit' | 'elicitUrl'>
+
+/**
+ * What a checkpoint asks of the person at the client, the same in an input-required round and in a task waiting for
+ * input: its page in URL mode when it has one and the client opens URLs, else a form to accept once done; undefined
+ * when the client can show neither.
+ */
+export function checkpointRequest(
+  build: ElicitBuilders,
+  checkpoint: { message: string; url: string | undefined },
+  modes: { form: boolean; url: boolean },
+): ReturnType<ElicitBuilders['elicit']> | undefined {
+  if (checkpoint.url && modes.url) return build.elicitUrl({ message: checkpoint.message, url: checkpoint.url })
+  if (!modes.form) return undefined
+  return build.elicit({
+    message: `${checkpoint.message}. Accept once done.`,
+    requestedSchema: { type: 'object', properties: { done: { type: 'boolean', title: 'Done' } } },
+  })
+}
+
 /**
  * The argv of a checkpoint's `resume` command (`tasks login resume --id cp_…` → `login resume --id cp_…`). The
  * command starts with one of `prefixes`: the bin's name, or the words that start this tool again when it is not

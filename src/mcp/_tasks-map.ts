@@ -87,35 +87,124 @@ export function isExpired(record: Pick<JobRecord, 'submitted_at'>, now: number):
 }
 
 /**
- * A job's record as a task: pending and running are `working` (with the job's progress note), succeeded and
- * failed are `completed` (the job's answer is a tool result either way: an error envelope is `isError`, never a
- * `failed` task), cancelled is `cancelled`.
+ * Whether a job stopped at a person's checkpoint (`E_HUMAN_REQUIRED` with the command that resumes it and the
+ * checkpoint's id; a change the policy holds has neither id nor job: it is asked before any task exists).
  */
-export function taskOf(record: JobRecord, taskId: string): TaskFields {
-  const status: TaskStatus =
-    record.status === 'cancelled'
-      ? 'cancelled'
-      : record.status === 'succeeded' || record.status === 'failed'
-        ? 'completed'
-        : 'working'
-  const message = statusMessage(record)
+export function stoppedAtCheckpoint(record: JobRecord): boolean {
+  const details = record.error?.details
+  return (
+    record.status === 'failed' &&
+    record.error?.code === 'E_HUMAN_REQUIRED' &&
+    typeof details?.resume === 'string' &&
+    typeof details.checkpoint_id === 'string'
+  )
+}
+
+/** Whether a job's checkpoint still waits for the person: not answered, and its task not cancelled. */
+export function awaitsInput(record: JobRecord): boolean {
+  return stoppedAtCheckpoint(record) && record.answer === undefined && !record.cancel_requested
+}
+
+/**
+ * A task as its records tell it: `chain` is the job the task was created for, then each job that resumed a
+ * checkpoint of the one before; `record`, the last, says where the task stands. Pending and running are `working`
+ * (with the job's progress note); succeeded and failed are `completed` (the job's answer is a tool result either
+ * way: an error envelope is `isError`, never a `failed` task); cancelled is `cancelled`. A job stopped at a
+ * person's checkpoint is `input_required` until the person answers: accepted, the job that resumes it is the task
+ * (`working` until that job is read); declined or dismissed, `completed` with the checkpoint's answer; a cancelled
+ * task, `cancelled`. The task was created with its first job and last changed with the latest change of any.
+ */
+export function taskOf(record: JobRecord, taskId: string, chain: readonly JobRecord[] = [record]): TaskFields {
+  const status = statusOf(record)
+  const message = statusMessage(record, status)
+  const updated = chain.reduce(
+    (at, r) => (Date.parse(r.updated_at) > Date.parse(at) ? r.updated_at : at),
+    record.updated_at,
+  )
   return {
     taskId,
     status,
     ...(message ? { statusMessage: message } : {}),
-    createdAt: record.submitted_at,
-    lastUpdatedAt: record.updated_at,
+    createdAt: chain[0]!.submitted_at,
+    lastUpdatedAt: updated,
     ttlMs: TASK_TTL_MS,
     pollIntervalMs: POLL_INTERVAL_MS,
   }
 }
 
-function statusMessage(record: JobRecord): string | undefined {
+function statusOf(record: JobRecord): TaskStatus {
+  if (record.status === 'cancelled') return 'cancelled'
+  if (record.status === 'pending' || record.status === 'running') return 'working'
+  if (!stoppedAtCheckpoint(record)) return 'completed'
+  if (record.cancel_requested) return 'cancelled'
+  if (!record.answer) return 'input_required'
+  return record.answer.action === 'accept' ? 'working' : 'completed'
+}
+
+function statusMessage(record: JobRecord, status: TaskStatus): string | undefined {
+  if (status === 'input_required') return record.error!.message
+  if (status === 'cancelled') return record.cancel_requested ? 'cancelled on request' : 'cancelled'
+  if (record.answer) return ANSWERED[record.answer.action]
   if (record.status === 'failed') return record.error ? `${record.error.code}: ${record.error.message}` : undefined
   if (record.status === 'pending') return 'queued'
-  if (record.status === 'cancelled') return record.cancel_requested ? 'cancelled on request' : 'cancelled'
   const percent = record.progress === null ? '' : `${Math.round(record.progress * 100)}%`
   return [percent, record.message ?? ''].filter(Boolean).join(' ') || undefined
+}
+
+const ANSWERED = {
+  accept: 'resuming after the person answered',
+  decline: 'the person declined',
+  cancel: 'the person dismissed the request',
+} as const
+
+/** The label input-request ids are derived under (task ids MAC a job id, which never starts with it). */
+const INPUT = 'input\0'
+
+/**
+ * The id of the input request a job's checkpoint makes of its task: opaque, the same on every read and every
+ * server of the tool (a MAC over the job id under the task-id key), and another for each checkpoint of the task
+ * (each is a job of its own), so an answer to one never answers the next.
+ */
+export function inputKey(key: Buffer, jobId: string): string {
+  return createHmac('sha256', key).update(`${INPUT}${jobId}`).digest('base64url').slice(0, 22)
+}
+
+/** The id, under any of `keys`, that `responses` answers for a job's checkpoint; undefined when none does. */
+export function answeredKey(
+  keys: readonly Buffer[],
+  jobId: string,
+  responses: Record<string, unknown>,
+): string | undefined {
+  return keys.map((key) => inputKey(key, jobId)).find((id) => Object.hasOwn(responses, id))
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/**
+ * What is wrong with the `inputResponses` of a `tasks/update`: required, an object keyed by request id whose every
+ * entry is the bare result of its request (`dropped`: the keys the SDK set aside as not that, a `{method, result}`
+ * envelope or no object at all).
+ */
+export function inputResponsesProblem(responses: unknown, dropped: readonly string[] = []): string | undefined {
+  const shape = "an object keyed by the ids of the task's inputRequests"
+  if (responses === undefined) return `inputResponses is required: ${shape}`
+  if (!isObject(responses)) return `inputResponses must be ${shape}`
+  const bad = dropped[0] ?? Object.keys(responses).find((key) => !isObject(responses[key]))
+  return bad === undefined
+    ? undefined
+    : `inputResponses.${bad} must be the result of that request (an object, not a {method, result} envelope)`
+}
+
+/** The person's answer to an elicitation: accepted (with what the form held), declined or dismissed. */
+export type ElicitAnswer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }
+
+/** An elicitation's result as the client sent it for request `key`, or what is wrong with it. */
+export function elicitAnswer(value: Record<string, unknown>, key: string): ElicitAnswer | { problem: string } {
+  const { action, content } = value
+  if (action !== 'accept' && action !== 'decline' && action !== 'cancel')
+    return { problem: `inputResponses.${key}.action must be accept, decline or cancel` }
+  if (content !== undefined && !isObject(content)) return { problem: `inputResponses.${key}.content must be an object` }
+  return content === undefined ? { action } : { action, content }
 }
 
 /** The job a tool call submitted, when its envelope is a submission (`{job_id, status: pending, poll, result}`). */

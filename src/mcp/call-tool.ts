@@ -10,6 +10,7 @@ import {
   approvalMessage,
   type Caps,
   checkpointOf,
+  checkpointRequest,
   dryRunOf,
   elicitModes,
   resumeArgv,
@@ -128,14 +129,12 @@ export function callHandler(
         if (task) return task
       }
       const checkpoint = checkpointOf(result.envelope)
-      if (ask && checkpoint && ((checkpoint.url && modes.url) || modes.form)) {
-        const request =
-          checkpoint.url && modes.url
-            ? sdk.inputRequired.elicitUrl({ message: checkpoint.message, url: checkpoint.url })
-            : sdk.inputRequired.elicit({
-                message: `${checkpoint.message}. Accept once done.`,
-                requestedSchema: { type: 'object', properties: { done: { type: 'boolean', title: 'Done' } } },
-              })
+      const request = ask && checkpoint ? checkpointRequest(sdk.inputRequired, checkpoint, modes) : undefined
+      if (checkpoint && request) {
+        // A client that speaks tasks gets a task waiting for the person instead (SEP-2663): the answer may come
+        // whenever the person is done, to any server of the tool, and the resume runs as a job of the same task.
+        const task = tasks && (await tasks.paused(argv, result.envelope, ctx.mcpReq.envelope?.[CAPS], principal))
+        if (task) return task
         return sdk.inputRequired({
           inputRequests: { human: request },
           requestState: await codec.mint({ kind: 'resume', resume: checkpoint.resume, tool: def.name }),

@@ -101,7 +101,8 @@ export async function mcpFactory(options: FactoryOptions): Promise<{
     // The CLI validates arguments and output itself, so both surfaces refuse with the same code.
     getValidator: () => (input: unknown) => ({ valid: true, data: input as never, errorMessage: undefined }),
   }
-  const tasks = (await import('./tasks.js')).taskSurface({ sdk, config, catalogue, launcher })
+  const commands = new Map(descriptions.map((d) => [d.path.replaceAll(' ', ':'), d.schema_version]))
+  const tasks = (await import('./tasks.js')).taskSurface({ sdk, config, catalogue, launcher, commands })
   const { discoveryTools } = options.discovery ? await import('./discovery.js') : { discoveryTools: undefined }
   // Past the listing budget, output schemas leave tools/list and describe_tool returns them (src/mcp/tools.ts).
   const listing = listedTools(defs, maxListBytesOf(config))

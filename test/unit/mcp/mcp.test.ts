@@ -2,7 +2,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/
 import { describe, expect, it } from 'vitest'
 import type { CommandDescription } from '../../../src/describe/command.js'
 import type { Param } from '../../../src/describe/params.js'
-import { resumeArgv, shellWords } from '../../../src/mcp/_flows.js'
+import { checkpointRequest, resumeArgv, shellWords } from '../../../src/mcp/_flows.js'
 import { toolAnnotations } from '../../../src/mcp/annotations.js'
 import { MAX_ARGV_BYTES, toArgv } from '../../../src/mcp/argv.js'
 import { describeTool } from '../../../src/mcp/discovery.js'
@@ -199,6 +199,26 @@ describe("a checkpoint's resume command, as it comes back from the client", () =
     expect(shellWords("  a  'b c'd  ")).toEqual(['a', 'b cd'])
     expect(shellWords('a > b')).toBeUndefined()
     expect(shellWords('a\\ b')).toBeUndefined()
+  })
+
+  it('asks the person through its page (URL mode) when it has one the client opens, else a form, else nothing', async () => {
+    const { inputRequired } = await import('@modelcontextprotocol/server')
+    const page = { message: 'Open the page', url: 'https://example.test/device' }
+    const both = { form: true, url: true }
+    expect(checkpointRequest(inputRequired, page, both)).toEqual({
+      method: 'elicitation/create',
+      params: { mode: 'url', message: 'Open the page', url: 'https://example.test/device' },
+    })
+    const form = checkpointRequest(inputRequired, page, { form: true, url: false })
+    expect(form).toMatchObject({ method: 'elicitation/create', params: { mode: 'form' } })
+    expect(form?.params).toMatchObject({ message: 'Open the page. Accept once done.' })
+    expect(checkpointRequest(inputRequired, { message: 'Run it', url: undefined }, both)?.params).toMatchObject({
+      mode: 'form',
+    })
+    expect(checkpointRequest(inputRequired, page, { form: false, url: false })).toBeUndefined()
+    expect(checkpointRequest(inputRequired, { message: 'Run it', url: undefined }, { form: false, url: true })).toBe(
+      undefined,
+    )
   })
 })
 

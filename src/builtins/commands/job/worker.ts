@@ -1,5 +1,5 @@
 import { AgentCommand, AgentError, Flags, output } from '../../../index.js'
-import { type JobRecord, resolveJobStore, runJob, serveJobs } from '../../../jobs/index.js'
+import { type JobRecord, resolveJobStore, runJob, serveJobs, type Worker } from '../../../jobs/index.js'
 import { oclifConfig } from '../../../runtime/tool-config.js'
 
 export default class JobWorker extends AgentCommand {
@@ -33,8 +33,12 @@ export default class JobWorker extends AgentCommand {
     return { job_id: done.job_id, status: done.status }
   }
 
-  /** A fresh instance of the job's command with its stored arguments. */
-  private async instance(record: JobRecord): Promise<AgentCommand> {
+  /**
+   * A fresh instance of the job's command with its stored arguments; for a call job (a checkpoint's resume), the
+   * runner of its whole command line.
+   */
+  private async instance(record: JobRecord): Promise<Worker> {
+    if (record.call) return (await import('../../../jobs/call-job.js')).callWorker(this.config)
     const found = (await oclifConfig(this.config)).findCommand(record.command)
     if (!found) throw new AgentError('E_INTERNAL', `job ${record.job_id} names unknown command ${record.command}`)
     const Command = await found.load()
