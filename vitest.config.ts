@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config'
+import { HeavyFirst } from './test/support/heavy-first.js'
 
 /**
  * Two tiers. `unit`: in-process (renderers, parsers, builders, the security code, and whole calls of a tool through
@@ -24,6 +25,8 @@ export default defineConfig({
     // suite took 281 s with 3, 309 s with 2 and 290 s with 4 (same CPU time; more only adds contention).
     pool: 'forks',
     maxWorkers: 3,
+    // The longest spawn files first, so none of them starts last and runs alone (test/support/heavy-first.ts).
+    sequence: { sequencer: HeavyFirst },
     testTimeout: 30_000,
     // Built JavaScript (agentcli's dist/, a tool's dist/) runs on Node itself, as in a tool's process: an in-process
     // run (test/support/in-process.ts) and the commands oclif loads are then one module instance.
