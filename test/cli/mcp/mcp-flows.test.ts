@@ -3,13 +3,12 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { sandbox } from 'agentcli/testing'
-import { HttpResponse, http } from 'msw'
 import { afterAll, describe, expect, it } from 'vitest'
 import { useColdTasks } from '../../support/cold-tasks.js'
+import { apiEnv, deviceServer } from '../../support/device-server.js'
 import { alive, env, seed, TASKS_BIN, until, useSandbox } from '../../support/helpers.js'
 import { tasksInProcess } from '../../support/in-process.js'
 import { openSession, type Session, sc, useSharedSession } from '../../support/mcp-session.js'
-import { startUpstream } from '../../support/upstream.js'
 
 // These flows are not about the warm pool: their servers start none (cold-tasks.ts).
 useColdTasks()
@@ -50,30 +49,15 @@ describe.each([
   })
 
   it('a device login over an https URL uses URL-mode elicitation, then resumes once the person approved', async () => {
-    let approved = false
-    const api = await startUpstream([
-      http.post('*/oauth/device/code', () =>
-        HttpResponse.json({
-          device_code: 'dc_1',
-          user_code: 'ABCD1234',
-          verification_uri: 'https://tasks.example/device',
-          expires_in: 600,
-        }),
-      ),
-      http.post('*/oauth/token', () =>
-        approved
-          ? HttpResponse.json({ access_token: 'tk_1', refresh_token: 'rt_1', expires_in: 3600, account: 'ann' })
-          : HttpResponse.json({ error: 'authorization_pending' }, { status: 400 }),
-      ),
-    ])
+    const api = await deviceServer()
     // biome-ignore lint/suspicious/noExplicitAny: elicitation params
     const asked: any[] = []
     const s = await openSession(box(), {
       modern,
-      env: { TASKS_API_URL: api.url, TASKS_HTTP_RETRIES: '0', TASKS_CREDENTIAL_STORE: 'file' },
+      env: apiEnv(api),
       elicit: (p) => {
         asked.push(p)
-        approved = true
+        api.approve()
         return { action: 'accept' }
       },
     })
@@ -81,7 +65,7 @@ describe.each([
       const r = sc(await s.client.callTool({ name: 'login', arguments: {} }))
       expect(asked).toHaveLength(1)
       expect(asked[0]).toMatchObject({ mode: 'url', url: 'https://tasks.example/device' })
-      expect(asked[0].message).toContain('ABCD1234')
+      expect(asked[0].message).toContain('CODE0001')
       expect(r.ok, JSON.stringify(r)).toBe(true)
       expect(r.data).toMatchObject({ account: 'ann', logged_in: true })
     } finally {

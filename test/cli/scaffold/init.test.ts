@@ -2,23 +2,15 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { runTool } from 'agentcli/testing'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { ROOT } from '../../support/helpers.js'
+import { tempDirs } from '../../support/temp-dirs.js'
 
 // `agentcli init` where its process matters: its working directory, a Node.js older than engines (a preload), a
 // temp dir it cannot use. The rest of the command runs in-process: test/unit/cli/init.test.ts, init-names.test.ts.
 const AGENTCLI_BIN = join(ROOT, 'bin/agentcli.js')
 
-let dirs: string[] = []
-afterEach(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-  dirs = []
-})
-function temp(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'agentcli-init-test-'))
-  dirs.push(dir)
-  return dir
-}
+const temp = tempDirs('agentcli-init-test-')
 /**
  * One HOME for the file: its code cache, where the bin and the staged tool init asks for its reference keep their
  * compiled modules, serves every call after the first (a HOME each compiled everything again).

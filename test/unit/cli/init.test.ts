@@ -2,26 +2,18 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { envelopeViolations } from 'agentcli/testing'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { ROOT } from '../../support/helpers.js'
 import { runInProcess } from '../../support/in-process.js'
+import { tempDirs } from '../../support/temp-dirs.js'
 
 // `agentcli init`, the whole command in-process (test/support/in-process.ts; it still asks the staged tool for its
 // reference in a child, as its build does). What needs a process of its own (a working directory, a preloaded old
 // Node, a broken TMPDIR) is test/cli/scaffold/init.test.ts.
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version
 
-let dirs: string[] = []
-afterEach(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-  dirs = []
-})
-function temp(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'agentcli-init-test-'))
-  dirs.push(dir)
-  return dir
-}
+const temp = tempDirs('agentcli-init-test-')
 /** One HOME for the file: what init's child (the staged tool's `reference`) compiles is kept for the next one. */
 const HOME = mkdtempSync(join(tmpdir(), 'agentcli-init-home-'))
 afterAll(() => rmSync(HOME, { recursive: true, force: true }))
