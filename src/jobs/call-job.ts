@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import { AgentError } from '../errors/agent-error.js'
 import type { ErrorCode } from '../errors/catalogue.js'
+import { killGraceOf } from '../mcp/children.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
 import { runEnv } from '../settings/run-env.js'
 import { toolEnv } from '../settings/tool-env.js'
@@ -16,15 +17,14 @@ import { toolStart, type Worker } from './runtime.js'
 /** The most a call may print before it is stopped: an envelope, not a stream. */
 const MAX_OUTPUT_BYTES = 16 * 1024 * 1024
 
-/** How long a stopped call has after SIGINT before SIGKILL (as `tool mcp` gives its calls). */
-const KILL_GRACE_MS = 5000
-
 /** The worker of a call job: runs `record.argv` as this tool's command line, for the record's owner. */
 export function callWorker(config: ToolConfig): Worker {
   return {
     runWork: (ctx, record) =>
       new Promise((resolve, reject) => {
         const names = toolEnv(config.bin)
+        // The grace `tool mcp` gives its own calls (the tool's `kill_grace_ms`): this call is one of them, resumed.
+        const grace = killGraceOf(config)
         const env = { ...runEnv() }
         // One JSON envelope, whatever this worker's environment says; and the call acts for whom the job is.
         delete env[names.name('FORMAT')]
@@ -39,7 +39,7 @@ export function callWorker(config: ToolConfig): Worker {
         let kill: NodeJS.Timeout | undefined
         const stop = () => {
           child.kill('SIGINT')
-          kill ??= setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS)
+          kill ??= setTimeout(() => child.kill('SIGKILL'), grace)
           kill.unref()
         }
         child.stdout!.on('data', (chunk: Buffer) => {
