@@ -5,8 +5,9 @@ import type { CallPrincipal } from './call-tool.js'
 import { killGraceOf, stopAll } from './children.js'
 import { type FactoryOptions, mcpFactory } from './factory.js'
 import { maxMessageBytesOf } from './framing.js'
+import { cancelledIdOf, isInitialize, legacyCalls, requestIdOf, SESSION_HEADER } from './legacy-cancel.js'
 import { listenHeaderRefusal } from './listen-headers.js'
-import type { ListenAnswer, TaskListener, TaskListenRequest } from './task-listen.js'
+import type { ListenAnswer } from './task-listen.js'
 
 /** Who may call: a bearer token's verifier, with what the 401 challenge and the RFC 9728 document advertise. */
 export type HttpAuth = {
@@ -66,6 +67,7 @@ export async function serveMcpHttp(options: HttpServeOptions): Promise<{ request
   const maxBytes = maxMessageBytesOf(options.config)
   const maxConcurrent = options.maxConcurrent ?? 32
   const { sdk, build, listener } = await mcpFactory(options)
+  const calls = legacyCalls()
   const handler = sdk.createMcpHandler(
     // A 2025-era request is served by a fresh instance with no session: a person's answer to an elicitation would
     // arrive at another one, so those instances never ask (writes answer with the plain dry_run → confirm gate).
@@ -184,13 +186,23 @@ export async function serveMcpHttp(options: HttpServeOptions): Promise<{ request
       if (checked instanceof Response) return send(res, checked)
       authInfo = checked
     }
+    const message = body && req.method === 'POST' ? jsonOf(body) : undefined
     // A listen for tasks is served here (the SDK's router drops `taskIds`: ./task-listen.ts), for the caller's own.
-    const listen = body && req.method === 'POST' ? listenOf(listener, body) : undefined
+    const listen = message !== undefined && listener.claims(message) ? message : undefined
     const refusal = listen ? listenHeaderRefusal(sdk, req, listen) : undefined
     if (refusal === 'legacy') return send(res, await handler.fetch(request, authInfo ? { authInfo } : {}))
     if (refusal) return json(res, refusal.httpStatus, { jsonrpc: '2.0', id: listen?.id ?? null, error: refusal.error })
     if (listen) return serveListen(res, await listener.open(listen, principalOf(authInfo)))
-    await send(res, await handler.fetch(request, authInfo ? { authInfo } : {}))
+    // A 2025-11-25 client's cancel names its call by id, within the session its handshake was given (./legacy-cancel.ts);
+    // the notification itself still goes to the SDK, which acknowledges it.
+    const session = sessionOf(req)
+    const cancelled = session ? cancelledIdOf(message) : undefined
+    if (session && cancelled !== undefined) calls.cancel(principalOf(authInfo), session, cancelled)
+    const id = session ? requestIdOf(message) : undefined
+    if (session && id !== undefined) res.once('close', calls.track(principalOf(authInfo), session, id, abort))
+    const answer = await handler.fetch(request, authInfo ? { authInfo } : {})
+    const handshake = isInitialize(message) && answer.ok && !answer.headers.has(SESSION_HEADER)
+    await send(res, answer, handshake ? { [SESSION_HEADER]: calls.newSession() } : {})
   }
 
   await new Promise<void>((resolve) => {
@@ -213,15 +225,19 @@ export async function serveMcpHttp(options: HttpServeOptions): Promise<{ request
   return { requests, url }
 }
 
-/** The body as a listen for tasks, when it is one. */
-function listenOf(listener: TaskListener, body: Buffer): TaskListenRequest | undefined {
-  let message: unknown
+/** The body as JSON, or undefined (the SDK answers what is not JSON). */
+function jsonOf(body: Buffer): unknown {
   try {
-    message = JSON.parse(body.toString('utf8'))
+    return JSON.parse(body.toString('utf8'))
   } catch {
     return undefined
   }
-  return listener.claims(message) ? message : undefined
+}
+
+/** The request's session id (one header of visible ASCII, as the server issues them), if it carries one. */
+function sessionOf(req: IncomingMessage): string | undefined {
+  const value = req.headers[SESSION_HEADER]
+  return typeof value === 'string' && /^[\x21-\x7e]{1,128}$/.test(value) ? value : undefined
 }
 
 /** A listen's answer: its JSON-RPC error, or its SSE stream until the client goes or the server stops. */
@@ -288,12 +304,12 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | null
   })
 }
 
-async function send(res: ServerResponse, response: Response): Promise<void> {
+async function send(res: ServerResponse, response: Response, extra: Record<string, string> = {}): Promise<void> {
   const headers: Record<string, string> = {}
   response.headers.forEach((value, key) => {
     headers[key] = value
   })
-  res.writeHead(response.status, headers)
+  res.writeHead(response.status, { ...headers, ...extra })
   if (!response.body) return void res.end()
   res.flushHeaders()
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {

@@ -242,48 +242,120 @@ describe('tool mcp --http: a call the client cancels', () => {
     },
   )
 
-  // The 2026-07-28 revision cancels by closing the request's response. A 2025-11-25 client over stateless HTTP sends
-  // notifications/cancelled in a request of its own, which no instance can match to the call (see docs/mcp.md).
-  it('2026-07-28: aborting a confirmed write in its plan stops its process; nothing is applied and the token confirms later, once', async () => {
+  // The 2026-07-28 revision cancels by closing the request's response; a 2025-11-25 client sends
+  // notifications/cancelled in a request of its own, matched to the call by the session id its handshake was given.
+  it.each([
+    ['2025-11-25', false],
+    ['2026-07-28', true],
+  ])(
+    '%s: aborting a confirmed write in its plan stops its process; nothing is applied and the token confirms later, once',
+    async (_era, modern) => {
+      const { box, server } = syncing()
+      const remote = upstream!
+      const state = join(box.env.XDG_DATA_HOME!, 'tasks', 'sync-state.json')
+      rmSync(storePath(box), { force: true })
+      rmSync(state, { force: true })
+      const from = server.stderr().length
+      const client = await httpClient(server.url, { modern })
+      try {
+        const dry = sc(await client.callTool({ name: 'sync', arguments: { dry_run: true } }))
+        expect(dry.ok, JSON.stringify(dry)).toBe(true)
+        const token = dry.data.confirm_token as string
+        remote.hold(true)
+        const controller = new AbortController()
+        const pending = client.callTool({ name: 'sync', arguments: { confirm: token } }, { signal: controller.signal })
+        // The confirmed call is in its plan: its process runs and its request to the remote API waits.
+        const pid = await until(() => {
+          const m = /mcp: sync --confirm \S+ \(pid (\d+)\)/.exec(server.stderr().slice(from))
+          return m && remote.held.length > 0 ? Number(m[1]) : undefined
+        })
+        expect(alive(pid)).toBe(true)
+        controller.abort()
+        await expect(pending).rejects.toThrow()
+        await until(() => (alive(pid) ? undefined : true))
+        remote.hold(false)
+        // Nothing applied: no task, no mapping; the token was given back, so it confirms now, once.
+        expect(storeBytes(box)).toBe('<absent>')
+        expect(existsSync(state)).toBe(false)
+        const done = sc(await client.callTool({ name: 'sync', arguments: { confirm: token } }))
+        expect(done.ok, JSON.stringify(done)).toBe(true)
+        expect(done.data).toEqual({ created: 1, updated: 0, unchanged: 0 })
+        const again = sc(await client.callTool({ name: 'sync', arguments: { confirm: token } }))
+        expect(again.error.code).toBe('E_CONFLICT')
+        expect(again.error.details.reason).toBe('already_used')
+        expect(env(await tasksInProcess(box, ['list'])).data.items.map((t: { title: string }) => t.title)).toEqual([
+          'remote one',
+        ])
+      } finally {
+        remote.hold(false)
+        await client.close()
+      }
+    },
+  )
+  it("2025-11-25: a cancel names the call within its session only: another session's cancel of the same id stops nothing", async () => {
     const { box, server } = syncing()
     const remote = upstream!
-    const state = join(box.env.XDG_DATA_HOME!, 'tasks', 'sync-state.json')
     rmSync(storePath(box), { force: true })
-    rmSync(state, { force: true })
+    rmSync(join(box.env.XDG_DATA_HOME!, 'tasks', 'sync-state.json'), { force: true })
     const from = server.stderr().length
-    const client = await httpClient(server.url, { modern: true })
+    const sdk = await httpClient(server.url)
+    const token = sc(await sdk.callTool({ name: 'sync', arguments: { dry_run: true } })).data.confirm_token as string
+    await sdk.close()
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+    const post = (body: unknown, extra: Record<string, string> = {}, signal?: AbortSignal) =>
+      fetch(server.url, {
+        method: 'POST',
+        headers: { ...headers, ...extra },
+        body: JSON.stringify(body),
+        signal: signal ?? null,
+      })
+    // Two handshakes: two sessions, each id fresh; the 2026-07-28 revision has no handshake and gets none.
+    const hello = (name: string) =>
+      post({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name, version: '1.0.0' } },
+      })
+    const [mine, theirs] = await Promise.all([hello('mine'), hello('theirs')])
+    const session = mine.headers.get('mcp-session-id')
+    const other = theirs.headers.get('mcp-session-id')
+    await Promise.all([mine.text(), theirs.text()])
+    expect(session).toMatch(/^[A-Za-z0-9_-]{22}$/)
+    expect(other).toMatch(/^[A-Za-z0-9_-]{22}$/)
+    expect(other).not.toBe(session)
+    const legacy = (id: string) => ({ 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' })
+    await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, legacy(session!))).text()
+    remote.hold(true)
+    const gone = new AbortController()
+    const call = post(
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'sync', arguments: { confirm: token } } },
+      legacy(session!),
+      gone.signal,
+    ).then((r) => r.text())
     try {
-      const dry = sc(await client.callTool({ name: 'sync', arguments: { dry_run: true } }))
-      expect(dry.ok, JSON.stringify(dry)).toBe(true)
-      const token = dry.data.confirm_token as string
-      remote.hold(true)
-      const controller = new AbortController()
-      const pending = client.callTool({ name: 'sync', arguments: { confirm: token } }, { signal: controller.signal })
-      // The confirmed call is in its plan: its process runs and its request to the remote API waits.
       const pid = await until(() => {
         const m = /mcp: sync --confirm \S+ \(pid (\d+)\)/.exec(server.stderr().slice(from))
         return m && remote.held.length > 0 ? Number(m[1]) : undefined
       })
+      const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }
+      // The other session's client also has a request 1; a cancel without a session, or naming the id as a string.
+      for (const [extra, body] of [
+        [legacy(other!), cancel],
+        [{ 'mcp-protocol-version': '2025-11-25' }, cancel],
+        [legacy(session!), { ...cancel, params: { requestId: '1' } }],
+      ] as const)
+        expect((await post(body, extra)).status).toBe(202)
+      // Each was taken (202) before the next: had any stopped the call, its SIGINT was already sent.
       expect(alive(pid)).toBe(true)
-      controller.abort()
-      await expect(pending).rejects.toThrow()
-      await until(() => (alive(pid) ? undefined : true))
-      remote.hold(false)
-      // Nothing applied: no task, no mapping; the token was given back, so it confirms now, once.
       expect(storeBytes(box)).toBe('<absent>')
-      expect(existsSync(state)).toBe(false)
-      const done = sc(await client.callTool({ name: 'sync', arguments: { confirm: token } }))
-      expect(done.ok, JSON.stringify(done)).toBe(true)
-      expect(done.data).toEqual({ created: 1, updated: 0, unchanged: 0 })
-      const again = sc(await client.callTool({ name: 'sync', arguments: { confirm: token } }))
-      expect(again.error.code).toBe('E_CONFLICT')
-      expect(again.error.details.reason).toBe('already_used')
-      expect(env(await tasksInProcess(box, ['list'])).data.items.map((t: { title: string }) => t.title)).toEqual([
-        'remote one',
-      ])
+      expect((await post(cancel, legacy(session!))).status).toBe(202)
+      await until(() => (alive(pid) ? undefined : true))
+      expect(storeBytes(box)).toBe('<absent>')
     } finally {
       remote.hold(false)
-      await client.close()
+      gone.abort()
+      await call.catch(() => undefined)
     }
   })
 })
