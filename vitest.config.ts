@@ -98,7 +98,8 @@ export default defineConfig({
     // credential handling (origin binding, redirects, bodies); the upstream token a list's cursor carries; update
     // verification (signature and identity, the TUF-refreshed trusted root, npm provenance); the policy gate and
     // approvals (SSH signatures, requests, store), judged again by an async write's worker; MCP task ids (bearer
-    // tokens bound to their principal) and the sealed state of input-required rounds (bound to theirs).
+    // tokens bound to their principal), the sealed state of input-required rounds (bound to theirs) and the calls a
+    // 2025-11-25 cancel may stop (its principal's, in its session).
     coverage: {
       provider: 'v8',
       include: [
@@ -123,6 +124,7 @@ export default defineConfig({
         'src/update/provenance.ts',
         'src/update/errors.ts',
         'src/mcp/_tasks-map.ts',
+        'src/mcp/legacy-cancel.ts',
         'src/mcp/request-state.ts',
       ],
       reporter: ['text-summary'],
