@@ -46,7 +46,7 @@ for (const [name, plugins] of [
   })
 writeFileSync(
   join(floor, 'run.mjs'),
-  `import { loadBundle } from ${JSON.stringify(join(root, 'dist/boot/index.js'))}\nloadBundle(process.argv[2])\n`,
+  `import { loadBundle } from ${JSON.stringify(join(root, 'dist/boot/load-bundle.js'))}\nloadBundle(process.argv[2])\n`,
 )
 
 const tasksBin = join(root, 'examples/tasks/bin/run.js')

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `agentcli/boot` as one file (dist/boot/start.js): every tool's start imports it first, and as seven ES modules
+// `agentcli/boot` as one file (dist/boot/start.js): every tool's start imports it first, and as nine ES modules
 // the loader resolves, reads and links each one (≈ 2–4 ms of a 30 ms start; docs/performance.md). Only
 // the boot's own modules are inlined; anything it imports lazily (the entry, errors) stays a relative import of
 // the modules beside it, so the oclif path loads exactly what it did.
@@ -15,6 +15,8 @@ const OWN = [
   'boot/early-signals.js',
   'boot/engines.js',
   'boot/warm.js',
+  'boot/load-bundle.js',
+  'boot/bundle-file.js',
 ]
 const INLINED = new Set([...OWN, 'boot/root-path.js'].map((f) => resolve(dist, f)))
 

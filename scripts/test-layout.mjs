@@ -56,7 +56,6 @@ const TESTS = {
   'signature.unit': 'unit/update',
   'text-layout.unit': 'unit/output',
   'trust-root.unit': 'unit/update',
-  units: 'unit/core',
   'update-identity.unit': 'unit/update',
   'verify-units': 'unit/verify',
   // The real bin, as a child process.
@@ -71,7 +70,6 @@ const TESTS = {
   'descriptions-split': 'cli/describe',
   engines: 'cli/boot',
   'bundle-chunks': 'cli/boot',
-  'fast-path': 'cli/boot',
   fcc: 'cli/verify',
   fields: 'cli/output',
   'fleet-confirm': 'cli/fleet',

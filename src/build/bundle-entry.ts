@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { BUNDLE_FILE } from '../boot/index.js'
+import { BUNDLE_FILE } from '../boot/bundle-file.js'
 import { BUNDLE_CHUNK_DIR } from '../runtime/bundle-chunk.js'
 import { ALIASES_EXPORT } from '../runtime/own-commands.js'
 import { buildChunks, CHUNK_FROM, chunkEntry } from './bundle-chunks.js'

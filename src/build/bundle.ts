@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
-import { BUNDLE_FILE } from '../boot/index.js'
+import { BUNDLE_FILE } from '../boot/bundle-file.js'
 import { BUNDLE_CHUNK_DIR } from '../runtime/bundle-chunk.js'
+import { loadOptional } from '../runtime/optional-peers.js'
 import { asciiOnly } from './bundle-ascii.js'
 import { bundleEntry } from './bundle-entry.js'
 import { lazyBuiltins, lazySemver, pureFramework, sourcePatches } from './bundle-plugins.js'
@@ -146,10 +147,7 @@ function dependsOnAgentcli(require: NodeRequire, name: string): boolean {
   }
 }
 
-async function loadEsbuild(): Promise<typeof import('esbuild')> {
-  try {
-    return await import('esbuild')
-  } catch {
-    throw new Error('agentcli.bundle needs esbuild: npm install --save-dev esbuild')
-  }
+/** esbuild, the tool's development dependency: missing, `E_CONFIG` naming the install; broken, its own error. */
+function loadEsbuild(): Promise<typeof import('esbuild')> {
+  return loadOptional('build', () => import('esbuild'))
 }

@@ -173,11 +173,6 @@ async function read<S>(dataDir: string, command: string, id: string): Promise<Ch
   return checkpoint
 }
 
-/** Load a checkpoint for `command`; unknown is `E_NOT_FOUND`, expired or used is `E_CONFLICT`. */
-export async function loadCheckpoint<S>(dataDir: string, command: string, id: string): Promise<Checkpoint<S>> {
-  return read<S>(dataDir, command, id)
-}
-
 /** A checkpoint this process has claimed for its resume; `release` hands it back if the step did not finish. */
 export type ClaimedCheckpoint<S> = { checkpoint: Checkpoint<S>; release(): Promise<void> }
 

@@ -14,6 +14,7 @@ const ID = /^job_[a-z0-9]{20}$/
 
 /** Where a data dir keeps its jobs, and each job's record: `<dataDir>/jobs/<id>/job.json`. */
 export const JOBS_DIR = 'jobs'
+/** The file name of a job's record inside its directory (`{@link JOBS_DIR}/<id>/`). */
 export const JOB_RECORD = 'job.json'
 
 /** The entries of a directory, none when it cannot be read; synchronous: `job list` then loads no node:fs/promises. */

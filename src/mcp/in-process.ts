@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { BUNDLE_FILE } from '../boot/index.js'
+import { BUNDLE_FILE } from '../boot/bundle-file.js'
 import type { CommandDescription } from '../describe/command.js'
 import { AgentError } from '../errors/agent-error.js'
 import { setRunStderr } from '../output/stderr.js'

@@ -18,8 +18,8 @@ let original: Write | undefined
 let stderrWrite: Write | undefined
 let guarded = false
 let closed = false
+/** Whether the stream exists yet: until something reads it, a whole envelope can go to the descriptor directly. */
 const created = { stdout: false, stderr: false }
-const getters: Partial<Record<Name, PropertyDescriptor>> = {}
 
 const onStdoutError = (error: NodeJS.ErrnoException) => {
   // A reader that went away (`| head -c 10`) is not our failure: stop writing, exit quietly.
@@ -34,18 +34,13 @@ const scrubbed = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
   return (write as (c: string, ...r: unknown[]) => boolean)(redactForOutput(text), ...rest)
 }) as Write
 
-/** The stream's own `write` property before the guard (usually none: `write` is the prototype's). */
-const ownWrite: Partial<Record<Name, PropertyDescriptor | undefined>> = {}
-
 const guards: Record<Name, (stream: NodeJS.WriteStream) => void> = {
   stdout: (stream) => {
-    ownWrite.stdout = Object.getOwnPropertyDescriptor(stream, 'write')
     original = stream.write.bind(stream) as Write
     stream.write = scrubbed
     stream.on('error', onStdoutError)
   },
   stderr: (stream) => {
-    ownWrite.stderr = Object.getOwnPropertyDescriptor(stream, 'write')
     stderrWrite = stream.write.bind(stream) as Write
     stream.write = scrubbed
   },
@@ -59,7 +54,6 @@ function onFirstUse(name: Name): void {
     guards[name](process[name])
     return
   }
-  getters[name] = descriptor
   Object.defineProperty(process, name, {
     configurable: true,
     enumerable: descriptor.enumerable ?? true,
@@ -86,28 +80,6 @@ export function guardStdout(): void {
   guarded = true
   onFirstUse('stdout')
   onFirstUse('stderr')
-}
-
-/**
- * Undo {@link guardStdout}: for a run the fast path hands to oclif's path (whose own copy of this module guards
- * stdout again) before anything was written.
- */
-export function releaseStdout(): void {
-  if (!guarded) return
-  for (const name of ['stdout', 'stderr'] as const) {
-    if (created[name]) {
-      const stream = process[name]
-      if (name === 'stdout') stream.off('error', onStdoutError)
-      const own = ownWrite[name]
-      if (own) Object.defineProperty(stream, 'write', own)
-      else delete (stream as { write?: unknown }).write
-    } else if (getters[name]) Object.defineProperty(process, name, getters[name]!)
-  }
-  original = undefined
-  stderrWrite = undefined
-  guarded = false
-  created.stdout = false
-  created.stderr = false
 }
 
 /** True once the reader of stdout has gone away. */

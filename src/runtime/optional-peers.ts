@@ -16,6 +16,8 @@ export const OPTIONAL_PACKAGES = {
   // Only `agentcli verify` runs it: a development dependency of the tool (`agentcli init` puts it there), not a
   // peer: npm installs a peer that the tool has among its devDependencies even with `--omit=dev`.
   verify: { packages: ['ajv', 'ajv-formats'], feature: 'agentcli verify (output schema checks)', dev: true },
+  // Only `agentcli-build` runs it, for a tool with `agentcli.bundle`: a development dependency too.
+  build: { packages: ['esbuild'], feature: "agentcli-build (the tool's bundle)", dev: true },
 } as const
 
 /** A feature whose packages are optional peers of agentcli. */

@@ -1,10 +1,13 @@
 import { type Call, json } from './call.js'
 import type { RefCommand } from './reference-types.js'
 
+/** A command path's words (`job status` → `['job', 'status']`). */
 export const words = (path: string) => path.split(' ')
 /** The key of an argv, to find a call that already ran it. */
 export const argvKey = (argv: readonly string[]) => argv.join('\u0000')
+/** Whether a command cannot run without input (a required flag or argument). */
 export const needsInput = (c: RefCommand) => c.params.some((p) => p.required)
+/** A read verify may call blind: nothing required, one envelope (not a stream, a job or raw bytes). */
 export const plainRead = (c: RefCommand) => c.type === 'read' && !needsInput(c) && !c.stream && !c.async && !c.raw
 
 /** Exits that mean "this needs a login, an upstream, a target or a person", not "this is broken". */
@@ -26,6 +29,7 @@ export function stateError(c: Call): string | undefined {
   }
 }
 
+/** The error of a call's envelope (its code and retryable), if it printed one. */
 export function errorOf(c: Call): { code?: string; retryable?: boolean } | undefined {
   return (json(c)?.error as { code?: string; retryable?: boolean } | undefined) ?? undefined
 }

@@ -8,6 +8,7 @@ export type RefParam = {
   multiple?: boolean
   default?: unknown
 }
+/** A command as the target's `reference` describes it (the part verify reads). */
 export type RefCommand = {
   path: string
   type: 'read' | 'local' | 'write'
@@ -18,6 +19,7 @@ export type RefCommand = {
   raw: boolean
   async: boolean
 }
+/** The target's `reference` (the part verify reads). */
 export type Ref = {
   tool: string
   version: string

@@ -18,6 +18,7 @@ const approvalSchema = output((z) =>
   }),
 )
 
+/** The built-in `approve`: Approve a change the policy holds, with your SSH key. */
 export default class Approve extends AgentCommand<typeof approvalSchema> {
   static override kind = 'local' as const
   static override summary = 'Approve a change the policy holds, with your SSH key'

@@ -2,6 +2,7 @@ import { changesSince, readToolMeta } from '../../describe/index.js'
 import { AgentCommand, Flags, output } from '../../index.js'
 import { changelogSchema } from '../schemas.js'
 
+/** The built-in `changelog`: What changed between versions. */
 export default class Changelog extends AgentCommand {
   static override summary = 'What changed between versions'
   static override description =

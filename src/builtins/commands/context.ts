@@ -5,6 +5,7 @@ import { readToolConfig } from '../../settings/config-file.js'
 import { readLastCheck } from '../../update/notice-cache.js'
 import { contextSchema } from '../schemas.js'
 
+/** The built-in `context`: Where and as whom this tool runs: version, profile, paths, config, credentials. */
 export default class Context extends AgentCommand {
   static override summary = 'Where and as whom this tool runs: version, profile, paths, config, credentials'
   static override description =

@@ -2,6 +2,7 @@ import { AgentCommand, output } from '../../index.js'
 import { runChecks } from '../checks.js'
 import { doctorSchema } from '../schemas.js'
 
+/** The built-in `doctor`: Check the install and say how to fix what is wrong. */
 export default class Doctor extends AgentCommand {
   static override summary = 'Check the install and say how to fix what is wrong'
   static override description =

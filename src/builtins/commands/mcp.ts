@@ -1,5 +1,6 @@
 import { AgentCommand, Flags, output } from '../../index.js'
 
+/** The built-in `mcp`: Serve this tool over the Model Context Protocol (stdio, or Streamable HTTP with --http). */
 export default class Mcp extends AgentCommand {
   static override summary = 'Serve this tool over the Model Context Protocol (stdio, or Streamable HTTP with --http)'
   static override description =

@@ -5,6 +5,7 @@ import { invocation, shellQuote } from '../../runtime/invocation.js'
 import { oclifConfig } from '../../runtime/tool-config.js'
 import { referenceSchema } from '../schemas.js'
 
+/** The built-in `reference`: Describe this tool for agents: commands, flags, output schemas, error codes. */
 export default class Reference extends AgentCommand {
   static override summary = 'Describe this tool for agents: commands, flags, output schemas, error codes'
   static override description =

@@ -59,6 +59,7 @@ const resultSchema = (z: ZodNamespace) =>
     hint: z.string(),
   })
 
+/** The built-in `update`: Update this tool: check, preview, then install a verified release. */
 export default class Update extends WriteCommand<State> {
   static override summary = 'Update this tool: check, preview, then install a verified release'
   static override description =

@@ -11,6 +11,7 @@ import { renderSkillFile } from '../init/skill.js'
 import { writeStaged } from '../init/stage.js'
 import { renderTemplates } from '../init/templates.js'
 
+/** `agentcli init`: Start a new agent-native tool in an empty directory. */
 export default class Init extends AgentCommand {
   static override summary = 'Start a new agent-native tool in an empty directory'
   // It writes a repository: local state, no confirm token (the directory must be empty), audited.

@@ -21,6 +21,7 @@ function save(path: string, body: string): void {
   }
 }
 
+/** `agentcli verify`: Check any CLI against the agent contract, as a black box. */
 export default class Verify extends AgentCommand {
   static override summary = 'Check any CLI against the agent contract, as a black box'
   static override description =

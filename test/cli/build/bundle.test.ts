@@ -218,7 +218,7 @@ export default class Probe extends AgentCommand {
         const bundle = join(d, 'dist/bundle.cjs')
         writeFileSync(bundle, `${readFileSync(bundle, 'utf8')}${damage}`)
       })
-      // `reference` is not a fast route (see test/cli/boot/fast-path.test.ts): it runs from dist/bundle.cjs.
+      // `reference` runs from dist/bundle.cjs like every command.
       const run = runCopy(dir, ['reference'])
       expect(run.status, run.stderr).toBe(0)
       expect(JSON.parse(run.stdout).ok).toBe(true)

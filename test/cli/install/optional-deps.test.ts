@@ -2,7 +2,7 @@
 // schema validator): a tool that uses one without installing it gets E_CONFIG naming the one install command.
 // The packages are hidden with a resolve hook (test/fixtures/hide-modules.mjs), as if the tool left them out.
 import { spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { CORE_ERRORS } from '../../../src/errors/catalogue.js'
@@ -71,6 +71,33 @@ describe('a missing optional peer', () => {
       details: { fix: 'npm install --save-dev ajv ajv-formats' },
     })
   }, 150_000)
+
+  it('agentcli-build without esbuild: E_CONFIG with `npm install --save-dev esbuild`, before anything is written', () => {
+    // A tool that asks for a bundle, beside the repository so that it resolves agentcli; nothing else in it.
+    const tool = mkdtempSync(join(ROOT, 'test/fixtures/.tmp-esbuild-'))
+    try {
+      const commands = { strategy: 'explicit', target: './dist/index.js', identifier: 'COMMANDS' }
+      writeFileSync(
+        join(tool, 'package.json'),
+        JSON.stringify({
+          name: 'nobundler',
+          version: '1.0.0',
+          type: 'module',
+          oclif: { commands },
+          agentcli: { bundle: true },
+        }),
+      )
+      const got = inNode(
+        ['esbuild'],
+        `const { bundleTool } = await import('./dist/build/bundle.js')
+await bundleTool(${JSON.stringify(tool)}).then(() => console.log(JSON.stringify({ code: 'bundled' })))${report}`,
+      )
+      expect(got).toEqual({ code: 'E_CONFIG', fix: 'npm install --save-dev esbuild', missing: ['esbuild'] })
+      expect(readdirSync(tool)).toEqual(['package.json'])
+    } finally {
+      rmSync(tool, { recursive: true, force: true })
+    }
+  })
 
   it('the keychain binding: E_CONFIG with `npm install @napi-rs/keyring`, never a silent fallback to a file', () => {
     const got = inNode(

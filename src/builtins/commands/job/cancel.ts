@@ -2,6 +2,7 @@ import { AgentCommand, AgentError, Flags, output } from '../../../index.js'
 import { cancelJob, isFinished, resolveJobStore } from '../../../jobs/index.js'
 import { jobSchema, readJob, view } from '../../jobs.js'
 
+/** The built-in `job cancel`: Cancel an async job. */
 export default class JobCancel extends AgentCommand {
   static override kind = 'local' as const
   static override summary = 'Cancel an async job'

@@ -5,6 +5,7 @@ import { jobSchema, readJob, view } from '../../jobs.js'
 
 const MAX = 100
 
+/** The built-in `job list`: List async jobs, newest first. */
 export default class JobList extends AgentCommand {
   static override summary = 'List async jobs, newest first'
   static override examples = [

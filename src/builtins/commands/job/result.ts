@@ -2,6 +2,7 @@ import { AgentCommand, Flags, output } from '../../../index.js'
 import { resolveJobStore, settledResult } from '../../../jobs/index.js'
 import { readJob } from '../../jobs.js'
 
+/** The built-in `job result`: Get the result of a finished async job. */
 export default class JobResult extends AgentCommand {
   static override summary = 'Get the result of a finished async job'
   static override description =

@@ -1,6 +1,7 @@
 import { AgentCommand, Flags, output } from '../../../index.js'
 import { jobSchema, readJob, view } from '../../jobs.js'
 
+/** The built-in `job status`: Show the state and progress of an async job. */
 export default class JobStatus extends AgentCommand {
   static override summary = 'Show the state and progress of an async job'
   static override description =

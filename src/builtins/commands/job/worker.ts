@@ -2,6 +2,7 @@ import { AgentCommand, AgentError, Flags, output } from '../../../index.js'
 import { type JobRecord, resolveJobStore, runJob, serveJobs, type Worker } from '../../../jobs/index.js'
 import { oclifConfig } from '../../../runtime/tool-config.js'
 
+/** The built-in `job worker`: Run submitted jobs: one (started by the tool itself) or, on a fleet, all of them. */
 export default class JobWorker extends AgentCommand {
   static override kind = 'local' as const
   static override summary = 'Run submitted jobs: one (started by the tool itself) or, on a fleet, all of them'

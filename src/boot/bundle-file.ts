@@ -1,0 +1,2 @@
+/** Where `agentcli-build` writes a tool's bundle, relative to the tool's root. */
+export const BUNDLE_FILE = 'dist/bundle.cjs'
