@@ -137,6 +137,30 @@ export default {
       ],
       { typesAnywhere: true },
     ),
+    guarded(
+      'routing-in-route',
+      'Command words are matched by src/route/match.ts (the longest id wins), asked by the modules that route: the ' +
+        "entry and its look-up of the tool's own COMMANDS, `reference <path>`, `tool mcp` (a call job's command) and " +
+        'verify. A new surface routes through it and is listed here; a module matching words on its own is a second ' +
+        'router.',
+      'src/route/match.ts',
+      [
+        'src/describe/select.ts',
+        'src/mcp/tasks.ts',
+        'src/runtime/entry.ts',
+        'src/runtime/own-commands.ts',
+        'src/verify/invariants.ts',
+      ],
+    ),
+    {
+      name: 'table-and-router-stand-alone',
+      severity: 'error',
+      comment:
+        'The universal-flags table and the router import nothing (no oclif, no flag builder), so every surface, the ' +
+        'boot and the kit included, can derive from them instead of keeping a copy.',
+      from: { path: only('src/universal-flags/table.ts', 'src/route/match.ts') },
+      to: {},
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -1,4 +1,5 @@
 import { parse as shellParse } from 'shell-quote'
+import { UNIVERSAL_VALUE_TOKENS } from '../universal-flags/table.js'
 import type { RefCommand, RefParam } from './reference-types.js'
 
 /** Values seen in real outputs, by key (`id`, `job_id` …), used to fill an example's `<placeholder>`s. */
@@ -74,16 +75,33 @@ export function harvest(data: unknown, seen: Seen): void {
 }
 
 /**
+ * The write and job flags that keep an example from being a plain call: a write's preview or confirm (verify drives
+ * those through the write flow itself), and what makes a call block or stream instead of returning at once (`--wait`
+ * of an async command; `--follow`, `--watch`, a tool's own). Named here because no one name holds them:
+ * `WRITE_FLAGS` and `WAIT_FLAGS` are oclif flag builders (and `--wait-timeout` alone blocks nothing), and
+ * `--follow`/`--watch` are no flag of the framework's.
+ */
+export const NOT_PLAIN_FLAGS: ReadonlySet<string> = new Set(['--confirm', '--dry-run', '--wait', '--follow', '--watch'])
+
+/**
+ * Whether an example's word makes it no plain call ({@link NOT_PLAIN_FLAGS}) or reshapes its answer. Of the
+ * universal flags, those taking a value (`--format`, `--fields`) choose what the answer looks like; the switches
+ * leave it the JSON verify validates (`--json` is the default format, `--compact`/`--pretty` only spacing). `--x=v`
+ * is `--x v`: an example writing `--format=text` is as unfit to validate as one writing `--format text`.
+ */
+function notPlain(word: string): boolean {
+  const flag = word.split('=')[0]!
+  return UNIVERSAL_VALUE_TOKENS.has(flag) || NOT_PLAIN_FLAGS.has(flag)
+}
+
+/**
  * The first example of a command that, once filled, runs it as JSON with no `--fields`/`--format` reshaping and
- * returns at once (no `--wait`, `--follow`).
+ * returns at once (no `--wait`, `--follow`): see {@link NOT_PLAIN_FLAGS}.
  */
 export function runnableExampleInfo(command: RefCommand, tool: string, seen: Seen): Filled | undefined {
   for (const example of command.examples) {
     const argv = exampleArgv(example, tool)
-    if (
-      argv.some((w) => ['--fields', '--format', '--confirm', '--dry-run', '--wait', '--follow', '--watch'].includes(w))
-    )
-      continue
+    if (argv.some(notPlain)) continue
     if (argv.slice(0, command.path.split(' ').length).join(' ') !== command.path) continue
     const filled = fillInfo(argv, seen)
     if (filled) return filled

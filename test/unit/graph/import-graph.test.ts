@@ -1,5 +1,7 @@
 // The import-graph gates of `npm run check` (.dependency-cruiser.mjs), each shown to fail: the checker runs with the
-// project's own rules on a tiny fixture tree that breaks every rule once, beside imports each rule allows.
+// project's own rules on a tiny fixture tree that breaks every rule once, beside imports each rule allows. Then what
+// no forbidden rule can say, asked of the real graph: each surface routes through the router, and each module
+// handling the universal flags by name derives them from the one table.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -48,6 +50,51 @@ async function violations(root: string): Promise<string[]> {
   }
 }
 
+/** An import in the real graph: the module imported, and whether only its types are. */
+type Edge = { to: string; typeOnly: boolean }
+
+/** The framework's own import graph (src/, type-only and dynamic imports included): module → its local imports. */
+async function sourceGraph(): Promise<Map<string, Edge[]>> {
+  const { tsConfig: _, ...options } = config.options
+  const result = await cruise(['src'], { ...options, baseDir: join(import.meta.dirname, '..', '..', '..') })
+  const output = result.output as {
+    modules: Array<{ source: string; dependencies: Array<{ resolved: string; dependencyTypes: string[] }> }>
+  }
+  return new Map(
+    output.modules.map((m) => [
+      m.source,
+      m.dependencies
+        .filter((d) => d.resolved.startsWith('src/'))
+        .map((d) => ({ to: d.resolved, typeOnly: d.dependencyTypes.includes('type-only') })),
+    ]),
+  )
+}
+
+/** The modules of `graph` importing `module` for more than its types. */
+function importers(graph: Map<string, Edge[]>, module: string): string[] {
+  return [...graph].filter(([, edges]) => edges.some((e) => e.to === module && !e.typeOnly)).map(([from]) => from)
+}
+
+/**
+ * Whether `from` reaches `to` through the imports of `graph`, not through the public index: its re-exports reach
+ * nearly everything, so a path through them would show nothing.
+ */
+function reaches(graph: Map<string, Edge[]>, from: string, to: string): boolean {
+  const seen = new Set([from])
+  for (const module of seen) {
+    if (module === to) return true
+    for (const edge of graph.get(module) ?? []) if (edge.to !== 'src/index.ts') seen.add(edge.to)
+  }
+  return false
+}
+
+let cruised: Promise<Map<string, Edge[]>> | undefined
+/** {@link sourceGraph}, cruised once, when a test first asks (not while another test has moved the cwd). */
+const realGraph = () => {
+  cruised ??= sourceGraph()
+  return cruised
+}
+
 const allowed = {
   'src/output/redact.ts': 'export const redactForOutput = (v: unknown) => v\n',
   'src/output/stdout.ts': "import { redactForOutput } from './redact.js'\nexport const writeStdout = redactForOutput\n",
@@ -70,6 +117,12 @@ const allowed = {
   'src/runtime/run-io.ts': "import { getRunState } from './run-state.js'\nexport const runScript = getRunState\n",
   'src/jobs/state-user.ts': "import type { RunState } from '../runtime/run-state.js'\nexport type S = RunState\n",
   'src/boot/index.ts': "import { b } from './_builtin.js'\nexport const c = b\n",
+  'src/flags.ts': 'export const Flags = {}\n',
+  'src/universal-flags/table.ts': "export const UNIVERSAL_FLAGS = { json: { takes: 'switch' } } as const\n",
+  'src/universal-flags/globals.ts':
+    "import { Flags } from '../flags.js'\nimport { UNIVERSAL_FLAGS } from './table.js'\nexport const g = [Flags, UNIVERSAL_FLAGS]\n",
+  'src/route/match.ts': "export const longestMatch = (words: string[]) => words.join(':')\n",
+  'src/runtime/entry.ts': "import { longestMatch } from '../route/match.js'\nexport const route = longestMatch\n",
 }
 
 describe('the import-graph gates', () => {
@@ -77,7 +130,7 @@ describe('the import-graph gates', () => {
     expect(await violations(tree(allowed))).toEqual([])
   })
 
-  it('fail on each violation: a circle (type-only too), a private file, and a second home for a concern (the env prefix, output validation and the run state included)', async () => {
+  it('fail on each violation: a circle (type-only too), a private file, a second home for a concern (the env prefix, output validation, the run state and the router included), and an import by the table', async () => {
     const root = tree({
       ...allowed,
       'src/a.ts': "import type { B } from './b.js'\nexport type A = { b?: B }\n",
@@ -92,6 +145,9 @@ describe('the import-graph gates', () => {
         "import { envPrefix } from '../settings/env-prefix.js'\nexport const p = envPrefix\n",
       'src/mcp/check.ts': "export * from '../run/check-output.js'\n",
       'src/run/prompt.ts': "import { getRunState } from '../runtime/run-state.js'\nexport const s = getRunState\n",
+      'src/mcp/route.ts': "import { longestMatch } from '../route/match.js'\nexport const r = longestMatch\n",
+      'src/universal-flags/table.ts':
+        "import { Flags } from '../flags.js'\nexport const UNIVERSAL_FLAGS = { json: Flags } as const\n",
     })
     expect(await violations(root)).toEqual([
       'env-prefix-one-home: src/credentials/prefix.ts → src/settings/env-prefix.ts',
@@ -101,9 +157,65 @@ describe('the import-graph gates', () => {
       'output-check-in-run-template: src/mcp/check.ts → src/run/check-output.ts',
       'private-stays-home: src/runtime/chunk.ts → src/boot/_builtin.ts',
       'redactor-at-choke-points: src/jobs/log.ts → src/output/redact.ts',
+      'routing-in-route: src/mcp/route.ts → src/route/match.ts',
       'run-state-read-once: src/run/prompt.ts → src/runtime/run-state.ts',
       'stdout-through-renderer: src/jobs/print.ts → src/output/stdout.ts',
+      'table-and-router-stand-alone: src/universal-flags/table.ts → src/flags.ts',
       'tokens-in-write-flow: src/mcp/peek.ts → src/confirm/token.ts',
+    ])
+  })
+})
+
+describe('the real import graph', () => {
+  it('routes every surface through the one router: each starts from its command and reaches a module importing src/route/match.ts, and no other module imports it', async () => {
+    const g = await realGraph()
+    /** Each surface naming commands by words: where it starts, and its modules that match the words. */
+    const surfaces = {
+      'the CLI (the route step, the look-up of the tool’s own COMMANDS)': {
+        from: 'src/boot/index.ts',
+        routers: ['src/runtime/entry.ts', 'src/runtime/own-commands.ts'],
+      },
+      '`tool mcp` (a call run in its process; a call job’s command)': {
+        from: 'src/builtins/commands/mcp.ts',
+        routers: ['src/runtime/entry.ts', 'src/mcp/tasks.ts'],
+      },
+      '`reference <path>`': { from: 'src/builtins/commands/reference.ts', routers: ['src/describe/select.ts'] },
+      '`agentcli verify` (the invariants’ command of a call)': {
+        from: 'src/cli/commands/verify.ts',
+        routers: ['src/verify/invariants.ts'],
+      },
+    }
+    const routers = importers(g, 'src/route/match.ts')
+    for (const [surface, { from, routers: its }] of Object.entries(surfaces))
+      for (const router of its) {
+        expect(routers, `${surface}: ${router} imports the router`).toContain(router)
+        expect(reaches(g, from, router), `${surface}: ${from} reaches ${router}`).toBe(true)
+      }
+    expect(routers.sort()).toEqual([...new Set(Object.values(surfaces).flatMap((s) => s.routers))].sort())
+  })
+
+  it('derives the universal flags from the one table wherever they are handled by name: the table or its derivations in globals.ts', async () => {
+    const g = await realGraph()
+    // The argv scan and oclif's definitions, the session's settings, `reference`'s params, the MCP arguments and
+    // a call's, and the examples verify runs.
+    expect(importers(g, 'src/universal-flags/table.ts').sort()).toEqual([
+      'src/describe/command.ts',
+      'src/mcp/call-tool.ts',
+      'src/mcp/tools.ts',
+      'src/runtime/session.ts',
+      'src/universal-flags/globals.ts',
+      'src/verify/examples.ts',
+    ])
+    // GLOBAL_FLAGS and the scan: the commands' flags, what a confirm token leaves unbound, `reference`'s list, the
+    // entry's and the session's argv, the fuzzer's picks.
+    expect(importers(g, 'src/universal-flags/globals.ts').sort()).toEqual([
+      'src/command.ts',
+      'src/describe/reference.ts',
+      'src/runtime/entry.ts',
+      'src/runtime/session.ts',
+      'src/verify/fuzz.ts',
+      'src/write-command.ts',
+      'src/write/flags.ts',
     ])
   })
 })

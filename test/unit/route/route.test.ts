@@ -1,21 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs'
-import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { AgentError } from '../../../src/errors/agent-error.js'
 import { idDepth, leadingWords, longestMatch } from '../../../src/route/match.js'
 import { unknownCommand } from '../../../src/route/unknown.js'
 import { isUniversalToken, UNIVERSAL_FLAGS, UNIVERSAL_SWITCH_TOKENS } from '../../../src/universal-flags/table.js'
-
-const root = join(import.meta.dirname, '../../..')
-/** The files under src/ whose code (comments aside) matches `pattern`. */
-function using(pattern: RegExp): string[] {
-  return readdirSync(join(root, 'src'), { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile() && e.name.endsWith('.ts'))
-    .map((e) => join(e.parentPath, e.name))
-    .filter((path) => pattern.test(readFileSync(path, 'utf8').replace(/^\s*(\/\/|\*|\/\*).*$/gm, '')))
-    .map((path) => relative(root, path))
-    .sort()
-}
 
 const IDS = new Set(['login', 'login:approve', 'job:status', 'job:list', 'list'])
 const names = [...IDS].map((id) => id.replaceAll(':', ' '))
@@ -71,14 +58,6 @@ describe('the router', () => {
     expect(under.message).toBe("Unknown command: job stat. Did you mean 'job status'?")
     const none = refusal([])
     expect([none.message, none.details.hint]).toEqual(['No command given', 'run `tasks reference`'])
-  })
-
-  it('is the only place command words are matched, and the one table the only list of universal flags', () => {
-    expect(using(/words\.slice\(0, n\)\.join\(':'\)/)).toEqual(['src/route/match.ts'])
-    // A set or list of several universal flags by name, outside the table (the fuzzer's picks are its own).
-    const lists =
-      /(Set\(|= )\[\s*'(--)?(format|json|compact|pretty|quiet)',\s*'(--)?(format|json|fields|compact|pretty|quiet)'/
-    expect(using(lists)).toEqual([])
   })
 
   it('knows every universal flag, --pretty included (the boot’s old copy had lost it)', () => {

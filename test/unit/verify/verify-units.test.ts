@@ -3,11 +3,19 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { WAIT_FLAGS } from '../../../src/jobs/wait-flags.js'
 import { twoAtATime } from '../../../src/verify/_private.js'
 import { type Call, target } from '../../../src/verify/call.js'
 import { junit, sarif } from '../../../src/verify/ci-report.js'
 import { decorationCheck } from '../../../src/verify/decoration.js'
-import { exampleArgv, fill, harvest, runnableExample, type Seen } from '../../../src/verify/examples.js'
+import {
+  exampleArgv,
+  fill,
+  harvest,
+  NOT_PLAIN_FLAGS,
+  runnableExample,
+  type Seen,
+} from '../../../src/verify/examples.js'
 import type { RefCommand } from '../../../src/verify/reference-types.js'
 import { Report } from '../../../src/verify/report.js'
 import {
@@ -17,6 +25,7 @@ import {
   sandboxEnv,
   sandboxSettings,
 } from '../../../src/verify/settings.js'
+import { WRITE_FLAGS } from '../../../src/write/flags.js'
 
 describe('verify: examples become argv', () => {
   it('keeps <placeholders> as words (not shell redirections) and stops at a real redirection', () => {
@@ -47,6 +56,22 @@ describe('verify: examples become argv', () => {
     } as unknown as RefCommand
     expect(runnableExample(command, 't', new Map())).toEqual(['get', '1'])
     expect(runnableExample(command, 't', new Map([['id', '3']]))).toEqual(['get', '3'])
+  })
+
+  it('skips the universal flags that take a value, written `--x v` or `--x=v`, and the write and wait flags; runs the switches', () => {
+    const first = (...examples: string[]) =>
+      runnableExample({ path: 'get', examples } as unknown as RefCommand, 't', new Map())
+    for (const shaped of ['--format text', '--format=text', '--format json', '--fields a', '--fields=a,b'])
+      expect(first(`t get 1 ${shaped}`, 't get 2')).toEqual(['get', '2'])
+    for (const held of ['--dry-run', '--confirm tok', '--confirm=tok', '--wait', '--follow', '--watch'])
+      expect(first(`t get 1 ${held}`, 't get 2')).toEqual(['get', '2'])
+    for (const plain of ['--json', '--compact', '--pretty', '--quiet', '--no-input', '--wait-timeout 5', '--title a=b'])
+      expect(first(`t get 1 ${plain}`, 't get 2')).toEqual(['get', '1', ...plain.split(' ')])
+    // The framework's write flags and --wait are among them (a new one is a decision for verify).
+    expect([...Object.keys(WRITE_FLAGS), 'wait'].map((f) => `--${f}`).filter((f) => !NOT_PLAIN_FLAGS.has(f))).toEqual(
+      [],
+    )
+    expect(Object.keys(WAIT_FLAGS)).toContain('wait')
   })
 })
 
