@@ -1,11 +1,13 @@
 import { createHash, generateKeyPairSync, sign } from 'node:crypto'
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, request, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { UnauthorizedError } from '@modelcontextprotocol/client'
 import type { Sandbox } from 'agentcli/testing'
 import { afterEach, describe, expect, it } from 'vitest'
+import { decodeRequest } from '../../../src/approvals/request.js'
+import { fileApprovalStore } from '../../../src/approvals/store.js'
 import { useColdTasks } from '../../support/cold-tasks.js'
 import {
   alive,
@@ -21,6 +23,7 @@ import {
 import { tasksInProcess } from '../../support/in-process.js'
 import { type HttpServer, httpClient, startHttp, useSharedHttp } from '../../support/mcp-http.js'
 import { openSession, sc, withoutDuration } from '../../support/mcp-session.js'
+import { sshKeys, sshSign } from '../../support/ssh-keys.js'
 
 // Not about the warm pool: the servers start none (cold-tasks.ts).
 useColdTasks()
@@ -616,6 +619,169 @@ describe('tool mcp --http with bearer authentication: the subject is the princip
     } finally {
       await ann.close()
       await bob.close()
+    }
+  })
+
+  it("an idempotency key is its subject's: ann's result is never bob's; bob's same key and input is bob's own write; the audit names each", async () => {
+    const { box, server } = authed()
+    const ann = await httpClient(server.url, { token: 'tok-ann' })
+    const bob = await httpClient(server.url, { token: 'tok-bob' })
+    const key = 'k-two-subjects'
+    const title = 'same key, two subjects'
+    const create = (client: typeof ann, more: Record<string, unknown>, t = title) =>
+      client.callTool({ name: 'create', arguments: { title: t, idempotency_key: key, ...more } }).then(sc)
+    const confirmed = async (client: typeof ann) => {
+      const dry = await create(client, { dry_run: true })
+      expect(dry.ok, JSON.stringify(dry)).toBe(true)
+      return create(client, { confirm: dry.data.confirm_token })
+    }
+    try {
+      const first = await confirmed(ann)
+      expect(first.ok, JSON.stringify(first)).toBe(true)
+      expect(first.meta.replayed).toBeUndefined()
+      // ann's retry (no token needed) answers her recorded result.
+      const again = await create(ann, {})
+      expect(again).toMatchObject({ ok: true, data: first.data, meta: { replayed: true } })
+      // bob's call with the same key and input is not answered with ann's result: for him the key is new, so the
+      // gate asks him for a confirm like any first call.
+      const foreign = await create(bob, {})
+      expect(foreign.ok).toBe(false)
+      expect(foreign.error.code).toBe('E_CONFIRMATION_REQUIRED')
+      // Nor is it ann's key reused: other arguments conflict under ann's key, and are a plain dry-run under bob's.
+      expect((await create(ann, { dry_run: true }, 'other')).error).toMatchObject({
+        code: 'E_CONFLICT',
+        details: { reason: 'idempotency_key_reused', idempotency_key: key },
+      })
+      expect((await create(bob, { dry_run: true }, 'other')).ok).toBe(true)
+      // bob's own confirm is his own write: a new task, not a replay; from then on each subject replays their own.
+      const own = await confirmed(bob)
+      expect(own.ok, JSON.stringify(own)).toBe(true)
+      expect(own.meta.replayed).toBeUndefined()
+      expect(own.data.id).not.toBe(first.data.id)
+      expect(await create(bob, {})).toMatchObject({ ok: true, data: own.data, meta: { replayed: true } })
+      expect(await create(ann, {})).toMatchObject({ ok: true, data: first.data, meta: { replayed: true } })
+
+      const items = env(await tasksInProcess(box, ['list'])).data.items as Array<{ id: string; title: string }>
+      expect(items.filter((t) => t.title === title).map((t) => t.id)).toEqual([first.data.id, own.data.id])
+      // One record per subject for the one key, in two scopes, each holding its own subject's task.
+      const dir = join(box.env.XDG_DATA_HOME!, 'tasks', 'idempotency')
+      const records = readdirSync(dir)
+        .filter((f) => f.endsWith('.json'))
+        .map(
+          (f) =>
+            JSON.parse(readFileSync(join(dir, f), 'utf8')) as { scope: string; status: string; data: { id: string } },
+        )
+        .sort((a, b) => Number(a.data.id) - Number(b.data.id))
+      expect(records.map((r) => [r.status, r.data.id])).toEqual([
+        ['done', first.data.id],
+        ['done', own.data.id],
+      ])
+      expect(records[0]!.scope).not.toBe(records[1]!.scope)
+      const audit = readFileSync(join(box.env.XDG_DATA_HOME!, 'tasks', 'audit.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { args: string[]; subject?: string; mode: string; result_code: string })
+        .filter((r) => r.args.includes(key))
+      expect(audit.map((r) => [r.subject, r.mode, r.result_code])).toEqual([
+        ['ann (local)', 'dry_run', 'OK'],
+        ['ann (local)', 'confirm', 'OK'],
+        ['ann (local)', 'replay', 'OK'],
+        ['bob (local)', 'refused', 'E_CONFIRMATION_REQUIRED'],
+        ['ann (local)', 'dry_run', 'E_CONFLICT'],
+        ['bob (local)', 'dry_run', 'OK'],
+        ['bob (local)', 'dry_run', 'OK'],
+        ['bob (local)', 'confirm', 'OK'],
+        ['bob (local)', 'replay', 'OK'],
+        ['ann (local)', 'replay', 'OK'],
+      ])
+    } finally {
+      await ann.close()
+      await bob.close()
+    }
+  })
+
+  it("an approval filed for ann's held change does not count for bob's identical one: bob stays held, nothing applied; ann's applies once", async () => {
+    const { box, server } = authed()
+    const configDir = join(box.env.XDG_CONFIG_HOME!, 'tasks')
+    const dataDir = join(box.env.XDG_DATA_HOME!, 'tasks')
+    const policy = join(configDir, 'policy.json')
+    seed(
+      box,
+      ['1', '2', '3', '4', '5'].map((id) => ({ id, title: `t${id}` })),
+    )
+    // The operator trusts one approver, alice (a real ssh-keygen key): a delete of over three tasks is held
+    // (the example's bulk-delete rule) until she signs. Removed at the end: the other tests share this server.
+    const keys = sshKeys()
+    const alice = keys.make('alice')
+    mkdirSync(configDir, { recursive: true, mode: 0o700 })
+    writeFileSync(policy, JSON.stringify({ approvers: [{ id: 'alice', key: alice.pub }] }), { mode: 0o600 })
+    const ann = await httpClient(server.url, { token: 'tok-ann' })
+    const bob = await httpClient(server.url, { token: 'tok-bob' })
+    const ids = ['1', '2', '3', '4']
+    const del = (client: typeof ann, more: Record<string, unknown>) =>
+      client.callTool({ name: 'delete', arguments: { ids, ...more } }).then(sc)
+    try {
+      const dryAnn = await del(ann, { dry_run: true })
+      const dryBob = await del(bob, { dry_run: true })
+      const reqAnn = decodeRequest(dryAnn.data.approval.request as string)!
+      const reqBob = decodeRequest(dryBob.data.approval.request as string)!
+      // Each request names the subject who asked: what the approver reads and signs.
+      expect(reqAnn.request.principal.subject).toEqual({ iss: 'local', sub: 'ann' })
+      expect(reqBob.request.principal.subject).toEqual({ iss: 'local', sub: 'bob' })
+      expect(reqBob.request.args_digest).toBe(reqAnn.request.args_digest)
+      expect(reqBob.id).not.toBe(reqAnn.id)
+      await fileApprovalStore(dataDir).add(reqAnn.id, sshSign(alice, reqAnn.bytes))
+      const before = storeBytes(box)
+      const held = (reason: string, notCounted?: unknown) => ({
+        code: 'E_HUMAN_REQUIRED',
+        details: {
+          action: 'approve',
+          reason,
+          request_id: reqBob.id,
+          request: dryBob.data.approval.request,
+          approvals_required: 1,
+          approvals_valid: 0,
+          ...(notCounted ? { not_counted: notCounted } : {}),
+        },
+      })
+      // ann's approval is filed under ann's request: bob's confirm of the identical change finds none of its own.
+      const bobHeld = await del(bob, { confirm: dryBob.data.confirm_token })
+      expect(bobHeld.error).toMatchObject(held('approval_required'))
+      expect(bobHeld.error.details.not_counted).toBeUndefined()
+      // The store is trusted with nothing: alice's signature over ann's request, filed under bob's, does not verify.
+      const [signature] = await fileApprovalStore(dataDir).list(reqAnn.id)
+      await fileApprovalStore(dataDir).add(reqBob.id, signature!)
+      const copied = await del(bob, { confirm: dryBob.data.confirm_token })
+      expect(copied.error).toMatchObject(held('approval_required', [{ index: 0, reason: 'bad_signature' }]))
+      // Nor can bob present ann's approved token: it is ann's (other_account), refused before the gate.
+      const stolen = await del(bob, { confirm: dryAnn.data.confirm_token })
+      expect(stolen.error).toMatchObject({ code: 'E_CONFLICT', details: { reason: 'other_account' } })
+      expect(storeBytes(box)).toBe(before)
+      // ann's own confirm counts alice's approval and applies, once.
+      const applied = await del(ann, { confirm: dryAnn.data.confirm_token })
+      expect(applied.ok, JSON.stringify(applied)).toBe(true)
+      expect((env(await tasksInProcess(box, ['list'])).data.items as Array<{ id: string }>).map((t) => t.id)).toEqual([
+        '5',
+      ])
+      const audit = readFileSync(join(dataDir, 'audit.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((r) => r.command === 'delete')
+        .map((r) => [r.subject, r.mode, r.result_code, r.approval_request, r.approved_by])
+      expect(audit).toEqual([
+        ['ann (local)', 'dry_run', 'OK', undefined, undefined],
+        ['bob (local)', 'dry_run', 'OK', undefined, undefined],
+        ['bob (local)', 'refused', 'E_HUMAN_REQUIRED', reqBob.id, undefined],
+        ['bob (local)', 'refused', 'E_HUMAN_REQUIRED', reqBob.id, undefined],
+        ['bob (local)', 'refused', 'E_CONFLICT', undefined, undefined],
+        ['ann (local)', 'confirm', 'OK', reqAnn.id, ['alice']],
+      ])
+    } finally {
+      await ann.close()
+      await bob.close()
+      keys.dispose()
+      rmSync(policy, { force: true })
     }
   })
 
