@@ -253,7 +253,11 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
       },
       bin: this.config.bin,
       approvals: () => this.approvalStore(),
-      requester: { account: text(principal.account), os_user: text(principal.os_user) },
+      requester: {
+        account: text(principal.account),
+        os_user: text(principal.os_user),
+        subject: text((principal.subject as { sub?: unknown } | undefined)?.sub),
+      },
       resume: [invocation(this.config.bin), ...words].join(' '),
       keyRing: () => this.keyRing(),
     }

@@ -24,8 +24,12 @@ export type Channels = {
   now: number
 }
 
-/** Who asked for a change: an approver acting as this account or OS user is the requester. */
-export type Requester = { account: string | null; os_user: string | null }
+/**
+ * Who asked for a change: an approver acting as this account or OS user is the requester, and so is one acting as
+ * the authenticated subject (`sub`) a `tool mcp --http` call was made for (over HTTP the OS user and the account are
+ * the server's, the same for every caller).
+ */
+export type Requester = { account: string | null; os_user: string | null; subject?: string | null }
 
 /** The verdict on a request's signatures: who approved, and why each other signature does not count. */
 export type ApprovalCheck = {
@@ -38,7 +42,7 @@ export type ApprovalCheck = {
 /**
  * Count the approvals of a request: a signature counts when it parses as an ed25519 SSHSIG in the approval
  * namespace, its key is an approver's of the policy, it verifies over the exact bytes of the request, the approver
- * is none of the requesters (by account or OS user), and that approver has not already been counted. An
+ * is none of the requesters (by account, OS user or remote subject), and that approver has not already been counted. An
  * elicitation approval (a person's yes at the MCP host, when the system policy turns that channel on) counts when
  * it verifies for this request and has not expired; however many were filed, they count as one approver at most
  * (the server cannot tell one person at a host from another). A filed approval of a channel that is off does not
@@ -89,8 +93,8 @@ export function checkApprovals(
   return { ok: counted.length >= needed, approvers: counted, rejected }
 }
 
-/** An approver is the requester when the account they act as is the requester's account or OS user. */
+/** An approver is the requester when the account they act as is the requester's account, OS user or subject. */
 function isRequester(approver: Approver, requester: Requester): boolean {
   const as = approver.account ?? approver.id
-  return as === requester.account || as === requester.os_user
+  return as === requester.account || as === requester.os_user || as === requester.subject
 }

@@ -100,7 +100,11 @@ async function judgeJob(
       },
     })
   }
-  const requester = [job.gate.requester, { account: text(recorded.account), os_user: text(recorded.os_user) }].flat()
+  const subject = text((recorded.subject as { sub?: unknown } | undefined)?.sub)
+  const requester = [
+    job.gate.requester,
+    { account: text(recorded.account), os_user: text(recorded.os_user), subject },
+  ].flat()
   const { request, check } = await gates.countApprovals({ ...job.gate, requester }, verdict, {
     binding: { ...job.binding, principal: recorded },
     targets,

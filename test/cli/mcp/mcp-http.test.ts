@@ -785,6 +785,58 @@ describe('tool mcp --http with bearer authentication: the subject is the princip
     }
   })
 
+  it('an approver who is the subject that asked does not count over HTTP (self_approval); another subject may approve', async () => {
+    const { box, server } = authed()
+    const configDir = join(box.env.XDG_CONFIG_HOME!, 'tasks')
+    const dataDir = join(box.env.XDG_DATA_HOME!, 'tasks')
+    const policy = join(configDir, 'policy.json')
+    seed(
+      box,
+      ['1', '2', '3', '4', '5'].map((id) => ({ id, title: `t${id}` })),
+    )
+    // ann is a listed approver herself (by id) and bob by account: over HTTP the server's OS user and account are
+    // every caller's, so only the subject can tell that ann is approving her own change.
+    const keys = sshKeys()
+    const annKey = keys.make('ann')
+    const bobKey = keys.make('bob')
+    mkdirSync(configDir, { recursive: true, mode: 0o700 })
+    const approvers = [
+      { id: 'ann', key: annKey.pub },
+      { id: 'robert', key: bobKey.pub, account: 'bob' },
+    ]
+    writeFileSync(policy, JSON.stringify({ approvers }), { mode: 0o600 })
+    const ann = await httpClient(server.url, { token: 'tok-ann' })
+    try {
+      const ids = ['1', '2', '3', '4']
+      const dry = sc(await ann.callTool({ name: 'delete', arguments: { ids, dry_run: true } }))
+      const req = decodeRequest(dry.data.approval.request as string)!
+      const store = fileApprovalStore(dataDir)
+      await store.add(req.id, sshSign(annKey, req.bytes))
+      const before = storeBytes(box)
+      const own = sc(await ann.callTool({ name: 'delete', arguments: { ids, confirm: dry.data.confirm_token } }))
+      expect(own.error).toMatchObject({
+        code: 'E_HUMAN_REQUIRED',
+        details: {
+          reason: 'approval_required',
+          approvals_valid: 0,
+          not_counted: [{ index: 0, reason: 'self_approval' }],
+        },
+      })
+      expect(storeBytes(box)).toBe(before)
+      // bob (the approver `robert`, acting as account bob) is not the subject who asked: his approval counts.
+      await store.add(req.id, sshSign(bobKey, req.bytes))
+      const applied = sc(await ann.callTool({ name: 'delete', arguments: { ids, confirm: dry.data.confirm_token } }))
+      expect(applied.ok, JSON.stringify(applied)).toBe(true)
+      expect((env(await tasksInProcess(box, ['list'])).data.items as Array<{ id: string }>).map((t) => t.id)).toEqual([
+        '5',
+      ])
+    } finally {
+      await ann.close()
+      keys.dispose()
+      rmSync(policy, { force: true })
+    }
+  })
+
   it("a token minted on the CLI is not the authenticated subject's: over HTTP other_account, nothing consumed, the CLI confirms it once", async () => {
     const { box, server } = authed()
     seed(box, [{ id: '1', title: 'one' }])

@@ -110,6 +110,16 @@ describe('checkApprovals', () => {
     })
     // An approver with no account is the requester when their id is the requester's OS user.
     expect(checkApprovals(request, [sign(alice)], approvers, { account: null, os_user: 'alice' }, 1).ok).toBe(false)
+    // Over HTTP the account and OS user are the server's: the authenticated subject who asked is the requester too,
+    // by the approver's account (bob@corp) or, without one, by id (alice); another subject's approver counts.
+    const server = { account: 'svc', os_user: 'svc' }
+    expect(checkApprovals(request, [sign(bob)], approvers, { ...server, subject: 'bob@corp' }, 1)).toMatchObject({
+      ok: false,
+      rejected: [{ index: 0, reason: 'self_approval' }],
+    })
+    expect(checkApprovals(request, [sign(alice)], approvers, { ...server, subject: 'alice' }, 1).ok).toBe(false)
+    expect(checkApprovals(request, [sign(alice)], approvers, { ...server, subject: 'bob@corp' }, 1).ok).toBe(true)
+    expect(checkApprovals(request, [sign(alice)], approvers, { ...server, subject: null }, 1).ok).toBe(true)
     expect(checkApprovals(request, [sign(), sign()], approvers, requester, 2)).toMatchObject({
       ok: false,
       approvers: ['alice'],
