@@ -94,17 +94,22 @@ export default defineConfig({
     ],
     // Security code carries a 100% gate, met by the unit tier alone: `npm test` collects coverage there only (V8's
     // precise coverage in the spawn tier's workers cost ≈ 30–40 s of a run and counts nothing a spawned bin runs):
-    // confirm tokens and the `--confirm` check order with its refusals; the audit record; the HTTP client's
+    // confirm tokens and the dry-run that mints them (bound to the plan, the principal and the tool); the write flow's
+    // order (the policy gate before the token, a finished key's replay before the refusal, E_CONFIRMATION_REQUIRED
+    // before any plan) and the `--confirm` check order with its refusals; the audit record; the HTTP client's
     // credential handling (origin binding, redirects, bodies); the upstream token a list's cursor carries; update
-    // verification (signature and identity, the TUF-refreshed trusted root, npm provenance); the policy gate and
-    // approvals (SSH signatures, requests, store), judged again by an async write's worker; MCP task ids (bearer
-    // tokens bound to their principal), the sealed state of input-required rounds (bound to theirs) and the calls a
-    // 2025-11-25 cancel may stop (its principal's, in its session).
+    // verification (signature and identity, the TUF-refreshed trusted root, npm provenance and what an npm install
+    // expects of it: no repository refused, the identity from the tag prefix, the registry); the policy gate and
+    // approvals (SSH signatures, requests, store), judged again by an async write's worker; MCP task ids (bearer tokens
+    // bound to their principal), the sealed state of input-required rounds (bound to theirs) and the calls a 2025-11-25
+    // cancel may stop (its principal's, in its session).
     coverage: {
       provider: 'v8',
       include: [
         'src/confirm/**',
         'src/audit/**',
+        'src/write/flow.ts',
+        'src/write/dry-run.ts',
         'src/write/confirm-flow.ts',
         'src/write/refusals.ts',
         'src/write/call.ts',
@@ -122,6 +127,7 @@ export default defineConfig({
         'src/update/signature.ts',
         'src/update/trust-root.ts',
         'src/update/provenance.ts',
+        'src/update/npm-install.ts',
         'src/update/errors.ts',
         'src/mcp/_tasks-map.ts',
         'src/mcp/legacy-cancel.ts',

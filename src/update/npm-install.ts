@@ -14,7 +14,7 @@ import {
   verifyNpmProvenance,
 } from './provenance.js'
 import type { UpdateSettings } from './settings.js'
-import { expectedIdentity } from './signature.js'
+import { releaseIdentity } from './signature.js'
 import { updateTimeouts } from './timeouts.js'
 
 /**
@@ -27,15 +27,9 @@ export function npmRegistry(config: ToolConfig): string {
   return toolEnv(config.bin).raw('NPM_REGISTRY') || declared || runEnv().npm_config_registry || DEFAULT_NPM_REGISTRY
 }
 
-/** What precedes the version in a tag (`v`), as the standalone path builds the identity from the version. */
-const tagPrefix = (settings: UpdateSettings) => {
-  const declared = (settings as { tag_prefix?: unknown }).tag_prefix
-  return typeof declared === 'string' ? declared : 'v'
-}
-
 /**
  * Before `npm install -g`: verify `<package>@<version>`'s provenance (signed by the declared repository's
- * workflow at tag `v<version>`, derived from the version being installed) and download exactly the attested
+ * workflow at the tag of the version being installed, `<tag_prefix><version>`) and download exactly the attested
  * tarball into a temp dir, for npm to install from that file; every request within the declared `download_ms`.
  */
 export async function verifiedNpmTarball(
@@ -45,7 +39,8 @@ export async function verifiedNpmTarball(
   trustedRoot: unknown,
   signal: AbortSignal,
 ): Promise<{ path: string; signed_by: string; cleanup(): Promise<void> }> {
-  if (!settings.repository)
+  const { repository } = settings
+  if (!repository)
     throw integrityError(
       'identity_mismatch',
       'the tool declares no repository, so no provenance identity can be expected',
@@ -55,10 +50,8 @@ export async function verifiedNpmTarball(
     registry: npmRegistry(config),
     name: settings.package,
     version,
-    identity: {
-      subject: expectedIdentity(settings.repository, settings.workflow, `${tagPrefix(settings)}${version}`),
-      issuer: settings.issuer,
-    },
+    // The identity a standalone release of this version must carry: one rule for both install methods.
+    identity: releaseIdentity({ ...settings, repository }, version),
     trustedRoot,
     signal,
     // The author's download deadline bounds the registry as it bounds a standalone release's assets.

@@ -18,17 +18,18 @@ export async function previewWrite<S>(
   const gate = call.gate ? await import('./gate.js') : undefined
   const verdict = gate && call.gate ? gate.judge(call.gate, plan, call.audit) : undefined
   const held = verdict !== undefined && gate!.needsApproval(verdict)
-  if (held) gate!.checkExplicit(plan.targets, call.audit)
+  // A held change names its targets before a token exists for it: they are what its approval request binds.
+  const named = held ? gate!.checkExplicit(plan.targets, call.audit) : undefined
   const { current } = await steps.keyRing()
   const { mintToken } = await import('../confirm/token.js')
   const binding: Binding = call.binding
   const { token, claims } = mintToken(current.key, binding, plan.targets ?? [], clock(), ttlSeconds * 1000, current.id)
   call.audit({ token_id: claims.id })
   let approval: ReturnType<NonNullable<typeof gate>['approvalBlock']> | undefined
-  if (held) {
+  if (named) {
     const { approvalRequest } = await import('../approvals/request.js')
-    const request = approvalRequest(binding, plan.targets ?? [], claims.id, claims.expiresAt)
-    approval = gate!.approvalBlock(call.gate!, verdict, request)
+    const request = approvalRequest(binding, named, claims.id, claims.expiresAt)
+    approval = gate!.approvalBlock(call.gate!, verdict!, request)
   }
   const rejected = (plan.rejected ?? []).map((r) => ({
     id: r.id,

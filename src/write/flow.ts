@@ -8,20 +8,24 @@ import { confirmationRequired, dryRunCommand, previewWrite } from './dry-run.js'
 import type { WriteRequest } from './flags.js'
 import { onlyRejected } from './plan.js'
 
-/** The refusals of a presented token that a fresh dry-run answers (docs/contract.md, "What a token binds"). */
-const REDO: ReadonlySet<string> = new Set<RejectReason | 'target_changed' | 'state_drift'>([
-  'tampered',
-  'unknown_key',
-  'other_tool',
-  'other_command',
-  'not_yet_valid',
-  'expired',
-  'other_account',
-  'args_changed',
-  'already_used',
-  'target_changed',
-  'state_drift',
-])
+/**
+ * Which refusals of a presented token a fresh dry-run answers (docs/contract.md, "What a token binds"): all of
+ * them today. A record, not a list, so a reason added to the token is a type error here until it is decided.
+ */
+const REDO: Readonly<Record<RejectReason, boolean>> = {
+  tampered: true,
+  unknown_key: true,
+  other_tool: true,
+  other_command: true,
+  not_yet_valid: true,
+  expired: true,
+  other_account: true,
+  args_changed: true,
+  policy_changed: true,
+  already_used: true,
+  target_changed: true,
+  state_drift: true,
+}
 
 /** Where the call came from: for the hint of a refused call. */
 export type WriteOrigin = { bin: string; argv: readonly string[]; ttlSeconds: number }
@@ -45,7 +49,7 @@ export async function writeFlow<S>(
       return await confirmWrite(steps, request.token, call)
     } catch (error) {
       // A refused token or moved targets: a new dry-run is the next step, so name it, runnable as printed.
-      if (isAgentError(error) && error.code === 'E_CONFLICT' && REDO.has(error.details.reason as string))
+      if (isAgentError(error) && error.code === 'E_CONFLICT' && REDO[error.details.reason as RejectReason] === true)
         error.details.dry_run_command = dryRunCommand(origin.bin, steps.id, origin.argv)
       throw error
     }
