@@ -12,8 +12,12 @@ import { declaresTasks, POLL_INTERVAL_MS, TASKS_EXTENSION, type TaskFields } fro
 /** The `_meta` key every message of a listen stream carries: the listen request's JSON-RPC id. */
 export const SUBSCRIPTION_ID_KEY = 'io.modelcontextprotocol/subscriptionId'
 
-/** The most task ids one listen may name, and the most listens a server serves at once. */
-export const LISTEN_LIMITS = { taskIds: 64, subscriptions: 16 } as const
+/**
+ * The most task ids one listen may name, the most listens a server serves at once, and the most of those one
+ * authenticated subject may hold (so no one subject can take every stream from the others; the local user, the only
+ * caller of an unauthenticated server, may use them all).
+ */
+export const LISTEN_LIMITS = { taskIds: 64, subscriptions: 16, perSubject: 8 } as const
 
 type Id = string | number
 type Principal = { subject: string; issuer: string } | undefined
@@ -64,6 +68,18 @@ export function taskListener(read: ReadTask, intervalMs = POLL_INTERVAL_MS): Tas
   let timer: NodeJS.Timeout | undefined
   let polling = false
 
+  const subjectOf = (p: Principal) => (p ? `${p.issuer}\0${p.subject}` : undefined)
+  /** The error a new listen of `principal` gets when the server, or that subject, holds all it may. */
+  const refusal = (id: Id, principal: Principal) => {
+    if (subs.size >= LISTEN_LIMITS.subscriptions) return rpcError(id, -32603, 'Subscription limit reached')
+    const subject = subjectOf(principal)
+    if (subject === undefined) return undefined
+    let held = 0
+    for (const sub of subs.values()) if (subjectOf(sub.principal) === subject) held++
+    return held >= LISTEN_LIMITS.perSubject
+      ? rpcError(id, -32603, 'Subscription limit reached', { per_subject: LISTEN_LIMITS.perSubject })
+      : undefined
+  }
   const stamp = (id: Id, params: Record<string, unknown>) => ({
     ...params,
     _meta: { ...(params._meta as object | undefined), [SUBSCRIPTION_ID_KEY]: id },
@@ -151,7 +167,8 @@ export function taskListener(read: ReadTask, intervalMs = POLL_INTERVAL_MS): Tas
           -32602,
           `Invalid params: taskIds must be an array of at most ${LISTEN_LIMITS.taskIds} task ids`,
         )
-      if (subs.size >= LISTEN_LIMITS.subscriptions) return rpcError(id, -32603, 'Subscription limit reached')
+      const full = refusal(id, principal)
+      if (full) return full
       // Each id is read as tasks/get reads it: another principal's, a forged or an expired one is simply not
       // honoured (the acknowledgement lists what is), exactly as an unknown one.
       const first = new Map<string, TaskFields>()
@@ -161,6 +178,13 @@ export function taskListener(read: ReadTask, intervalMs = POLL_INTERVAL_MS): Tas
       }
       return {
         start(sink) {
+          // Checked again: other listens may have started while this one read its tasks.
+          const late = refusal(id, principal)
+          if (late) {
+            sink.send(late.error)
+            sink.end()
+            return () => {}
+          }
           const key = ++opened
           const honored = [...first.keys()]
           sink.send({

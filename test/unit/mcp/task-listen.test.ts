@@ -108,16 +108,54 @@ describe('task status notifications (the listener)', () => {
       const answer = await l.open(listen(2, bad), ann)
       expect('error' in answer && (answer.error.error as { code: number }).code).toBe(-32602)
     }
+    // Every caller's task here (the store above has only ann's): listens that stay open until stopped.
+    const anyones = async (taskId: string) => task(taskId, 'working')
+    const full = taskListener(anyones)
+    const code = (answer: Awaited<ReturnType<typeof full.open>>) =>
+      'error' in answer ? (answer.error.error as { code: number; data?: unknown }) : undefined
+    // One subject holds at most its share: ann's next listen is refused while bob's still opens.
+    for (let i = 0; i < LISTEN_LIMITS.perSubject; i++) await started(full, listen(`a${i}`, ['t']), ann)
+    expect(code(await full.open(listen('a-more', ['t']), ann))).toEqual({
+      code: -32603,
+      message: 'Subscription limit reached',
+      data: { per_subject: LISTEN_LIMITS.perSubject },
+    })
+    for (let i = 0; i < LISTEN_LIMITS.subscriptions - LISTEN_LIMITS.perSubject; i++)
+      await started(full, listen(`b${i}`, ['t']), bob)
+    // The server's own limit, for anyone (the local user of an unauthenticated server included).
+    for (const who of [{ subject: 'cy', issuer: 'local' }, undefined])
+      expect(code(await full.open(listen('one-more', ['t']), who))).toEqual({
+        code: -32603,
+        message: 'Subscription limit reached',
+      })
+    full.closeAll()
+    // The local user (no subject) may use every stream.
+    const local = taskListener(anyones)
+    for (let i = 0; i < LISTEN_LIMITS.subscriptions; i++) await started(local, listen(i, ['t']), undefined as never)
+    expect(code(await local.open(listen('one-more', ['t']), undefined))?.code).toBe(-32603)
+    local.closeAll()
+  })
+
+  it('checks the limits again when a listen starts: two opened at once past the share, the later one ends refused', async () => {
     const st = store()
     st.tasks.set('t', task('t', 'working'))
-    const full = taskListener(st.read)
-    for (let i = 0; i < LISTEN_LIMITS.subscriptions; i++) {
-      const answer = await full.open(listen(i, ['t']), ann)
-      if ('start' in answer) answer.start(sink().s)
-    }
-    const over = await full.open(listen('one-more', ['t']), ann)
-    expect('error' in over && (over.error.error as { code: number }).code).toBe(-32603)
-    full.closeAll()
+    const l = taskListener(st.read)
+    for (let i = 0; i < LISTEN_LIMITS.perSubject - 1; i++) await started(l, listen(`a${i}`, ['t']), ann)
+    // Both pass the check in open (one slot left), then start one after the other.
+    const [first, second] = await Promise.all([l.open(listen('x', ['t']), ann), l.open(listen('y', ['t']), ann)])
+    if (!('start' in first) || !('start' in second)) throw new Error('refused at open')
+    first.start(sink().s)
+    const late = sink()
+    second.start(late.s)
+    expect(late.got).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 'y',
+        error: { code: -32603, message: 'Subscription limit reached', data: { per_subject: LISTEN_LIMITS.perSubject } },
+      },
+    ])
+    expect(late.ended()).toBe(1)
+    l.closeAll()
   })
 
   it("acknowledges only the caller's own tasks, sends where each stands, then each change, and ends once all settled", async () => {
