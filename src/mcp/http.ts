@@ -214,7 +214,7 @@ export async function serveMcpHttp(options: HttpServeOptions): Promise<{ request
   listener.closeAll()
   server.close()
   server.closeIdleConnections()
-  // Every call still running is stopped as Ctrl-C would (its own E_INTERRUPTED goes back to its client), then the
+  // Every call still running gets SIGTERM, answered like Ctrl-C (its own E_INTERRUPTED goes back to its client), then the
   // requests they belong to end.
   const running = stopAll('SIGTERM')
   if (running.count > 0) process.stderr.write(`mcp: stopping ${running.count} running call(s)\n`)
