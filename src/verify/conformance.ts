@@ -222,8 +222,11 @@ export function requireConformanceSuite(fromDir: string): { bin: string; version
   )
 }
 
+/** The server the suite runs against: its URL, what the report says of it, and how it is let go. */
+export type ConformanceServer = { url: string; evidence: string; stop(): Promise<void> }
+
 /** Start `<target> mcp --http --port 0` in the target's sandbox; resolves with its URL and a stop. */
-function startServer(t: Target): Promise<{ url: string; stop(): Promise<void> }> {
+export function startServer(t: Target): Promise<ConformanceServer> {
   const [bin, ...pre] = t.command
   const child = spawn(bin!, [...pre, 'mcp', '--http', '--port', '0'], {
     env: t.env,
@@ -252,7 +255,7 @@ function startServer(t: Target): Promise<{ url: string; stop(): Promise<void> }>
       const m = /mcp: listening on (http:\/\/\S+)/.exec(log)
       if (m) {
         clearTimeout(timer)
-        settle({ url: m[1]!, stop })
+        settle({ url: m[1]!, evidence: `mcp --http listening on ${m[1]}`, stop })
       }
     })
     void closed.then(() => {
@@ -262,24 +265,43 @@ function startServer(t: Target): Promise<{ url: string; stop(): Promise<void> }>
   })
 }
 
+/** Expected failures per revision (scenario → reason); a revision left out expects none. */
+export type ConformanceBaseline = Partial<Record<ConformanceRevision, Record<string, string>>>
+
+/** What one `--conformance` run runs and judges against. */
+export type ConformanceOptions = {
+  /** The revisions run, in order (`--revision`, else both). */
+  revisions: readonly ConformanceRevision[]
+  /** The expected failures: agentcli's own ({@link CONFORMANCE_BASELINE}), a `--baseline` file's, or none. */
+  baseline: ConformanceBaseline
+  /** Where the baseline came from, as the report says it. */
+  baselineSource: string
+}
+
 /**
- * `verify --mcp --conformance`: the official suite against the target's `mcp --http`, both revisions (tasks
- * scenarios included), one check per scenario: a pass, an expected failure (skipped, with the fixture it needs),
- * an unexpected failure or a stale baseline entry (both failed).
+ * `verify --mcp --conformance`: the official suite against a server (the target's `mcp --http`, or any server's
+ * URL), each revision asked for (tasks scenarios included), one check per scenario: a pass, an expected failure
+ * (skipped, with its reason), an unexpected failure or a stale baseline entry (both failed).
  */
-export async function runConformanceChecks(t: Target, report: Report, suite: { bin: string; version: string }) {
-  let server: { url: string; stop(): Promise<void> }
+export async function runConformanceChecks(
+  report: Report,
+  suite: { bin: string; version: string },
+  serve: () => Promise<ConformanceServer>,
+  options: ConformanceOptions,
+): Promise<void> {
+  let server: ConformanceServer
   try {
-    server = await startServer(t)
+    server = await serve()
   } catch (e) {
     report.add('mcp.conformance.server', 'mcp', false, (e as Error).message)
     return
   }
   try {
-    report.add('mcp.conformance.server', 'mcp', true, `mcp --http listening on ${server.url}`)
-    for (const revision of CONFORMANCE_REVISIONS) {
+    report.add('mcp.conformance.server', 'mcp', true, server.evidence)
+    report.add('mcp.conformance.baseline', 'mcp', true, options.baselineSource)
+    for (const revision of options.revisions) {
       const { results, log } = await runConformance(suite.bin, server.url, revision)
-      const j = judge(revision, results, CONFORMANCE_BASELINE[revision])
+      const j = judge(revision, results, options.baseline[revision] ?? {})
       const id = (scenario: string) => `mcp.conformance.${revision}.${scenario}`
       if (results.length === 0) {
         report.add(id('run'), 'mcp', false, `the suite ran no scenario: ${log.slice(-2000)}`)

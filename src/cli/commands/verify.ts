@@ -7,7 +7,11 @@ import { output } from '../../schema/output.js'
 import { missingTarget, target } from '../../verify/call.js'
 import { runChecks } from '../../verify/checks.js'
 import { junit, sarif } from '../../verify/ci-report.js'
+import { CONFORMANCE_REVISIONS } from '../../verify/conformance.js'
+import { checkConformanceFlags } from '../../verify/conformance-flags.js'
+import { conformanceUrl } from '../../verify/conformance-url.js'
 import { fuzz } from '../../verify/fuzz.js'
+import type { McpServerInfo } from '../../verify/mcp-http-probe.js'
 import type { Ref } from '../../verify/reference-types.js'
 import { Report } from '../../verify/report.js'
 import { sandboxEnv, sandboxSettings } from '../../verify/settings.js'
@@ -30,17 +34,19 @@ export default class Verify extends AgentCommand {
     '<%= config.bin %> verify -- node examples/tasks/bin/run.js',
     '<%= config.bin %> verify --fuzz 2000 --seed 7 -- tasks',
     '<%= config.bin %> verify --mcp -- tasks',
+    '<%= config.bin %> verify --mcp --conformance --url http://127.0.0.1:3000/mcp --baseline conformance-baseline.json',
     `<%= config.bin %> verify --setup 'create --title a --confirm <confirm_token>' --junit verify.xml -- tasks`,
     '<%= config.bin %> verify --allow-upstream http://127.0.0.1:4010 --env WEATHER_API_URL=http://127.0.0.1:4010 --env WEATHER_TOKEN=test -- weather',
   ]
   static override strict = false
   // Declared, so `reference` says what a bare `verify` lacks (it is E_USAGE): the words after `--`, a program and
-  // its arguments.
+  // its arguments. Not required by the parser: a `--url` run has none, and execute() says which of the two is missing.
   static override args = {
     command: Args.string({
-      required: true,
+      required: false,
       multiple: true,
-      description: 'After --: the command that starts the CLI to verify (a program on PATH, or node path/to/bin.js).',
+      description:
+        'After --: the command that starts the CLI to verify (a program on PATH, or node path/to/bin.js); required unless --url.',
     }),
   }
   static override flags = {
@@ -58,7 +64,20 @@ export default class Verify extends AgentCommand {
     conformance: Flags.boolean({
       dependsOn: ['mcp'],
       description:
-        'With --mcp: also run the official MCP conformance suite (server mode, both spec revisions, tasks scenarios) against `<command> mcp --http`, one check per scenario; the suite comes from this project’s devDependencies.',
+        'With --mcp: also run the official MCP conformance suite (server mode, both spec revisions, tasks scenarios) against `<command> mcp --http`, or against --url, one check per scenario; the suite comes from this project’s devDependencies.',
+    }),
+    url: Flags.string({
+      description:
+        'With --mcp --conformance and no command: run the suite alone against any Streamable HTTP MCP server at this http(s) URL (no credentials in it; no header is added). No agentcli baseline applies: every failing scenario fails unless --baseline expects it.',
+      parse: async (value) => conformanceUrl(value),
+    }),
+    baseline: Flags.string({
+      description:
+        'With --conformance: a JSON file of the scenarios the server is expected to fail, per revision: {"2025-11-25": {"<scenario>": "<reason>"}, …}. Replaces agentcli’s own baseline; an entry that passes fails as stale.',
+    }),
+    revision: Flags.string({
+      options: [...CONFORMANCE_REVISIONS],
+      description: 'With --conformance: run only this spec revision’s requirement set (default: both).',
     }),
     'timeout-ms': Flags.integer({ min: 100, max: 600_000, default: 15_000, description: 'Time limit of each call.' }),
     setup: Flags.string({
@@ -119,9 +138,14 @@ export default class Verify extends AgentCommand {
   async execute() {
     const { argv, flags } = await this.parse(Verify)
     const command = (argv as string[]).filter((a) => a !== '--')
+    checkConformanceFlags(flags, command)
+    if (flags.url !== undefined) return this.report(await overUrl(flags.url, flags), flags)
     if (command.length === 0)
       throw new AgentError('E_USAGE', 'name the CLI to verify after --', {
-        details: { hint: 'agentcli verify -- node path/to/bin.js' },
+        details: {
+          hint: 'agentcli verify -- node path/to/bin.js',
+          allowed: ['-- <command>', '--mcp --conformance --url <http(s) URL of an MCP server>'],
+        },
       })
     // A target that cannot start is named as such, not reported as thirty failed checks.
     const missing = missingTarget(command)
@@ -132,16 +156,17 @@ export default class Verify extends AgentCommand {
           fix: 'name it after --: a program on PATH, or node path/to/bin.js relative to the current directory',
         },
       })
-    // Resolved before anything runs: a missing suite is the author's setup to fix, not a failed check.
-    const suite = flags.conformance
-      ? (await import('../../verify/conformance.js')).requireConformanceSuite(process.cwd())
-      : undefined
+    // Resolved before anything runs: a bad baseline file or a missing suite is the author's to fix, not a failed check.
+    const conformance = flags.conformance ? await prepareConformance(flags, false) : undefined
     const settings = sandboxSettings(flags.env, flags['allow-upstream'])
     const t = target(command, flags['timeout-ms'], sandboxEnv(settings))
     const report = new Report()
     try {
       const ref = flags.mcp ? await mcpChecks(t, report) : await runChecks(t, report, { setups: flags.setup ?? [] })
-      if (suite) await (await import('../../verify/conformance.js')).runConformanceChecks(t, report, suite)
+      if (conformance) {
+        const { runConformanceChecks, startServer } = await import('../../verify/conformance.js')
+        await runConformanceChecks(report, conformance.suite, () => startServer(t), conformance.options)
+      }
       let fuzzed = null
       if (!ref && flags.fuzz > 0)
         report.add(
@@ -170,33 +195,103 @@ export default class Verify extends AgentCommand {
       }
       const level = ref?.release_readiness.level
       if (flags.release) releaseGate(report, ref?.release_readiness)
-      const data = {
-        target: command.join(' '),
-        tool: ref?.tool ?? null,
-        version: ref?.version ?? null,
-        release_level: level === 'stable' || level === 'beta' || level === 'unpublishable' ? level : null,
-        checks: report.checks,
-        summary: report.summary(),
-        fuzz: fuzzed,
-      }
-      if (flags.junit) save(flags.junit, junit(data))
-      if (flags.sarif) save(flags.sarif, sarif(data, this.config.version))
-      if (data.summary.fail > 0) {
-        if (this.globals.format === 'text')
-          for (const c of report.checks.filter((x) => x.status === 'fail')) this.log(`FAIL ${c.id}: ${c.evidence}`)
-        throw new AgentError(
-          'E_CONFORMANCE',
-          `${data.summary.fail} of ${data.summary.total} conformance checks failed: ${report.checks
-            .filter((c) => c.status === 'fail')
-            .map((c) => c.id)
-            .join(', ')}`,
-          { details: data },
-        )
-      }
-      return data
+      return this.report(
+        {
+          target: command.join(' '),
+          tool: ref?.tool ?? null,
+          version: ref?.version ?? null,
+          release_level: level === 'stable' || level === 'beta' || level === 'unpublishable' ? level : null,
+          checks: report.checks,
+          summary: report.summary(),
+          fuzz: fuzzed,
+        },
+        flags,
+      )
     } finally {
       t.dispose()
     }
+  }
+
+  /** The CI files asked for, then the report: the data, or E_CONFORMANCE carrying it when a check failed. */
+  private report(data: VerifyData, flags: { junit?: string | undefined; sarif?: string | undefined }): VerifyData {
+    if (flags.junit) save(flags.junit, junit(data))
+    if (flags.sarif) save(flags.sarif, sarif(data, this.config.version))
+    if (data.summary.fail > 0) {
+      const failed = data.checks.filter((c) => c.status === 'fail')
+      if (this.globals.format === 'text') for (const c of failed) this.log(`FAIL ${c.id}: ${c.evidence}`)
+      throw new AgentError(
+        'E_CONFORMANCE',
+        `${data.summary.fail} of ${data.summary.total} conformance checks failed: ${failed.map((c) => c.id).join(', ')}`,
+        { details: data },
+      )
+    }
+    return data
+  }
+}
+
+/** What `verify` answers: the report. */
+type VerifyData = {
+  target: string
+  tool: string | null
+  version: string | null
+  release_level: 'stable' | 'beta' | 'unpublishable' | null
+  checks: Report['checks']
+  summary: ReturnType<Report['summary']>
+  fuzz: Awaited<ReturnType<typeof fuzz>> | null
+}
+
+/** The suite and what it runs against, settled before anything runs (the baseline file read, the suite found). */
+async function prepareConformance(
+  flags: { revision?: string | undefined; baseline?: string | undefined },
+  foreign: boolean,
+) {
+  const { conformanceOptions } = await import('../../verify/conformance-options.js')
+  const options = conformanceOptions(flags, foreign)
+  const suite = (await import('../../verify/conformance.js')).requireConformanceSuite(process.cwd())
+  return { options, suite }
+}
+
+/**
+ * `--url`: the official suite alone against any MCP server, judged against `--baseline` or nothing. The report's
+ * `target` is the URL; `tool` and `version` are the `serverInfo` the server gives in answer to an `initialize`
+ * (null when it gives none); the `--mcp` checks are one skip saying why they did not run (they need a reference).
+ */
+async function overUrl(
+  url: string,
+  flags: { revision?: string | undefined; baseline?: string | undefined; 'timeout-ms': number },
+): Promise<VerifyData> {
+  const { options, suite } = await prepareConformance(flags, true)
+  const { runConformanceChecks } = await import('../../verify/conformance.js')
+  const { probeMcpUrl } = await import('../../verify/mcp-http-probe.js')
+  const report = new Report()
+  report.add(
+    'mcp.reference',
+    'mcp',
+    'skip',
+    'not run with --url: the checks of --mcp compare a server with its CLI’s reference (-- <command>); a URL gets the official suite alone',
+  )
+  let info: McpServerInfo | undefined
+  await runConformanceChecks(
+    report,
+    suite,
+    async () => {
+      info = await probeMcpUrl(url, flags['timeout-ms'])
+      const who = info.name ? `${info.name}${info.version ? ` ${info.version}` : ''}` : 'no serverInfo'
+      const evidence = info.refused
+        ? `${url} answers JSON-RPC but refuses initialize (${info.refused}): no serverInfo`
+        : `${url} answers initialize (${who})`
+      return { url, evidence, stop: async () => undefined }
+    },
+    options,
+  )
+  return {
+    target: url,
+    tool: info?.name ?? null,
+    version: info?.version ?? null,
+    release_level: null,
+    checks: report.checks,
+    summary: report.summary(),
+    fuzz: null,
   }
 }
 

@@ -62,6 +62,10 @@ describe('agentcli verify --mcp --conformance', () => {
     const checks = checksOf(run.json).filter((c) => c.id.startsWith('mcp.conformance.'))
     const by = (id: string) => checks.find((c) => c.id === `mcp.conformance.${id}`)
     expect(by('server')?.status).toBe('pass')
+    // A command is judged against agentcli's own baseline (a --url against none, or its --baseline file).
+    expect(by('baseline')?.evidence).toMatch(
+      /^agentcli’s own \(suite .*\): 2025-11-25: \d+ expected failures, 2026-07-28/,
+    )
     expect(by('2025-11-25.tools-list')).toMatchObject({ status: 'pass' })
     expect(by('2026-07-28.tools-list')).toMatchObject({ status: 'pass' })
     expect(by('2026-07-28.tasks-lifecycle')).toMatchObject({ status: 'skip', evidence: /expected failure: needs/ })
