@@ -92,8 +92,11 @@ export const CONFORMANCE_BASELINE: Record<ConformanceRevision, Record<string, st
   },
 }
 
-/** One scenario's outcome: failed when any of its checks is a FAILURE (warnings are reported, not failed). */
-export type ScenarioResult = { scenario: string; failed: boolean; detail: string }
+/**
+ * One scenario's outcome: failed when any of its checks is a FAILURE (warnings are reported, not failed); skipped
+ * when the suite checked nothing in it (every check SKIPPED, or none): such a scenario proves nothing either way.
+ */
+export type ScenarioResult = { scenario: string; failed: boolean; detail: string; skipped?: boolean }
 
 /** A revision's run judged against a baseline. */
 export type ConformanceJudgement = {
@@ -104,6 +107,8 @@ export type ConformanceJudgement = {
   unexpected: ScenarioResult[]
   /** In the baseline and passing (or not run at all): the baseline is stale. */
   stale: string[]
+  /** Run, but the suite checked nothing in it (its own skip): neither a pass nor, if baselined, stale. */
+  skipped: Array<{ scenario: string; detail: string }>
 }
 
 /**
@@ -140,6 +145,11 @@ export function readResults(dir: string): ScenarioResult[] {
       errorMessage?: string
     }>
     const failures = checks.filter((c) => c.status === 'FAILURE')
+    if (failures.length === 0 && checks.every((c) => c.status === 'SKIPPED')) {
+      const why = checks.map((c) => c.errorMessage).find((m) => typeof m === 'string')
+      results.push({ scenario, failed: false, skipped: true, detail: (why ?? 'no check ran').slice(0, 240) })
+      continue
+    }
     results.push({
       scenario,
       failed: failures.length > 0,
@@ -156,10 +166,11 @@ export function judge(
   baseline: Record<string, string>,
 ): ConformanceJudgement {
   const seen = new Set(results.map((r) => r.scenario))
-  const j: ConformanceJudgement = { revision, passed: [], expected: [], unexpected: [], stale: [] }
+  const j: ConformanceJudgement = { revision, passed: [], expected: [], unexpected: [], stale: [], skipped: [] }
   for (const r of results) {
     const reason = baseline[r.scenario]
-    if (r.failed && reason) j.expected.push({ scenario: r.scenario, reason })
+    if (r.skipped) j.skipped.push({ scenario: r.scenario, detail: r.detail })
+    else if (r.failed && reason) j.expected.push({ scenario: r.scenario, reason })
     else if (r.failed) j.unexpected.push(r)
     else if (reason) j.stale.push(r.scenario)
     else j.passed.push(r.scenario)
@@ -309,6 +320,8 @@ export async function runConformanceChecks(
       }
       for (const s of j.passed) report.add(id(s), 'mcp', true, `passed (suite ${suite.version})`)
       for (const e of j.expected) report.add(id(e.scenario), 'mcp', 'skip', `expected failure: ${e.reason}`)
+      for (const s of j.skipped)
+        report.add(id(s.scenario), 'mcp', 'skip', `checked nothing (the suite's skip): ${s.detail}`)
       for (const u of j.unexpected) report.add(id(u.scenario), 'mcp', false, u.detail)
       for (const s of j.stale)
         report.add(id(s), 'mcp', false, 'in the baseline but passing (or no longer run): the baseline is stale')
