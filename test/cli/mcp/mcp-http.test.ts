@@ -480,6 +480,31 @@ describe('tool mcp --http: what is refused before the SDK sees a request', () =>
   })
 })
 
+/**
+ * Five tasks, and an operator policy naming `approvers` (`trust`) on the shared server's home: a delete of four is
+ * held by the example's bulk-delete rule. `dispose` removes the policy and the keys (the other tests share the home).
+ */
+function heldDeletes(box: Sandbox) {
+  const configDir = join(box.env.XDG_CONFIG_HOME!, 'tasks')
+  const policy = join(configDir, 'policy.json')
+  seed(
+    box,
+    ['1', '2', '3', '4', '5'].map((id) => ({ id, title: `t${id}` })),
+  )
+  mkdirSync(configDir, { recursive: true, mode: 0o700 })
+  const keys = sshKeys()
+  return {
+    dataDir: join(box.env.XDG_DATA_HOME!, 'tasks'),
+    keys,
+    trust: (approvers: Array<Record<string, unknown>>) =>
+      writeFileSync(policy, JSON.stringify({ approvers }), { mode: 0o600 }),
+    dispose: () => {
+      keys.dispose()
+      rmSync(policy, { force: true })
+    },
+  }
+}
+
 describe('tool mcp --http with bearer authentication: the subject is the principal', () => {
   const box = useSandbox()
   const tokensIn = (b: Sandbox) => {
@@ -702,19 +727,12 @@ describe('tool mcp --http with bearer authentication: the subject is the princip
 
   it("an approval filed for ann's held change does not count for bob's identical one: bob stays held, nothing applied; ann's applies once", async () => {
     const { box, server } = authed()
-    const configDir = join(box.env.XDG_CONFIG_HOME!, 'tasks')
-    const dataDir = join(box.env.XDG_DATA_HOME!, 'tasks')
-    const policy = join(configDir, 'policy.json')
-    seed(
-      box,
-      ['1', '2', '3', '4', '5'].map((id) => ({ id, title: `t${id}` })),
-    )
     // The operator trusts one approver, alice (a real ssh-keygen key): a delete of over three tasks is held
-    // (the example's bulk-delete rule) until she signs. Removed at the end: the other tests share this server.
-    const keys = sshKeys()
+    // (the example's bulk-delete rule) until she signs.
+    const held = heldDeletes(box)
+    const { dataDir, keys } = held
     const alice = keys.make('alice')
-    mkdirSync(configDir, { recursive: true, mode: 0o700 })
-    writeFileSync(policy, JSON.stringify({ approvers: [{ id: 'alice', key: alice.pub }] }), { mode: 0o600 })
+    held.trust([{ id: 'alice', key: alice.pub }])
     const ann = await httpClient(server.url, { token: 'tok-ann' })
     const bob = await httpClient(server.url, { token: 'tok-bob' })
     const ids = ['1', '2', '3', '4']
@@ -780,31 +798,22 @@ describe('tool mcp --http with bearer authentication: the subject is the princip
     } finally {
       await ann.close()
       await bob.close()
-      keys.dispose()
-      rmSync(policy, { force: true })
+      held.dispose()
     }
   })
 
   it('an approver who is the subject that asked does not count over HTTP (self_approval); another subject may approve', async () => {
     const { box, server } = authed()
-    const configDir = join(box.env.XDG_CONFIG_HOME!, 'tasks')
-    const dataDir = join(box.env.XDG_DATA_HOME!, 'tasks')
-    const policy = join(configDir, 'policy.json')
-    seed(
-      box,
-      ['1', '2', '3', '4', '5'].map((id) => ({ id, title: `t${id}` })),
-    )
     // ann is a listed approver herself (by id) and bob by account: over HTTP the server's OS user and account are
     // every caller's, so only the subject can tell that ann is approving her own change.
-    const keys = sshKeys()
+    const held = heldDeletes(box)
+    const { dataDir, keys } = held
     const annKey = keys.make('ann')
     const bobKey = keys.make('bob')
-    mkdirSync(configDir, { recursive: true, mode: 0o700 })
-    const approvers = [
+    held.trust([
       { id: 'ann', key: annKey.pub },
       { id: 'robert', key: bobKey.pub, account: 'bob' },
-    ]
-    writeFileSync(policy, JSON.stringify({ approvers }), { mode: 0o600 })
+    ])
     const ann = await httpClient(server.url, { token: 'tok-ann' })
     try {
       const ids = ['1', '2', '3', '4']
@@ -832,8 +841,7 @@ describe('tool mcp --http with bearer authentication: the subject is the princip
       ])
     } finally {
       await ann.close()
-      keys.dispose()
-      rmSync(policy, { force: true })
+      held.dispose()
     }
   })
 
