@@ -99,7 +99,8 @@ export default defineConfig({
     // verification (signature and identity, the TUF-refreshed trusted root, npm provenance); the policy gate and
     // approvals (SSH signatures, requests, store), judged again by an async write's worker; MCP task ids (bearer
     // tokens bound to their principal), the sealed state of input-required rounds (bound to theirs) and the calls a
-    // 2025-11-25 cancel may stop (its principal's, in its session).
+    // 2025-11-25 cancel may stop (its principal's, in its session); the HTTP endpoint's body deadlines and where it
+    // may be reached without a token.
     coverage: {
       provider: 'v8',
       include: [
@@ -126,6 +127,8 @@ export default defineConfig({
         'src/mcp/_tasks-map.ts',
         'src/mcp/legacy-cancel.ts',
         'src/mcp/request-state.ts',
+        'src/mcp/http-body.ts',
+        'src/mcp/http-exposure.ts',
       ],
       reporter: ['text-summary'],
       thresholds: { lines: 100, branches: 100, functions: 100, statements: 100 },
