@@ -101,8 +101,9 @@ export default defineConfig({
     // verification (signature and identity, the TUF-refreshed trusted root, npm provenance and what an npm install
     // expects of it: no repository refused, the identity from the tag prefix, the registry); the policy gate and
     // approvals (SSH signatures, requests, store), judged again by an async write's worker; MCP task ids (bearer tokens
-    // bound to their principal), the sealed state of input-required rounds (bound to theirs) and the calls a 2025-11-25
-    // cancel may stop (its principal's, in its session).
+    // bound to their principal), the sealed state of input-required rounds (bound to theirs), the calls a 2025-11-25
+    // cancel may stop (its principal's, in its session), and the HTTP endpoint's body deadlines and where it may be
+    // reached without a token.
     coverage: {
       provider: 'v8',
       include: [
@@ -132,6 +133,8 @@ export default defineConfig({
         'src/mcp/_tasks-map.ts',
         'src/mcp/legacy-cancel.ts',
         'src/mcp/request-state.ts',
+        'src/mcp/http-body.ts',
+        'src/mcp/http-exposure.ts',
       ],
       reporter: ['text-summary'],
       thresholds: { lines: 100, branches: 100, functions: 100, statements: 100 },

@@ -5,6 +5,8 @@ import type { CallPrincipal } from './call-tool.js'
 import { killGraceOf, stopAll } from './children.js'
 import { type FactoryOptions, mcpFactory } from './factory.js'
 import { maxMessageBytesOf } from './framing.js'
+import { bodyDeadlineMs, discardWithin, readBody } from './http-body.js'
+import { checkExposure, checkResource, isLoopback } from './http-exposure.js'
 import { cancelledIdOf, isInitialize, legacyCalls, requestIdOf, SESSION_HEADER } from './legacy-cancel.js'
 import { listenHeaderRefusal } from './listen-headers.js'
 import type { ListenAnswer } from './task-listen.js'
@@ -27,8 +29,16 @@ export type HttpServeOptions = FactoryOptions & {
   allowedHosts?: readonly string[]
   /** The public URL of the endpoint when a reverse proxy serves it (the resource of the RFC 9728 metadata). */
   publicUrl?: string
-  /** Bearer authentication for the endpoint's resource URL; required off loopback. */
+  /**
+   * Bearer authentication for the endpoint's resource URL; required off loopback, and when the public URL or an
+   * allowed host is not a loopback name.
+   */
   auth?: (resource: string) => HttpAuth
+  /**
+   * Whether tokens must name the resource URL itself (an issuer's JWTs without an explicit audience): the resource
+   * must then be a URL clients reach, so a wildcard listener (`0.0.0.0`) without `publicUrl` is refused.
+   */
+  audienceFromResource?: boolean
   /** The most requests served at once; more are answered 503 with Retry-After (default 32). */
   maxConcurrent?: number
   /** Aborted (SIGINT/SIGTERM of the server): stop accepting, let running calls answer (interrupted), close. */
@@ -42,28 +52,25 @@ export type HttpServeOptions = FactoryOptions & {
 /** The path of the MCP endpoint. */
 export const MCP_PATH = '/mcp'
 
-/** Whether a listener on `host` is reachable from this machine only. */
-export function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase()
-  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)
-}
-
 /**
  * Serve the tool over MCP's Streamable HTTP transport on `host:port` at {@link MCP_PATH}, until `signal` aborts.
  * One endpoint answers both revisions the SDK serves: 2026-07-28 (stateless, per-request envelope) and the
  * 2025-11-25 handshake (served statelessly: each request by a fresh server instance). Before the SDK sees a
- * request: `Host` and `Origin` are checked against the listener's names (DNS rebinding), an `MCP-Protocol-Version`
- * header must name a revision the SDK speaks, a body may take at most the tool's message limit, at most
- * `maxConcurrent` requests run at once, and with `auth` a bearer token is required (401 with `WWW-Authenticate`
- * naming the RFC 9728 metadata, served at `/.well-known/oauth-protected-resource/mcp`).
+ * request, in this order and from its headers alone until the body is read: `Host` and `Origin` are checked
+ * against the listener's names (DNS rebinding); with `auth` a bearer token is required (401 with `WWW-Authenticate`
+ * naming the RFC 9728 metadata, served at the resource's well-known path); a declared body over the tool's message
+ * limit is 413; at most `maxConcurrent` requests run at once (503); then the body is read, at most the limit and
+ * within its deadline (`./http-body.ts`, else 408). An `MCP-Protocol-Version` header must name a revision the SDK
+ * speaks (its own check). Refuses to start (`E_CONFIG`) where callers off this machine could reach it without a
+ * token (`./http-exposure.ts`).
  */
 export async function serveMcpHttp(options: HttpServeOptions): Promise<{ requests: number; url: string }> {
-  if (!isLoopback(options.host) && !options.auth)
-    throw new AgentError(
-      'E_CONFIG',
-      `tool mcp --http on ${options.host} is reachable off this machine: it needs bearer authentication (--auth-issuer or --auth-tokens)`,
-      { details: { host: options.host, fix: 'listen on 127.0.0.1 (the default), or configure bearer authentication' } },
-    )
+  const publicUrl = checkExposure({
+    host: options.host,
+    publicUrl: options.publicUrl,
+    allowedHosts: options.allowedHosts,
+    authenticated: options.auth !== undefined,
+  })
   const maxBytes = maxMessageBytesOf(options.config)
   const maxConcurrent = options.maxConcurrent ?? 32
   const { sdk, build, listener } = await mcpFactory(options)
@@ -87,22 +94,21 @@ export async function serveMcpHttp(options: HttpServeOptions): Promise<{ request
   let idle: (() => void) | undefined
   const server = createServer((req, res) => {
     requests++
-    if (closing) return void plain(res, 503, 'the server is stopping', { connection: 'close' })
-    if (inFlight >= maxConcurrent)
-      return void plain(res, 503, `at most ${maxConcurrent} requests at once`, { 'retry-after': '1' })
-    inFlight++
-    res.once('close', () => {
-      inFlight--
-      if (inFlight === 0) idle?.()
-    })
-    serve(req, res).catch((error: unknown) => {
-      process.stderr.write(`mcp: ${(error as Error).message}\n`)
-      if (!res.headersSent) plain(res, 500, 'internal error')
-      else res.destroy()
-    })
+    serve(req, res)
+      .catch((error: unknown) => {
+        process.stderr.write(`mcp: ${(error as Error).message}\n`)
+        if (!res.headersSent) plain(res, 500, 'internal error')
+        else res.destroy()
+      })
+      // Answered before its body ended (refused from its headers, or past the size limit): the rest is bounded too.
+      .finally(() => discardWithin(req, maxBytes))
   })
-  server.requestTimeout = 0
+  // Node's request timeout covers receiving the request only (headers and body), never the response: a long call
+  // or an SSE stream runs past it. Each body has its own, shorter deadline (readBody); this one is the backstop for
+  // a request whose body nothing reads, past the headers' 30 s, a token's check (an issuer's metadata and keys,
+  // 10 s a fetch) and the largest body's deadline.
   server.headersTimeout = 30_000
+  server.requestTimeout = server.headersTimeout + 60_000 + bodyDeadlineMs(maxBytes)
 
   const listening = new Promise<AddressInfo>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
@@ -117,7 +123,13 @@ export async function serveMcpHttp(options: HttpServeOptions): Promise<{ request
   const address = await listening
   const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address
   const url = `http://${hostPart}:${address.port}${MCP_PATH}`
-  const resource = new URL(options.publicUrl ?? url)
+  const resource = publicUrl ?? new URL(url)
+  try {
+    checkResource(resource, options.audienceFromResource === true)
+  } catch (error) {
+    server.close()
+    throw error
+  }
   const names = [
     ...new Set([
       ...(isLoopback(options.host) ? sdk.localhostAllowedHostnames() : []),
@@ -128,8 +140,11 @@ export async function serveMcpHttp(options: HttpServeOptions): Promise<{ request
     ]),
   ]
   const auth = options.auth?.(resource.href)
-  const metadataPath = `/.well-known/oauth-protected-resource${MCP_PATH}`
-  const metadataUrl = new URL(metadataPath, resource).href
+  // RFC 9728 §3.1: the well-known path goes before the resource's own path (`/tools/mcp` behind a proxy: at
+  // `/.well-known/oauth-protected-resource/tools/mcp`). A proxy forwards that path as it is, so it is served here,
+  // as is the listener's own (`…/mcp`), which a client reaching the listener directly asks for.
+  const metadataUrl = sdk.getOAuthProtectedResourceMetadataUrl(resource)
+  const metadataPaths = new Set([new URL(metadataUrl).pathname, `/.well-known/oauth-protected-resource${MCP_PATH}`])
   const gate = auth
     ? sdk.requireBearerAuth({
         verifier: {
@@ -152,13 +167,14 @@ export async function serveMcpHttp(options: HttpServeOptions): Promise<{ request
   options.onListening?.(url)
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0]
+    if (closing) return plain(res, 503, 'the server is stopping', { connection: 'close' })
+    const path = (req.url ?? '/').split('?')[0]!
     // DNS rebinding: a page on another site that resolved its name to this address still sends its own Host.
     const hostRefusal = sdk.hostHeaderValidationResponse(headersOnly(req), names)
     if (hostRefusal) return send(res, hostRefusal)
     const originRefusal = sdk.originValidationResponse(headersOnly(req), names)
     if (originRefusal) return send(res, originRefusal)
-    if (auth && path === metadataPath) {
+    if (auth && metadataPaths.has(path)) {
       if (req.method !== 'GET') return plain(res, 405, 'GET only', { allow: 'GET' })
       return json(res, 200, {
         resource: resource.href,
@@ -168,10 +184,32 @@ export async function serveMcpHttp(options: HttpServeOptions): Promise<{ request
       })
     }
     if (path !== MCP_PATH) return plain(res, 404, `not found: the MCP endpoint is ${MCP_PATH}`)
+    // The token is checked from the headers, before the request takes a slot or any of its body is read: a caller
+    // without one can neither hold the slots nor make the server buffer bodies.
+    let authInfo: import('@modelcontextprotocol/server').AuthInfo | undefined
+    if (gate) {
+      const checked = await gate(headersOnly(req))
+      if (checked instanceof Response) return send(res, checked)
+      authInfo = checked
+    }
     const declared = Number(req.headers['content-length'] ?? 0)
     if (declared > maxBytes) return rpcError(res, 413, `Payload Too Large: at most ${maxBytes} bytes`)
-    const body = req.method === 'POST' ? await readBody(req, maxBytes) : undefined
-    if (body === null) return rpcError(res, 413, `Payload Too Large: at most ${maxBytes} bytes`)
+    if (closing) return plain(res, 503, 'the server is stopping', { connection: 'close' })
+    if (inFlight >= maxConcurrent)
+      return plain(res, 503, `at most ${maxConcurrent} requests at once`, { 'retry-after': '1' })
+    inFlight++
+    res.once('close', () => {
+      inFlight--
+      if (inFlight === 0) idle?.()
+    })
+    const read = req.method === 'POST' ? await readBody(req, maxBytes) : undefined
+    if (read && 'refused' in read)
+      return read.refused === 'too_large'
+        ? rpcError(res, 413, `Payload Too Large: at most ${maxBytes} bytes`)
+        : rpcError(res, 408, `Request Timeout: the body did not arrive within ${read.afterMs / 1000} s`, {
+            connection: 'close',
+          })
+    const body = read?.body
     const abort = new AbortController()
     res.once('close', () => abort.abort())
     const request = new Request(new URL(req.url ?? '/', resource), {
@@ -180,12 +218,6 @@ export async function serveMcpHttp(options: HttpServeOptions): Promise<{ request
       ...(body !== undefined ? { body } : {}),
       signal: abort.signal,
     })
-    let authInfo: import('@modelcontextprotocol/server').AuthInfo | undefined
-    if (gate) {
-      const checked = await gate(request)
-      if (checked instanceof Response) return send(res, checked)
-      authInfo = checked
-    }
     const message = body && req.method === 'POST' ? jsonOf(body) : undefined
     // A listen for tasks is served here (the SDK's router drops `taskIds`: ./task-listen.ts), for the caller's own.
     const listen = message !== undefined && listener.claims(message) ? message : undefined
@@ -280,28 +312,9 @@ function headersOf(req: IncomingMessage): Headers {
   return headers
 }
 
-/** A body-less Request carrying only the headers, for the SDK's Host and Origin checks. */
+/** A body-less Request carrying only the headers, for the SDK's Host, Origin and bearer token checks. */
 function headersOnly(req: IncomingMessage): Request {
   return new Request('http://validation.invalid/', { headers: headersOf(req) })
-}
-
-/** The body, or null once it exceeds `maxBytes` (the rest is not read). */
-function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | null> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = []
-    let size = 0
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length
-      if (size > maxBytes) {
-        req.removeAllListeners('data')
-        req.pause()
-        return resolve(null)
-      }
-      parts.push(chunk)
-    })
-    req.once('end', () => resolve(Buffer.concat(parts, size)))
-    req.once('error', reject)
-  })
 }
 
 async function send(res: ServerResponse, response: Response, extra: Record<string, string> = {}): Promise<void> {
@@ -328,6 +341,6 @@ function plain(res: ServerResponse, status: number, message: string, headers: Re
   json(res, status, { error: message }, headers)
 }
 
-function rpcError(res: ServerResponse, status: number, message: string, data?: Record<string, unknown>): void {
-  json(res, status, { jsonrpc: '2.0', id: null, error: { code: -32600, message, ...(data ? { data } : {}) } })
+function rpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  json(res, status, { jsonrpc: '2.0', id: null, error: { code: -32600, message } }, headers)
 }

@@ -1,4 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { connect } from 'node:net'
 import { Client } from '@modelcontextprotocol/client'
 import type { Sandbox } from 'agentcli/testing'
 import { tasksServer } from './cold-tasks.js'
@@ -96,6 +97,65 @@ export async function httpClient(
     new StreamableHTTPClientTransport(new URL(url), token ? { authProvider: { token: async () => token } } : {}),
   )
   return client
+}
+
+/** A request that keeps its socket open: its answer's head, and the end of the connection, each when it comes. */
+export type SlowRequest = {
+  /** The answer's status and raw text so far, once its head has arrived. */
+  answer: Promise<{ status: number; text: string }>
+  /** Everything received, once the server has closed the connection. */
+  closed: Promise<{ text: string }>
+}
+
+/**
+ * A POST to `url` over a socket of its own that sends its headers and only `sent` of the body they declare, then
+ * nothing more (or, given `trickleMs`, a space every `trickleMs`, so the connection is never idle), and never closes
+ * its side. Each promise rejects when it has not come `withinMs` after the start; the socket is then destroyed (by
+ * this test, which made it).
+ */
+export function slowRequest(
+  url: string,
+  headers: Record<string, string>,
+  sent: string,
+  withinMs: number,
+  trickleMs?: number,
+): SlowRequest {
+  const { hostname, port, pathname } = new URL(url)
+  const head = Object.entries({ host: `${hostname}:${port}`, 'content-type': 'application/json', ...headers })
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('')
+  let text = ''
+  const socket = connect(Number(port), hostname, () => socket.write(`POST ${pathname} HTTP/1.1\r\n${head}\r\n${sent}`))
+  // A reset after the answer (the server closing with bytes unread) ends it as a close does.
+  socket.on('error', () => undefined)
+  const trickle = trickleMs ? setInterval(() => socket.writable && socket.write(' '), trickleMs) : undefined
+  socket.once('close', () => clearInterval(trickle))
+  const late = (what: string) => new Error(`${what} had not come after ${withinMs} ms; got: ${JSON.stringify(text)}`)
+  const closed = new Promise<{ text: string }>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      socket.destroy()
+      reject(late('the close'))
+    }, withinMs)
+    socket.once('close', () => {
+      clearTimeout(timer)
+      resolve({ text })
+    })
+  })
+  const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const done = () => {
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(text)
+      if (status && text.includes('\r\n\r\n')) resolve({ status: Number(status[1]), text })
+    }
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8')
+      done()
+    })
+    closed.then(() => reject(late('an answer')), reject)
+  })
+  // Whichever a test does not await must not be an unhandled rejection.
+  answer.catch(() => undefined)
+  closed.catch(() => undefined)
+  return { answer, closed }
 }
 
 /** A process's own children right now (Linux `ps`, which exits 1 when there is none). */

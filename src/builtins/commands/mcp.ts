@@ -91,6 +91,8 @@ export default class Mcp extends AgentCommand {
           : undefined
       return serveMcpHttp({
         ...(auth ? { auth } : {}),
+        // An issuer's tokens name the endpoint's URL unless an audience is given: it must be one clients use.
+        audienceFromResource: issuer !== undefined && flags['auth-audience'] === undefined,
         extendInterruptGrace: this.runState?.extendInterruptGrace,
         config: this.config,
         catalogue: this.catalogue,

@@ -21,7 +21,7 @@ import {
   useSharedServer,
 } from '../../support/helpers.js'
 import { tasksInProcess } from '../../support/in-process.js'
-import { type HttpServer, httpClient, startHttp, useSharedHttp } from '../../support/mcp-http.js'
+import { type HttpServer, httpClient, slowRequest, startHttp, useSharedHttp } from '../../support/mcp-http.js'
 import { openSession, sc, withoutDuration } from '../../support/mcp-session.js'
 import { sshKeys, sshSign } from '../../support/ssh-keys.js'
 
@@ -47,6 +47,31 @@ const servers: HttpServer[] = []
 afterEach(async () => {
   for (const s of servers.splice(0)) await s.stop('SIGKILL')
 })
+
+/** The exit code and envelope of a `mcp --http` that refuses to start; one that starts is stopped, failing the test. */
+async function refusedToStart(
+  box: Sandbox,
+  args: string[],
+): Promise<{ code: number | null; envelope: { error: { code: string; message: string } } }> {
+  const outcome = await startHttp(box, args).then(
+    (server) => {
+      servers.push(server)
+      return undefined
+    },
+    (error: { code: number | null; stdout: string }) => ({ code: error.code, envelope: JSON.parse(error.stdout) }),
+  )
+  expect(outcome, `it started with ${args.join(' ')}`).toBeDefined()
+  return outcome!
+}
+
+/** A ping over fetch, with `headers` (a token); resolves with the response. */
+function ping(url: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+  })
+}
 
 // The tests that start the server with no argument share one (each era, each client, on one stateless endpoint):
 // each seeds what it reads, and reads only its own part of the server's log.
@@ -478,6 +503,50 @@ describe('tool mcp --http: what is refused before the SDK sees a request', () =>
     expect(env(run).error.code).toBe('E_CONFIG')
     expect(env(run).error.message).toContain('authentication')
   })
+
+  // Behind a reverse proxy the listener is on loopback, yet the public URL's callers reach it through the proxy.
+  it.each([
+    [
+      'a public URL and its allowed host',
+      ['--public-url', 'https://mcp.example.com/mcp', '--allowed-host', 'mcp.example.com'],
+    ],
+    ['a public URL', ['--public-url', 'https://mcp.example.com/mcp']],
+    ['an allowed host', ['--allowed-host', 'localhost', '--allowed-host', 'mcp.example.com']],
+  ])('%s off loopback without authentication does not start: E_CONFIG naming the flags to add', async (_what, args) => {
+    const { code, envelope } = await refusedToStart(box(), args)
+    expect(code).toBe(4)
+    expect(envelope.error.code).toBe('E_CONFIG')
+    expect(envelope.error.message).toContain('--auth-issuer or --auth-tokens')
+    expect(envelope.error.message).toContain('mcp.example.com')
+  })
+
+  it('loopback names only, in the public URL and the allowed hosts, start without authentication', async () => {
+    const server = await startHttp(box(), ['--public-url', 'http://localhost:8765/mcp', '--allowed-host', '127.0.0.2'])
+    servers.push(server)
+    expect((await ping(server.url)).status).toBe(200)
+  })
+
+  it('--auth-issuer on a wildcard listener without --public-url or --auth-audience does not start (no token names 0.0.0.0); with --public-url it does', async () => {
+    const issuer = ['--host', '0.0.0.0', '--auth-issuer', 'https://auth.example.com']
+    const { code, envelope } = await refusedToStart(box(), issuer)
+    expect(code).toBe(4)
+    expect(envelope.error.code).toBe('E_CONFIG')
+    expect(envelope.error.message).toContain('--public-url')
+    const server = await startHttp(box(), [...issuer, '--public-url', 'https://mcp.example.com/mcp'])
+    servers.push(server)
+    expect(server.url).toMatch(/^http:\/\/0\.0\.0\.0:\d+\/mcp$/)
+  })
+
+  it('without authentication too, a body that does not arrive within its deadline is 408 and its connection closed', async () => {
+    const { server } = plain()
+    // Declares 100 bytes, sends 5: its deadline is 10 s (http-body.ts); the bound leaves a loaded machine room.
+    const slow = slowRequest(server.url, { 'content-length': '100' }, '{"jso', 60_000)
+    const answer = await slow.answer
+    expect(answer.status, answer.text).toBe(408)
+    expect(answer.text).toContain('did not arrive within 10 s')
+    await slow.closed
+    expect((await ping(server.url)).status).toBe(200)
+  }, 90_000)
 })
 
 /**
@@ -537,6 +606,95 @@ describe('tool mcp --http with bearer authentication: the subject is the princip
     expect(await meta.json()).toMatchObject({ resource: server.url, bearer_methods_supported: ['header'] })
     expect((await post({ authorization: 'Bearer tok-ann' })).status).toBe(200)
     await expect(httpClient(server.url, { token: 'tok-eve' })).rejects.toThrow()
+  })
+
+  it('a request without a valid token is 401 from its headers alone, its body unread: it holds no slot, and its connection closes past the deadline', async () => {
+    const server = await startHttp(box(), ['--auth-tokens', tokens(), '--max-concurrent', '2'])
+    servers.push(server)
+    // Each declares a body of 100 kB and sends a byte of it every 200 ms: the answer cannot wait for the rest.
+    const hostile = [{}, {}, { authorization: 'Bearer tok-eve' }].map((headers) =>
+      slowRequest(server.url, { ...headers, 'content-length': '100000' }, '{"jso', 60_000, 200),
+    )
+    for (const { answer } of hostile) {
+      const { status, text } = await answer
+      expect(status, text).toBe(401)
+      expect(text).toContain('invalid_token')
+    }
+    // Both slots are free: a caller with a token is served.
+    expect((await ping(server.url, { authorization: 'Bearer tok-ann' })).status).toBe(200)
+    // The rest of each body is dropped as it comes, never idle, until its deadline (11 s for 100 kB): then the
+    // connection closes.
+    for (const { closed } of hostile) await closed
+  }, 90_000)
+
+  it('a body with a valid token has a deadline too: 408 and closed, its slot freed; a long call in flight is not cut', async () => {
+    const upstream = await silentUpstream()
+    const server = await startHttp(box(), ['--auth-tokens', tokens(), '--max-concurrent', '2'], {
+      TASKS_API_URL: upstream.url,
+      TASKS_HTTP_TIMEOUT_MS: '300000',
+    })
+    servers.push(server)
+    const client = await httpClient(server.url, { modern: true, token: 'tok-ann' })
+    try {
+      let settled = false
+      const call = client.callTool({ name: 'login', arguments: {} }).finally(() => {
+        settled = true
+      })
+      // Awaited below; a failure before that must not leave it unhandled.
+      call.catch(() => undefined)
+      await until(() => (/mcp: login \(pid \d+\)/.test(server.stderr()) && upstream.held.length > 0 ? true : undefined))
+      // A byte every 200 ms: never idle, and never done within its deadline (10 s for 100 bytes).
+      const slow = slowRequest(
+        server.url,
+        { authorization: 'Bearer tok-ann', 'content-length': '100' },
+        '{"jso',
+        60_000,
+        200,
+      )
+      // The call and the slow body hold both slots.
+      const busy = await until(async () => {
+        const r = await ping(server.url, { authorization: 'Bearer tok-ann' })
+        return r.status === 503 ? r : undefined
+      })
+      expect(busy.headers.get('retry-after')).toBe('1')
+      const answer = await slow.answer
+      expect(answer.status, answer.text).toBe(408)
+      await slow.closed
+      expect((await ping(server.url, { authorization: 'Bearer tok-ann' })).status).toBe(200)
+      // The call began before the body and has run past its deadline: it still answers, once its upstream does.
+      expect(settled).toBe(false)
+      for (const socket of upstream.held) socket.destroy()
+      const result = sc(await call)
+      expect(result.ok).toBe(false)
+      expect(result.error.code).toMatch(/^E_/)
+    } finally {
+      await client.close().catch(() => undefined)
+      await upstream.close()
+    }
+  }, 90_000)
+
+  it('the RFC 9728 metadata of a public URL with a path is named at its §3.1 well-known path, which the server serves', async () => {
+    const server = await startHttp(box(), [
+      '--auth-tokens',
+      tokens(),
+      '--public-url',
+      'https://mcp.example.com/tools/mcp',
+    ])
+    servers.push(server)
+    const refused = await ping(server.url)
+    expect(refused.status).toBe(401)
+    expect(refused.headers.get('www-authenticate')).toContain(
+      'resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/tools/mcp"',
+    )
+    // What a proxy forwards as it is, and the listener's own.
+    for (const path of [
+      '/.well-known/oauth-protected-resource/tools/mcp',
+      '/.well-known/oauth-protected-resource/mcp',
+    ]) {
+      const meta = await fetch(new URL(path, server.url))
+      expect(meta.status, path).toBe(200)
+      expect(await meta.json()).toMatchObject({ resource: 'https://mcp.example.com/tools/mcp' })
+    }
   })
 
   it('a confirm token minted for one subject does not confirm for another, nor on the CLI; the audit names the subject', async () => {
