@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs'
+import type { Interfaces } from '@oclif/core'
 import * as Args from '@oclif/core/args'
 import { AgentCommand } from '../../command.js'
 import { AgentError } from '../../errors/agent-error.js'
@@ -25,6 +26,15 @@ function save(path: string, body: string): void {
   }
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: oclif's own bound for flag and argument records
+type Loose = Record<string, any>
+
+/** Whether the words before `--` ask for a `--url` run (`--url <u>` or `--url=<u>`). */
+function urlRun(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--')
+  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--url' || a.startsWith('--url='))
+}
+
 /** `agentcli verify`: Check any CLI against the agent contract, as a black box. */
 export default class Verify extends AgentCommand {
   static override summary = 'Check any CLI against the agent contract, as a black box'
@@ -39,11 +49,11 @@ export default class Verify extends AgentCommand {
     '<%= config.bin %> verify --allow-upstream http://127.0.0.1:4010 --env WEATHER_API_URL=http://127.0.0.1:4010 --env WEATHER_TOKEN=test -- weather',
   ]
   static override strict = false
-  // Declared, so `reference` says what a bare `verify` lacks (it is E_USAGE): the words after `--`, a program and
-  // its arguments. Not required by the parser: a `--url` run has none, and execute() says which of the two is missing.
+  // Required, so `reference` says what a bare `verify` lacks (it is E_USAGE) and no agent calls it blind: the words
+  // after `--`, a program and its arguments. A `--url` run verifies a server, not a CLI: execute() parses it without.
   static override args = {
     command: Args.string({
-      required: false,
+      required: true,
       multiple: true,
       description:
         'After --: the command that starts the CLI to verify (a program on PATH, or node path/to/bin.js); required unless --url.',
@@ -135,18 +145,20 @@ export default class Verify extends AgentCommand {
     }),
   )
 
+  // Every parse of a `--url` run (the base's before execute, and execute's) takes the definitions without a command.
+  protected override parse<F extends Loose, B extends Loose, A extends Loose>(
+    options?: Interfaces.Input<F, B, A>,
+    argv: string[] = this.argv,
+  ): Promise<Interfaces.ParserOutput<F, B, A>> {
+    const input = (options ?? Verify) === Verify && urlRun(argv) ? WITHOUT_COMMAND : options
+    return super.parse(input as Interfaces.Input<F, B, A> | undefined, argv)
+  }
+
   async execute() {
     const { argv, flags } = await this.parse(Verify)
     const command = (argv as string[]).filter((a) => a !== '--')
     checkConformanceFlags(flags, command)
     if (flags.url !== undefined) return this.report(await overUrl(flags.url, flags), flags)
-    if (command.length === 0)
-      throw new AgentError('E_USAGE', 'name the CLI to verify after --', {
-        details: {
-          hint: 'agentcli verify -- node path/to/bin.js',
-          allowed: ['-- <command>', '--mcp --conformance --url <http(s) URL of an MCP server>'],
-        },
-      })
     // A target that cannot start is named as such, not reported as thirty failed checks.
     const missing = missingTarget(command)
     if (missing)
@@ -324,4 +336,12 @@ function releaseGate(report: Report, readiness: { level: string; reason?: string
     releasable,
     `level ${readiness.level}${readiness.reason ? `: ${readiness.reason}` : ''}`,
   )
+}
+
+/** Verify's parse for a `--url` run: the same flags, and no command after `--` asked for. */
+const WITHOUT_COMMAND = {
+  baseFlags: Verify.baseFlags,
+  flags: Verify.flags,
+  strict: Verify.strict,
+  args: { command: { ...Verify.args.command, required: false } },
 }

@@ -29,6 +29,16 @@ const verify = (args: string[]) => runInProcess(ROOT, ['verify', ...args])
 const errorOf = (run: { json: unknown }): any => (run.json as any)?.error
 
 describe('agentcli verify --url: the flags', () => {
+  it('neither --url nor a command: the command is a required argument, as reference declares it', async () => {
+    const run = await verify(['--mcp', '--conformance'])
+    expect(run.code, run.stdout).toBe(2)
+    expect(errorOf(run)).toMatchObject({
+      code: 'E_USAGE',
+      message: 'Missing required argument: command',
+      details: { missing: ['command'] },
+    })
+  })
+
   it.each([
     ['--url without --mcp --conformance', ['--url', 'http://127.0.0.1:3000/mcp'], /--url belongs to the official MCP/],
     ['--baseline without --conformance', ['--baseline', 'b.json', '--', 'tasks'], /--baseline belongs/],
@@ -40,7 +50,6 @@ describe('agentcli verify --url: the flags', () => {
       [...URL_FLAGS, '--setup', 'x', '--env', 'A=1', '--release'],
       /--setup, --env, --release need a command/,
     ],
-    ['neither --url nor a command', ['--mcp', '--conformance'], /name the CLI to verify after --/],
   ])('%s: E_USAGE naming it and what is allowed', async (_, args, message) => {
     const run = await verify(args)
     expect(run.code, run.stdout).toBe(2)
