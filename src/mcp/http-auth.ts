@@ -90,6 +90,11 @@ export type IssuerOptions = {
   fetch?: typeof fetch
 }
 
+/** The least time between two fetches of an issuer's keys that succeeded (a token naming an unknown kid refetches). */
+export const KEYS_REFRESH_MS = 30_000
+/** The least time after a failed fetch of the keys before the next: the issuer is not asked once per request. */
+export const KEYS_RETRY_MS = 5_000
+
 /**
  * JWT access tokens signed by a configured issuer, checked against its published keys (JWKS): the signature with
  * an asymmetric algorithm the key is for, `iss` exactly the issuer, `aud` naming this server, `exp` in the future
@@ -104,14 +109,38 @@ export function issuerAuth(options: IssuerOptions): HttpAuth {
   const get = options.fetch ?? fetch
   let keys: Jwk[] | undefined
   let fetchedAt = Number.NEGATIVE_INFINITY
-  const load = async (): Promise<Jwk[]> => {
-    fetchedAt = now()
+  let loading: Promise<Jwk[]> | undefined
+  let failed: Error | undefined
+  const fetchKeys = async (): Promise<Jwk[]> => {
     const uri = options.jwksUri ?? (await discoverJwks(issuer, get))
     checkUrl(uri, 'the JWKS URI')
     const body = (await fetchJson(get, uri)) as { keys?: unknown }
     if (!Array.isArray(body.keys)) throw new Error(`${uri} holds no "keys"`)
-    keys = body.keys as Jwk[]
-    return keys
+    return body.keys as Jwk[]
+  }
+  // The keys are fetched by callers' requests, so without a bound a burst of tokens (before the first fetch ends,
+  // or naming kids nobody published) or an issuer that is down would turn each request into a fetch to the issuer:
+  // one fetch at a time, shared; after one, none for KEYS_REFRESH_MS, after a failure none for KEYS_RETRY_MS, and
+  // meanwhile the keys already known answer (none yet: every token is refused, with the fetch's error).
+  const load = (): Promise<Jwk[]> => {
+    if (loading) return loading
+    const wait = failed ? KEYS_RETRY_MS : KEYS_REFRESH_MS
+    if (now() - fetchedAt < wait) return keys ? Promise.resolve(keys) : Promise.reject(failed)
+    fetchedAt = now()
+    loading = fetchKeys().then(
+      (got) => {
+        keys = got
+        failed = undefined
+        loading = undefined
+        return got
+      },
+      (error: unknown) => {
+        failed = error instanceof Error ? error : new Error(String(error))
+        loading = undefined
+        throw failed
+      },
+    )
+    return loading
   }
   const keyFor = async (kid: string | undefined, alg: string): Promise<KeyObject> => {
     const pick = (set: Jwk[]) =>
@@ -122,7 +151,7 @@ export function issuerAuth(options: IssuerOptions): HttpAuth {
           (k.alg === undefined || k.alg === alg),
       )
     let found = pick(keys ?? (await load()))
-    if (found.length === 0 && now() - fetchedAt > 30_000) found = pick(await load())
+    if (found.length === 0) found = pick(await load())
     if (found.length !== 1) throw new Error(found.length ? 'the token names no single key' : 'no key for the token')
     return createPublicKey({ key: found[0] as never, format: 'jwk' })
   }

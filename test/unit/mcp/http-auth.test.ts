@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { issuerAuth, LOCAL_ISSUER, tokenListAuth } from '../../../src/mcp/http-auth.js'
+import { issuerAuth, KEYS_REFRESH_MS, KEYS_RETRY_MS, LOCAL_ISSUER, tokenListAuth } from '../../../src/mcp/http-auth.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -126,5 +126,47 @@ describe('JWTs of a configured issuer, checked against its JWKS', () => {
     expect(fetches).toBe(2)
     await expect(a.verify(mint({}, { alg: 'ES256', kid: 'nope' }))).rejects.toThrow('no key')
     expect(fetches).toBe(2)
+  })
+
+  it('fetches once for a burst of tokens before the first fetch ends, and again for an unknown kid only after 30 s', async () => {
+    fetches = 0
+    let clock = now
+    const a = issuerAuth({ issuer, audience, now: () => clock, fetch: world() })
+    const subjects = await Promise.all(Array.from({ length: 20 }, () => a.verify(mint({}))))
+    expect(subjects.map((s) => s.subject)).toEqual(Array(20).fill('ann'))
+    expect(fetches).toBe(2)
+    const unknown = mint({}, { alg: 'ES256', kid: 'nope' })
+    await Promise.all(Array.from({ length: 5 }, () => expect(a.verify(unknown)).rejects.toThrow('no key')))
+    expect(fetches).toBe(2)
+    clock += KEYS_REFRESH_MS
+    await Promise.all(Array.from({ length: 5 }, () => expect(a.verify(unknown)).rejects.toThrow('no key')))
+    expect(fetches).toBe(4)
+  })
+
+  it('an issuer that is down is asked once per retry period however many tokens come, every token refused', async () => {
+    let down = true
+    let asked = 0
+    let clock = now
+    const flaky = (async (url: string) => {
+      asked++
+      if (down) throw new Error('connect ECONNREFUSED')
+      return (world() as unknown as (u: string) => Promise<Response>)(url)
+    }) as unknown as typeof fetch
+    const a = issuerAuth({ issuer, audience, now: () => clock, fetch: flaky })
+    const token = mint({})
+    const refused = () => Promise.all(Array.from({ length: 10 }, () => expect(a.verify(token)).rejects.toThrow()))
+    await refused()
+    await refused()
+    // RFC 8414, then OpenID metadata: one attempt at the keys is one fetch of each, whatever the number of tokens.
+    const once = asked
+    expect(once).toBe(2)
+    clock += KEYS_RETRY_MS - 1
+    await refused()
+    expect(asked).toBe(once)
+    clock += 1
+    down = false
+    expect((await a.verify(token)).subject).toBe('ann')
+    await Promise.all(Array.from({ length: 10 }, () => a.verify(token)))
+    expect(asked).toBe(once + 2)
   })
 })
