@@ -8,6 +8,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
  */
 const HEAVY = [
   'test/cli/docs/guide.test.ts',
+  // Three of its tests wait out the HTTP body deadline (10 s each, idle): 45 s in all.
+  'test/cli/mcp/mcp-http.test.ts',
   'test/cli/scaffold/pack-install.test.ts',
   'test/cli/release/release-pipeline.test.ts',
   'test/cli/scaffold/from-checkout.test.ts',
