@@ -86,7 +86,14 @@ export function withToolFields<C extends Config>(config: C): C {
 
 async function loadOclifConfig(root: string, pjson: ToolPjson): Promise<Config> {
   const { Config } = await import('@oclif/core/config')
-  const config = withToolFields(await Config.load({ root, userPlugins: false, pjson: pjson as never }))
+  // The readers go on before `load()`: it reads DEBUG, DISABLE_THEME, BINPATH, NPM_REGISTRY and the directories
+  // (theme.json in the config dir) through them, so a bin whose name oclif spells otherwise (`my.tool`) is read
+  // with the settings' prefix there too, not only after it.
+  const oclif = pjson.oclif ?? {}
+  const config = new Config({ root, userPlugins: false, pjson: pjson as never })
+  Object.assign(config, scopedEnv({ bin: String(oclif.bin || pjson.name), binAliases: oclif.binAliases as never }))
+  await config.load()
+  withToolFields(config)
   describeTopics(config)
   return config
 }

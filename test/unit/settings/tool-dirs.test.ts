@@ -1,8 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Config } from '@oclif/core'
 import { afterAll, describe, expect, it } from 'vitest'
+import { oclifConfig, toolConfig } from '../../../src/runtime/tool-config.js'
 import { scopedEnv } from '../../../src/settings/scoped-env.js'
 import { toolDirs } from '../../../src/settings/tool-dirs.js'
 import { envPrefix, toolEnv } from '../../../src/settings/tool-env.js'
@@ -93,5 +94,32 @@ describe('the tool’s directories: one function on every path', () => {
     }
     const dotted = scopedEnv({ bin: 'my.tool' }, { MY_TOOL_DEBUG: '1' })
     expect([dotted.scopedEnvVarKey('DEBUG'), dotted.scopedEnvVarTrue('DEBUG')]).toEqual(['MY_TOOL_DEBUG', true])
+  })
+
+  it('oclif’s own load reads a `.` bin’s settings with that prefix too: BINPATH, NPM_REGISTRY, theme.json', async () => {
+    const root = toolRoot('my.tool')
+    const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+    const configDir = mkdtempSync(join(work, 'config-'))
+    writeFileSync(join(configDir, 'theme.json'), JSON.stringify({ command: 'red' }))
+    const env = {
+      HOME: work,
+      MY_TOOL_BINPATH: '/opt/my.tool/bin/run',
+      MY_TOOL_NPM_REGISTRY: 'https://registry.example',
+      MY_TOOL_CONFIG_DIR: configDir,
+    }
+    const saved = process.env
+    process.env = { PATH: saved.PATH, ...env }
+    try {
+      const config = await oclifConfig(toolConfig(root, pjson))
+      // Read while oclif loads (before, under `MY.TOOL_…`, a name no shell sets): not only once it has loaded.
+      expect([config.binPath, config.npmRegistry, config.configDir]).toEqual([
+        '/opt/my.tool/bin/run',
+        'https://registry.example',
+        configDir,
+      ])
+      expect(config.theme?.command).toBe('red')
+    } finally {
+      process.env = saved
+    }
   })
 })
