@@ -13,6 +13,14 @@ import type { GateCall } from '../../src/write/gate.js'
 import type { Plan } from '../../src/write/plan.js'
 import { UNDECLARED_RISK } from '../../src/write/risk.js'
 
+/** What a token of `tasks task delete 1 2` by ann binds: the call the write-flow tests preview and confirm. */
+export const DELETE_BINDING: Binding = {
+  tool: 'tasks\0tasks-example',
+  command: 'task:delete',
+  args: { ids: ['1', '2'] },
+  principal: { account: 'ann', profile: 'default' },
+}
+
 /** A single-use ledger over `used` (the consumed token ids). */
 export function memoryLedger(used: Set<string>): TokenLedger {
   return {

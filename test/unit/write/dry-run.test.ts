@@ -13,16 +13,11 @@ import { newWriteState } from '../../../src/write/call.js'
 import { confirmationRequired, dryRunCommand, previewWrite } from '../../../src/write/dry-run.js'
 import { impactOf } from '../../../src/write/impact.js'
 import type { Plan } from '../../../src/write/plan.js'
-import { fakeGate, refusalOf, type TracedWrite, tracedWrite } from '../../support/write-fakes.js'
+import { DELETE_BINDING, fakeGate, refusalOf, type TracedWrite, tracedWrite } from '../../support/write-fakes.js'
 
 const KEY = Buffer.alloc(32, 6)
 const NOW = 1_800_000_000_000
-const binding: Binding = {
-  tool: 'tasks\0tasks-example',
-  command: 'task:delete',
-  args: { ids: ['1', '2'] },
-  principal: { account: 'ann', profile: 'default' },
-}
+const binding: Binding = DELETE_BINDING
 const targets: Target[] = [
   { id: '1', version: 'v1' },
   { id: '2', version: 7 },

@@ -12,17 +12,12 @@ import { invocation } from '../../../src/runtime/invocation.js'
 import type { WriteRequest } from '../../../src/write/flags.js'
 import { type WriteOrigin, writeFlow } from '../../../src/write/flow.js'
 import type { Plan } from '../../../src/write/plan.js'
-import { fakeGate, refusalOf, type TracedWrite, tracedWrite } from '../../support/write-fakes.js'
+import { DELETE_BINDING, fakeGate, refusalOf, type TracedWrite, tracedWrite } from '../../support/write-fakes.js'
 
 const KEY = Buffer.alloc(32, 5)
 const NOW = 1_800_000_000_000
 const TTL_S = 60
-const binding: Binding = {
-  tool: 'tasks\0tasks-example',
-  command: 'task:delete',
-  args: { ids: ['1', '2'] },
-  principal: { account: 'ann', profile: 'default' },
-}
+const binding: Binding = DELETE_BINDING
 const targets: Target[] = [
   { id: '1', version: 'v1' },
   { id: '2', version: 'v1' },
