@@ -132,11 +132,14 @@ export function issuerAuth(options: IssuerOptions): HttpAuth {
         keys = got
         failed = undefined
         loading = undefined
+        // Counted from when the fetch ended: a fetch that took its whole timeout to fail is not retried at once.
+        fetchedAt = now()
         return got
       },
       (error: unknown) => {
         failed = error instanceof Error ? error : new Error(String(error))
         loading = undefined
+        fetchedAt = now()
         throw failed
       },
     )

@@ -68,7 +68,12 @@ export function discardWithin(req: IncomingMessage, maxBytes: number): void {
   if (req.complete || req.socket.destroyed) return
   const timer = setTimeout(() => req.socket.destroy(), deadlineOf(req, maxBytes))
   timer.unref()
-  const clear = () => clearTimeout(timer)
+  // Both listeners go with the timer: a kept-alive socket serves many requests, and each early answer would leave one.
+  const clear = () => {
+    clearTimeout(timer)
+    req.off('end', clear)
+    req.socket.off('close', clear)
+  }
   req.once('end', clear)
   req.socket.once('close', clear)
 }

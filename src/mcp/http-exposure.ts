@@ -88,3 +88,21 @@ function parsePublicUrl(value: string): URL {
     })
   return url
 }
+
+/** The headers a reverse proxy adds to what it forwards (RFC 7239, and the de facto ones before it). */
+const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-real-ip'] as const
+
+/**
+ * The forwarding header a request carries, if any. A proxy that rewrites `Host` to the loopback listener's (nginx's
+ * default `proxy_pass`) leaves no public name for {@link checkExposure} to see at start, but it says what it did:
+ * a server without authentication answers such a request 403 instead of serving the proxy's callers as the local
+ * user.
+ */
+export function forwardedBy(headers: Readonly<Record<string, unknown>>): string | undefined {
+  return FORWARDING_HEADERS.find((name) => headers[name] !== undefined)
+}
+
+/** The 403 message for a forwarded request to an endpoint without authentication. */
+export function forwardedRefusal(header: string): string {
+  return `forwarded by a proxy (${header}): this endpoint has no authentication and serves this machine only; configure ${AUTH_FLAGS}`
+}

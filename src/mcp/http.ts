@@ -6,7 +6,7 @@ import { killGraceOf, stopAll } from './children.js'
 import { type FactoryOptions, mcpFactory } from './factory.js'
 import { maxMessageBytesOf } from './framing.js'
 import { bodyDeadlineMs, discardWithin, readBody } from './http-body.js'
-import { checkExposure, checkResource, isLoopback } from './http-exposure.js'
+import { checkExposure, checkResource, forwardedBy, forwardedRefusal, isLoopback } from './http-exposure.js'
 import { cancelledIdOf, isInitialize, legacyCalls, requestIdOf, SESSION_HEADER } from './legacy-cancel.js'
 import { listenHeaderRefusal } from './listen-headers.js'
 import type { ListenAnswer } from './task-listen.js'
@@ -75,6 +75,8 @@ export async function serveMcpHttp(options: HttpServeOptions): Promise<{ request
   const maxConcurrent = options.maxConcurrent ?? 32
   const { sdk, build, listener } = await mcpFactory(options)
   const calls = legacyCalls()
+  /** Requests whose body is being read: the server stopping cuts them. */
+  const reading = new Set<IncomingMessage>()
   const handler = sdk.createMcpHandler(
     // A 2025-era request is served by a fresh instance with no session: a person's answer to an elicitation would
     // arrive at another one, so those instances never ask (writes answer with the plain dry_run → confirm gate).
@@ -184,6 +186,8 @@ export async function serveMcpHttp(options: HttpServeOptions): Promise<{ request
       })
     }
     if (path !== MCP_PATH) return plain(res, 404, `not found: the MCP endpoint is ${MCP_PATH}`)
+    const forwarded = auth ? undefined : forwardedBy(req.headers)
+    if (forwarded) return plain(res, 403, forwardedRefusal(forwarded))
     // The token is checked from the headers, before the request takes a slot or any of its body is read: a caller
     // without one can neither hold the slots nor make the server buffer bodies.
     let authInfo: import('@modelcontextprotocol/server').AuthInfo | undefined
@@ -202,7 +206,17 @@ export async function serveMcpHttp(options: HttpServeOptions): Promise<{ request
       inFlight--
       if (inFlight === 0) idle?.()
     })
-    const read = req.method === 'POST' ? await readBody(req, maxBytes) : undefined
+    reading.add(req)
+    const read = await (req.method === 'POST' ? readBody(req, maxBytes) : Promise.resolve(undefined))
+      .catch((error: unknown) => {
+        // Cut while it arrived: by the client, or by the server stopping (below), which answers nothing more.
+        if (closing) return undefined
+        throw error
+      })
+      .finally(() => reading.delete(req))
+    // A body that ended after the server was told to stop starts nothing: its call would outlive the stop of the
+    // calls already running, and a write could be applied while the server says it is stopping.
+    if (closing) return plain(res, 503, 'the server is stopping', { connection: 'close' })
     if (read && 'refused' in read)
       return read.refused === 'too_large'
         ? rpcError(res, 413, `Payload Too Large: at most ${maxBytes} bytes`)
@@ -246,6 +260,8 @@ export async function serveMcpHttp(options: HttpServeOptions): Promise<{ request
   listener.closeAll()
   server.close()
   server.closeIdleConnections()
+  // A body still arriving is cut rather than waited for: nothing was started for it.
+  for (const req of reading) req.socket.destroy()
   // Every call still running gets SIGTERM, answered like Ctrl-C (its own E_INTERRUPTED goes back to its client), then the
   // requests they belong to end.
   const running = stopAll('SIGTERM')
@@ -274,6 +290,8 @@ function sessionOf(req: IncomingMessage): string | undefined {
 
 /** A listen's answer: its JSON-RPC error, or its SSE stream until the client goes or the server stops. */
 function serveListen(res: ServerResponse, answer: ListenAnswer): void {
+  // The client went while its tasks were read: no stream is started, so none holds a slot until its tasks settle.
+  if (res.destroyed) return
   if ('error' in answer) {
     json(res, 200, answer.error)
     return

@@ -16,7 +16,9 @@ export function conformanceUrl(raw: string): string {
   try {
     url = new URL(raw)
   } catch {
-    throw validationError(`not a URL: '${raw}'`, ALLOWED, raw)
+    // Not a URL, but it may still hold a password (`//user:secret@host/mcp`): what precedes an `@` is not echoed.
+    const shown = raw.includes('@') ? `…@${raw.slice(raw.lastIndexOf('@') + 1)}` : raw
+    throw validationError(`not a URL: '${shown}'`, ALLOWED, shown)
   }
   if (url.username || url.password) {
     if (url.password) registerSecret(url.password)

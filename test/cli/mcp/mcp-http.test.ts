@@ -497,6 +497,53 @@ describe('tool mcp --http: what is refused before the SDK sees a request', () =>
     }
   })
 
+  it('SIGTERM while a body is still arriving: that request is cut, no call starts for it, the server exits at once', async () => {
+    const server = await startHttp(box(), [])
+    servers.push(server)
+    const call = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'create', arguments: { title: 'after-sigterm', dry_run: true } },
+    })
+    // Half the body now; the rest would come after the stop.
+    const slow = slowRequest(
+      server.url,
+      { 'content-length': String(call.length), accept: 'application/json, text/event-stream' },
+      call.slice(0, 20),
+      60_000,
+    )
+    await until(() => (server.stderr().includes('listening') ? true : undefined))
+    const stopped = Date.now()
+    server.child.kill('SIGTERM')
+    await slow.closed
+    const { code } = await server.exited
+    expect(code).not.toBeNull()
+    // Cut at the stop, not after the body's 10 s deadline.
+    expect(Date.now() - stopped).toBeLessThan(8_000)
+    expect(server.stderr()).not.toMatch(/mcp: create/)
+  })
+
+  it('without authentication, a request a proxy forwarded is 403 naming the header', async () => {
+    const { server } = plain()
+    const post = (url: string, headers: Record<string, string>) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      })
+    for (const [header, value] of [
+      ['x-forwarded-for', '203.0.113.7'],
+      ['forwarded', 'for=203.0.113.7;proto=https'],
+      ['x-forwarded-host', 'mcp.example.com'],
+      ['x-real-ip', '203.0.113.7'],
+    ] as const) {
+      const res = await post(server.url, { [header]: value })
+      expect(res.status, header).toBe(403)
+      expect(((await res.json()) as { error: string }).error).toContain(`forwarded by a proxy (${header})`)
+    }
+  })
+
   it('a listener off loopback without authentication does not start: E_CONFIG', async () => {
     const run = await tasks(box(), ['mcp', '--http', '--host', '0.0.0.0', '--port', '0'])
     expect(run.code).toBe(4)
@@ -585,6 +632,24 @@ describe('tool mcp --http with bearer authentication: the subject is the princip
   const tokens = () => tokensIn(box())
   // The tests of a server started with just the token list share one.
   const authed = useSharedHttp((b) => ['--auth-tokens', tokensIn(b)])
+
+  it('a request a proxy forwarded is served: behind a proxy the token is what admits it', async () => {
+    const { server } = authed()
+    const client = await httpClient(server.url, { token: 'tok-ann' })
+    await client.close()
+    const served = await fetch(server.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-forwarded-for': '203.0.113.7',
+        authorization: 'Bearer tok-ann',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    })
+    expect(served.status).toBe(200)
+    await served.text()
+  })
 
   it('no token or an unknown one is 401 with WWW-Authenticate naming the RFC 9728 metadata, which is served', async () => {
     const { server } = authed()

@@ -143,6 +143,25 @@ describe('JWTs of a configured issuer, checked against its JWKS', () => {
     expect(fetches).toBe(4)
   })
 
+  it('the retry period counts from when a failed fetch ended: one that took its whole timeout is not retried at once', async () => {
+    let clock = now
+    let asked = 0
+    const slowFail = (async () => {
+      asked++
+      clock += 10_000
+      throw new Error('timed out')
+    }) as unknown as typeof fetch
+    const a = issuerAuth({ issuer, audience, now: () => clock, fetch: slowFail })
+    const token = mint({})
+    await expect(a.verify(token)).rejects.toThrow()
+    const once = asked
+    await expect(a.verify(token)).rejects.toThrow()
+    expect(asked).toBe(once)
+    clock += KEYS_RETRY_MS
+    await expect(a.verify(token)).rejects.toThrow()
+    expect(asked).toBe(2 * once)
+  })
+
   it('an issuer that is down is asked once per retry period however many tokens come, every token refused', async () => {
     let down = true
     let asked = 0

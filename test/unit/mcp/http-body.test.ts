@@ -121,6 +121,20 @@ describe('the rest of a body answered before it ended', () => {
     expect(ended.socket.destroyed).toBe(false)
   })
 
+  it('leaves no listener behind on a kept-alive socket, however many of its requests were answered early', async () => {
+    const { socket } = request()
+    for (let i = 0; i < 20; i++) {
+      // Each request of the connection: answered early, then its rest arrives.
+      const req = Object.assign(new PassThrough(), { headers: { 'content-length': '10' }, complete: false, socket })
+      discardWithin(req as unknown as IncomingMessage, 1_000)
+      req.resume()
+      req.end()
+      await vi.advanceTimersByTimeAsync(0)
+    }
+    expect(socket.listenerCount('close')).toBe(0)
+    expect(vi.getTimerCount()).toBe(0)
+  })
+
   it('does nothing for a request already complete, or whose socket is gone', () => {
     discardWithin(request({ 'content-length': '5' }, true).incoming, 1_000)
     const closed = request({ 'content-length': '5' })

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { checkExposure, checkResource, isLoopback } from '../../../src/mcp/http-exposure.js'
+import {
+  checkExposure,
+  checkResource,
+  forwardedBy,
+  forwardedRefusal,
+  isLoopback,
+} from '../../../src/mcp/http-exposure.js'
 
 describe('loopback names', () => {
   it('are localhost, 127.0.0.0/8 and ::1, bracketed or not, in any case; nothing else is', () => {
@@ -90,5 +96,16 @@ describe('the resource an issuer’s tokens must name', () => {
     expect(() => checkResource(new URL('http://10.0.0.5:8765/mcp'), true)).not.toThrow()
     expect(() => checkResource(new URL('https://mcp.example.com/mcp'), true)).not.toThrow()
     expect(() => checkResource(new URL('http://0.0.0.0:8765/mcp'), false)).not.toThrow()
+  })
+})
+
+describe('a request a proxy forwarded', () => {
+  it('is told by any forwarding header (RFC 7239 or the de facto ones), and the refusal names it and the flags', () => {
+    expect(forwardedBy({ host: '127.0.0.1:8765', 'content-type': 'application/json' })).toBeUndefined()
+    for (const name of ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-real-ip'])
+      expect(forwardedBy({ host: '127.0.0.1', [name]: 'x' })).toBe(name)
+    expect(forwardedRefusal('x-forwarded-for')).toBe(
+      'forwarded by a proxy (x-forwarded-for): this endpoint has no authentication and serves this machine only; configure --auth-issuer or --auth-tokens',
+    )
   })
 })

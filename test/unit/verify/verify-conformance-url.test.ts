@@ -86,6 +86,16 @@ describe('agentcli verify --url: the flags', () => {
     expect(run.stdout + run.stderr).not.toContain('hunter2-secret')
   })
 
+  it('a string that is no URL but holds user:password@ (no scheme): E_VALIDATION, the password never shown', async () => {
+    const run = await verify(['--mcp', '--conformance', '--url', '//bob:hunter2secret@127.0.0.1:3000/mcp'])
+    expect(run.code, run.stdout).toBe(2)
+    expect(errorOf(run)).toMatchObject({
+      code: 'E_VALIDATION',
+      details: { param: '--url', got: '…@127.0.0.1:3000/mcp' },
+    })
+    expect(run.stdout + run.stderr).not.toContain('hunter2secret')
+  })
+
   it('--revision outside the two: E_VALIDATION with the revisions allowed', async () => {
     const run = await verify([...URL_FLAGS, '--revision', '2024-11-05'])
     expect(errorOf(run)).toMatchObject({
