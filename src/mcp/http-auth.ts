@@ -126,20 +126,22 @@ export function issuerAuth(options: IssuerOptions): HttpAuth {
     if (loading) return loading
     const wait = failed ? KEYS_RETRY_MS : KEYS_REFRESH_MS
     if (now() - fetchedAt < wait) return keys ? Promise.resolve(keys) : Promise.reject(failed)
-    fetchedAt = now()
+    // Counted from when the fetch ended (the fetch in flight answers meanwhile): one that took its whole timeout to
+    // fail is not retried at once.
+    const settled = () => {
+      loading = undefined
+      fetchedAt = now()
+    }
     loading = fetchKeys().then(
       (got) => {
+        settled()
         keys = got
         failed = undefined
-        loading = undefined
-        // Counted from when the fetch ended: a fetch that took its whole timeout to fail is not retried at once.
-        fetchedAt = now()
         return got
       },
       (error: unknown) => {
+        settled()
         failed = error instanceof Error ? error : new Error(String(error))
-        loading = undefined
-        fetchedAt = now()
         throw failed
       },
     )

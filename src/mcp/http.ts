@@ -238,14 +238,15 @@ export async function serveMcpHttp(options: HttpServeOptions): Promise<{ request
     const refusal = listen ? listenHeaderRefusal(sdk, req, listen) : undefined
     if (refusal === 'legacy') return send(res, await handler.fetch(request, authInfo ? { authInfo } : {}))
     if (refusal) return json(res, refusal.httpStatus, { jsonrpc: '2.0', id: listen?.id ?? null, error: refusal.error })
-    if (listen) return serveListen(res, await listener.open(listen, principalOf(authInfo)))
+    const principal = principalOf(authInfo)
+    if (listen) return serveListen(res, await listener.open(listen, principal))
     // A 2025-11-25 client's cancel names its call by id, within the session its handshake was given (./legacy-cancel.ts);
     // the notification itself still goes to the SDK, which acknowledges it.
     const session = sessionOf(req)
     const cancelled = session ? cancelledIdOf(message) : undefined
-    if (session && cancelled !== undefined) calls.cancel(principalOf(authInfo), session, cancelled)
+    if (session && cancelled !== undefined) calls.cancel(principal, session, cancelled)
     const id = session ? requestIdOf(message) : undefined
-    if (session && id !== undefined) res.once('close', calls.track(principalOf(authInfo), session, id, abort))
+    if (session && id !== undefined) res.once('close', calls.track(principal, session, id, abort))
     const answer = await handler.fetch(request, authInfo ? { authInfo } : {})
     const handshake = isInitialize(message) && answer.ok && !answer.headers.has(SESSION_HEADER)
     await send(res, answer, handshake ? { [SESSION_HEADER]: calls.newSession() } : {})

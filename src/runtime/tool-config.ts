@@ -45,7 +45,7 @@ const loaders = new WeakMap<object, () => Promise<Config>>()
 /**
  * The tool's config, computed from its package.json as oclif's `Config.load` computes these fields; the
  * directories and the `scopedEnvVar…` readers by `toolDirs` and `scopedEnv`, which are also set over oclif's own
- * when oclif's `Config` is loaded ({@link withToolFields}): one computation on every path.
+ * when oclif's `Config` is loaded ({@link oclifConfig}): one computation on every path.
  */
 export function toolConfig(root: string, pjson: ToolPjson): ToolConfig {
   const oclif = pjson.oclif ?? {}
@@ -56,6 +56,7 @@ export function toolConfig(root: string, pjson: ToolPjson): ToolConfig {
   const dirname = String(oclif.dirname || name)
   const platform: string = process.platform
   const cpu = arch() === 'ia32' ? 'x86' : arch()
+  const readers = scopedEnv({ bin, binAliases })
   const config: ToolConfig = {
     root,
     name,
@@ -69,31 +70,28 @@ export function toolConfig(root: string, pjson: ToolPjson): ToolConfig {
     windows: platform === 'win32',
     ...toolDirs({ bin, binAliases, dirname, platform }),
     userAgent: `${name}/${version} ${platform}-${cpu} node-${process.version}`,
-    ...scopedEnv({ bin, binAliases }),
+    ...readers,
   }
   let loaded: Promise<Config> | undefined
   loaders.set(config, () => {
-    loaded ??= loadOclifConfig(root, pjson)
+    loaded ??= loadOclifConfig(root, pjson, readers)
     return loaded
   })
   return config
 }
 
-/** oclif's `Config` with the tool's directories and env readers set over its own: the same values as {@link toolConfig}. */
-export function withToolFields<C extends Config>(config: C): C {
-  return Object.assign(config, scopedEnv(config), toolDirs(config))
-}
-
-async function loadOclifConfig(root: string, pjson: ToolPjson): Promise<Config> {
+/**
+ * oclif's `Config` with the tool's env readers and directories set over its own: the same values as
+ * {@link toolConfig}. The readers (the tool config's own) go on before `load()`, which reads DEBUG, DISABLE_THEME,
+ * BINPATH, NPM_REGISTRY and the directories (theme.json in the config dir) through them: a bin whose name oclif
+ * spells otherwise (`my.tool`) is read with the settings' prefix there too. The directories go on after it.
+ */
+async function loadOclifConfig(root: string, pjson: ToolPjson, readers: ScopedEnv): Promise<Config> {
   const { Config } = await import('@oclif/core/config')
-  // The readers go on before `load()`: it reads DEBUG, DISABLE_THEME, BINPATH, NPM_REGISTRY and the directories
-  // (theme.json in the config dir) through them, so a bin whose name oclif spells otherwise (`my.tool`) is read
-  // with the settings' prefix there too, not only after it.
-  const oclif = pjson.oclif ?? {}
   const config = new Config({ root, userPlugins: false, pjson: pjson as never })
-  Object.assign(config, scopedEnv({ bin: String(oclif.bin || pjson.name), binAliases: oclif.binAliases as never }))
+  Object.assign(config, readers)
   await config.load()
-  withToolFields(config)
+  Object.assign(config, toolDirs(config))
   describeTopics(config)
   return config
 }
