@@ -4,7 +4,7 @@ import { AgentCommand, Flags, output } from '../../index.js'
 export default class Mcp extends AgentCommand {
   static override summary = 'Serve this tool over the Model Context Protocol (stdio, or Streamable HTTP with --http)'
   static override description =
-    'Speaks MCP on stdin/stdout until the client closes stdin, or with --http on http://127.0.0.1:<port>/mcp until SIGTERM: one tool per command (job status → job_status), arguments in snake_case, results carrying the same envelope the CLI prints. Writes keep dry_run → confirm; a client that can show a person an approval form is asked through elicitation. A listener off loopback needs bearer authentication (--auth-issuer or --auth-tokens), else E_CONFIG; the authenticated subject is the principal of every call it makes. Logs on stderr. Add it to a client as the command `<bin> mcp` or the URL the log names (docs/mcp.md).'
+    'Speaks MCP on stdin/stdout until the client closes stdin, or with --http on http://127.0.0.1:<port>/mcp until SIGTERM: one tool per command (job status → job_status), arguments in snake_case, results carrying the same envelope the CLI prints. Writes keep dry_run → confirm; a client that can show a person an approval form is asked through elicitation. An endpoint reachable off this machine (a --host off loopback, a --public-url or --allowed-host naming another host) needs bearer authentication (--auth-issuer or --auth-tokens), else E_CONFIG at start; without it, a request forwarded by a proxy (Forwarded, X-Forwarded-*, X-Real-IP) is answered 403. The authenticated subject is the principal of every call it makes. Logs on stderr. Add it to a client as the command `<bin> mcp` or the URL the log names (docs/mcp.md).'
   static override examples = [
     '<%= config.bin %> mcp',
     '<%= config.bin %> mcp --discovery',
@@ -36,12 +36,13 @@ export default class Mcp extends AgentCommand {
     }),
     'allowed-host': Flags.string({
       description:
-        'A host name requests may name in Host and Origin besides the listener (the public name behind a reverse proxy). Repeatable.',
+        'A host name requests may name in Host and Origin besides the listener (the public name behind a reverse proxy). Repeatable; a host off loopback needs --auth-issuer or --auth-tokens.',
       multiple: true,
       dependsOn: ['http'],
     }),
     'public-url': Flags.string({
-      description: 'The endpoint URL clients use when a reverse proxy serves it (the RFC 9728 resource).',
+      description:
+        'The endpoint URL clients use when a reverse proxy serves it (the RFC 9728 resource); off loopback it needs --auth-issuer or --auth-tokens, and --auth-issuer on a wildcard --host (0.0.0.0, ::) needs it.',
       dependsOn: ['http'],
     }),
     'auth-issuer': Flags.string({
