@@ -22,7 +22,7 @@ export function exampleVariant(name, mcp) {
   return dir
 }
 
-/** An open stdio session of node with `args` and `env`; its server's log kept (which calls ran where). */
+/** An open stdio session of node with `args` and `env`; its server's log kept (which calls ran where), and its PID. */
 export async function stdioSession(args, env) {
   const transport = new StdioClientTransport({ command: process.execPath, args, env, stderr: 'pipe' })
   let log = ''
@@ -32,5 +32,5 @@ export async function stdioSession(args, env) {
   const client = new Client({ name: 'bench', version: '1' })
   await client.connect(transport)
   await client.listTools()
-  return { client, log: () => log }
+  return { client, log: () => log, pid: transport.pid }
 }

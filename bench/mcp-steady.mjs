@@ -3,8 +3,9 @@
 // (agentcli.mcp.in_process_reads true) and the SDK peer (bench/mcp-peer.mjs), alternated call by call, CALLS (default
 // 400) calls each, the first fifth dropped; prints the medians, their ratio and the mins. Unlike bench/mcp.mjs
 // nothing runs between two calls, so both sides stay hot: what an agent's burst of reads sees. SERVER_PROF=dir
-// starts the server with --cpu-prof into dir. Not a test.
-import { rmSync } from 'node:fs'
+// starts the server with --cpu-prof into dir. On Linux it also prints each server's CPU time (user + system, all its
+// threads) per call over the loop. Not a test.
+import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { benchHome, median } from './_home.mjs'
@@ -18,6 +19,16 @@ const prof = process.env.SERVER_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.
 const ours = await stdioSession([...prof, join(dir, 'bin/run.js'), 'mcp'], env)
 const peer = await stdioSession([join(root, 'bench/mcp-peer.mjs')], env)
 const times = { ours: [], peer: [] }
+// A process's CPU time in ms (utime + stime from /proc, in clock ticks of 10 ms), or NaN off Linux.
+const cpuMs = (pid) => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return Number.NaN
+  }
+}
+const cpuBefore = [cpuMs(ours.pid), cpuMs(peer.pid)]
 const call = async (s, into) => {
   const start = process.hrtime.bigint()
   const result = await s.client.callTool({ name: 'get', arguments: { id: '1' } })
@@ -28,6 +39,7 @@ for (let i = 0; i < calls; i++) {
   await call(ours, times.ours)
   await call(peer, times.peer)
 }
+const [oursCpu, peerCpu] = [cpuMs(ours.pid) - cpuBefore[0], cpuMs(peer.pid) - cpuBefore[1]]
 const served = (ours.log().match(/^mcp: get 1 \(in-process\)$/gm) ?? []).length
 await ours.client.close()
 await peer.client.close()
@@ -37,5 +49,5 @@ const drop = Math.floor(calls / 5)
 const o = times.ours.slice(drop)
 const p = times.peer.slice(drop)
 console.log(
-  `steady get: in the server ${median(o).toFixed(3)} ms (min ${Math.min(...o).toFixed(3)}), peer ${median(p).toFixed(3)} ms (min ${Math.min(...p).toFixed(3)}), ratio ${(median(o) / median(p)).toFixed(2)}; ${served} of ${calls} in the server`,
+  `steady get: in the server ${median(o).toFixed(3)} ms (min ${Math.min(...o).toFixed(3)}), peer ${median(p).toFixed(3)} ms (min ${Math.min(...p).toFixed(3)}), ratio ${(median(o) / median(p)).toFixed(2)}; ${served} of ${calls} in the server; CPU per call ${((oursCpu / calls) * 1000).toFixed(0)} µs, peer ${((peerCpu / calls) * 1000).toFixed(0)} µs`,
 )

@@ -23,6 +23,18 @@ function scalar(p: Param, value: unknown): string {
   })
 }
 
+/** The parameters of a command by argument name, its own and the MCP globals: made once per list of parameters. */
+const byArgName = new WeakMap<readonly Param[], Map<string, Param>>()
+
+function paramsOf(params: readonly Param[]): Map<string, Param> {
+  let map = byArgName.get(params)
+  if (!map) {
+    map = new Map([...params, ...MCP_GLOBALS].map((p) => [argName(p.name), p]))
+    byArgName.set(params, map)
+  }
+  return map
+}
+
 /**
  * The CLI call an MCP call is: the command path, then its flags (`--name value`, `--name=value` for a value that
  * starts with `-`), then its positional arguments (behind `--` when one starts with `-`). An MCP tool call is
@@ -34,7 +46,7 @@ export function toArgv(
   c: Pick<CommandDescription, 'path' | 'params'> & { stream?: boolean },
   args: Record<string, unknown>,
 ): string[] {
-  const params = new Map([...c.params, ...MCP_GLOBALS].map((p) => [argName(p.name), p]))
+  const params = paramsOf(c.params)
   const flags: string[] = []
   const positional: string[] = []
   const sizes = new Map<string, number>()

@@ -31,8 +31,13 @@ export type FramingError = {
 
 type Options = {
   maxBytes: number
-  /** Whether a parsed value is a JSON-RPC message (the SDK's schema). */
-  isMessage: (value: unknown) => boolean
+  /** The JSON-RPC message a parsed value is, as the SDK reads it (its schema), or undefined when it is none. */
+  message: (value: unknown) => unknown
+  /**
+   * Hand a message to the SDK's reader as it is, already parsed and checked: false when the reader cannot take it
+   * now (the line then goes on the stream, as without it).
+   */
+  deliver?: (message: unknown) => boolean
   /** Send an error answer (one line on stdout, through the transport's writer). */
   answer: (error: FramingError) => void
   /** A message the server serves itself, before the SDK (a listen for tasks): true when it took it. */
@@ -56,7 +61,7 @@ function idOf(value: unknown): FramingError['id'] {
  * 10 MiB and then closes the session, and drops a malformed line without an answer; here a line longer than
  * `maxBytes` is answered `-32600` (id null: it is never parsed) and skipped to its newline without being held,
  * a line that is not JSON `-32700`, JSON that is not a JSON-RPC message `-32600` with its id when it has one, and
- * the next line is read as usual. Only whole, well-formed messages reach the returned stream.
+ * the next line is read as usual. Only whole, well-formed messages reach the returned stream, or `deliver`.
  */
 export function framedInput(source: Readable, options: Options): PassThrough {
   const out = new PassThrough()
@@ -72,9 +77,11 @@ export function framedInput(source: Readable, options: Options): PassThrough {
     } catch {
       return options.answer(refusal(null, JSONRPC.parseError, 'Parse error: the line is not JSON'))
     }
-    if (!options.isMessage(value))
+    const message = options.message(value)
+    if (message === undefined)
       return options.answer(refusal(idOf(value), JSONRPC.invalidRequest, 'Invalid Request: not a JSON-RPC message'))
     if (options.take?.(value)) return
+    if (options.deliver?.(message)) return
     out.write(`${text}\n`)
   }
   source.on('data', (chunk: Buffer) => {

@@ -1,4 +1,4 @@
-import { Writable } from 'node:stream'
+import { type Readable, Writable } from 'node:stream'
 import { writeStdout } from '../output/stdout.js'
 import { stopAll } from './children.js'
 import { type FactoryOptions, mcpFactory } from './factory.js'
@@ -36,9 +36,14 @@ export async function serveMcp(options: ServeOptions): Promise<{ messages: numbe
     process.stdin.once('close', resolve)
     options.signal?.addEventListener('abort', () => resolve(), { once: true })
   })
+  // The transport once it exists: lines that arrive before (none can: stdin is read on a later turn) take the stream.
+  let reader: Reader | undefined
   const input = framedInput(process.stdin, {
     maxBytes,
-    isMessage: (value) => isMessage(sdk, value),
+    message: (value) => messageOf(sdk, value),
+    // A message the transport is reading now goes to it as parsed and checked here, by the very parse its own reader
+    // does (`parseJSONRPCMessage`): not written, read, parsed and checked a second time.
+    deliver: (message) => deliverTo(reader, input, message),
     answer: (error) => {
       process.stderr.write(`mcp: refused a message: ${error.error.message}\n`)
       stdout.write(`${JSON.stringify(error)}\n`)
@@ -47,9 +52,11 @@ export async function serveMcp(options: ServeOptions): Promise<{ messages: numbe
     // one, nor the cancel of one.
     take: stdioListens(listener, (line) => stdout.write(`${JSON.stringify(line)}\n`)),
   })
+  // Lines reach the SDK whole and bounded (framedInput), so its own buffer limit, which closes the session, is off.
+  const transport = new StdioServerTransport(input, stdout, { maxBufferSize: Number.POSITIVE_INFINITY })
+  reader = transport
   const handle = serveStdio(() => build(), {
-    // Lines reach the SDK whole and bounded (framedInput), so its own buffer limit, which closes the session, is off.
-    transport: new StdioServerTransport(input, stdout, { maxBufferSize: Number.POSITIVE_INFINITY }),
+    transport,
     onerror: (error) => process.stderr.write(`mcp: ${error.message}\n`),
   })
   await closed
@@ -98,11 +105,26 @@ function stdioListens(listener: TaskListener, send: (line: Record<string, unknow
   }
 }
 
-function isMessage(sdk: typeof import('@modelcontextprotocol/server'), value: unknown): boolean {
+function messageOf(sdk: typeof import('@modelcontextprotocol/server'), value: unknown): unknown {
   try {
-    sdk.parseJSONRPCMessage(value)
-    return true
+    return sdk.parseJSONRPCMessage(value)
   } catch {
-    return false
+    return undefined
   }
+}
+
+type Reader = Pick<import('@modelcontextprotocol/server/stdio').StdioServerTransport, 'onmessage' | 'onerror'>
+
+/**
+ * Give `message` to the transport as its own reader would (`onmessage`, a throw to `onerror`), only while it reads
+ * `input` (started, not closed) and nothing is queued there ahead of it; else false, and the line goes on `input`.
+ */
+function deliverTo(transport: Reader | undefined, input: Readable, message: unknown): boolean {
+  if (!transport?.onmessage || input.listenerCount('data') === 0 || input.readableLength > 0) return false
+  try {
+    transport.onmessage(message as never)
+  } catch (error) {
+    transport.onerror?.(error as Error)
+  }
+  return true
 }

@@ -52,7 +52,8 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
     const { dir, pjson } = readPjson(root, options.bundle, options.io !== undefined)
     const config = toolConfig(dir, pjson)
     const env = session.configure(config)
-    await clearUpdateLeftovers(dir)
+    const leftovers = clearUpdateLeftovers(dir)
+    if (leftovers) await leftovers
     const { globals, argv } = session
     if (argv[0] === '--version' && !globals.error)
       return await session.finish({ outcome: versionOutcome(config, globals, argv.slice(1)) })

@@ -337,10 +337,16 @@ async function withStdoutTo(write: RunIo['stdout'], print: () => Promise<void>):
 
 /** Put an ended, empty stdin in place of the process's own for an in-process run; returns the undo. */
 function isolateStdin(): () => void {
-  const own = Object.getOwnPropertyDescriptor(process, 'stdin')
+  const caller = Object.getOwnPropertyDescriptor(process, 'stdin')
   const { Readable } = builtin<typeof import('node:stream')>('node:stream')
-  Object.defineProperty(process, 'stdin', { value: Readable.from([]), configurable: true, writable: true })
+  // Made when the run first reads it (most never do), and then its own: an ended stream is never shared by two runs.
+  const own = (value: unknown) => Object.defineProperty(process, 'stdin', { value, configurable: true, writable: true })
+  Object.defineProperty(process, 'stdin', {
+    configurable: true,
+    get: () => own(Readable.from([])).stdin,
+    set: own,
+  })
   return () => {
-    if (own) Object.defineProperty(process, 'stdin', own)
+    if (caller) Object.defineProperty(process, 'stdin', caller)
   }
 }

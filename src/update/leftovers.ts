@@ -7,12 +7,16 @@ const { basename, dirname, join } = builtin<typeof import('node:path')>('node:pa
  * What an update killed just after its switch leaves behind (`.staging`, its dead holder's `update.lock`), cleared
  * on the tool's next run instead of the next update: only for a standalone install (`<root>/versions/<v>`, known
  * from the path alone), only when something is there, and only under the update lock (an update under way keeps
- * its work; a lock whose holder died is taken over). Best effort: a run never fails for it.
+ * its work; a lock whose holder died is taken over). Best effort: a run never fails for it. Undefined when the
+ * path alone says there is nothing to clear (every run not of a standalone install), so the run need not wait.
  */
-export async function clearUpdateLeftovers(toolRoot: string): Promise<void> {
+export function clearUpdateLeftovers(toolRoot: string): Promise<void> | undefined {
   const versions = dirname(toolRoot)
-  if (basename(versions) !== 'versions') return
-  const root = dirname(versions)
+  if (basename(versions) !== 'versions') return undefined
+  return clearStandalone(dirname(versions))
+}
+
+async function clearStandalone(root: string): Promise<void> {
   const lockPath = join(root, 'update.lock')
   if (!existsSync(join(root, '.staging')) && !existsSync(lockPath)) return
   try {

@@ -8,14 +8,16 @@ import {
 } from '../../../src/mcp/framing.js'
 import type { ToolConfig } from '../../../src/runtime/tool-config.js'
 
-const isMessage = (v: unknown) =>
+const message = (v: unknown) =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && (v as { jsonrpc?: unknown }).jsonrpc === '2.0'
+    ? v
+    : undefined
 
 /** Feed chunks through the framing; what reached the SDK's side, and what was answered. */
 async function frame(chunks: Array<string | Buffer>, maxBytes = 64) {
   const source = new PassThrough()
   const answers: FramingError[] = []
-  const out = framedInput(source, { maxBytes, isMessage, answer: (e) => answers.push(e) })
+  const out = framedInput(source, { maxBytes, message, answer: (e) => answers.push(e) })
   const passed: string[] = []
   out.on('data', (c: Buffer) => passed.push(c.toString('utf8')))
   for (const c of chunks) source.write(c)
@@ -94,5 +96,24 @@ describe('the message limit a tool sets', () => {
           details: { setting: 'agentcli.mcp.max_message_bytes', allowed: '65536..268435456', got },
         }),
       )
+  })
+})
+
+describe('framing hands messages to a reader directly', () => {
+  it('gives each message to deliver as parsed, and puts on the stream only what deliver declines', async () => {
+    const source = new PassThrough()
+    const delivered: unknown[] = []
+    const out = framedInput(source, {
+      maxBytes: 64,
+      message,
+      answer: () => undefined,
+      deliver: (m) => (m as { id: number }).id !== 2 && delivered.push(m) > 0,
+    })
+    const passed: string[] = []
+    out.on('data', (c: Buffer) => passed.push(c.toString('utf8')))
+    source.end(`${msg(1)}\n${msg(2)}\n`)
+    await new Promise((r) => out.once('end', r))
+    expect(delivered).toEqual([JSON.parse(msg(1))])
+    expect(passed.join('')).toBe(`${msg(2)}\n`)
   })
 })
