@@ -120,7 +120,8 @@ type Reader = Pick<import('@modelcontextprotocol/server/stdio').StdioServerTrans
  * `input` (started, not closed) and nothing is queued there ahead of it; else false, and the line goes on `input`.
  */
 function deliverTo(transport: Reader | undefined, input: Readable, message: unknown): boolean {
-  if (!transport?.onmessage || input.listenerCount('data') === 0 || input.readableLength > 0) return false
+  const queued = input.readableLength > 0 || input.writableLength > 0
+  if (!transport?.onmessage || input.listenerCount('data') === 0 || queued) return false
   try {
     transport.onmessage(message as never)
   } catch (error) {
