@@ -1,4 +1,4 @@
-import { type Readable, Writable } from 'node:stream'
+import { type Duplex, Writable } from 'node:stream'
 import { writeStdout } from '../output/stdout.js'
 import { stopAll } from './children.js'
 import { type FactoryOptions, mcpFactory } from './factory.js'
@@ -119,7 +119,7 @@ type Reader = Pick<import('@modelcontextprotocol/server/stdio').StdioServerTrans
  * Give `message` to the transport as its own reader would (`onmessage`, a throw to `onerror`), only while it reads
  * `input` (started, not closed) and nothing is queued there ahead of it; else false, and the line goes on `input`.
  */
-function deliverTo(transport: Reader | undefined, input: Readable, message: unknown): boolean {
+function deliverTo(transport: Reader | undefined, input: Duplex, message: unknown): boolean {
   const queued = input.readableLength > 0 || input.writableLength > 0
   if (!transport?.onmessage || input.listenerCount('data') === 0 || queued) return false
   try {
