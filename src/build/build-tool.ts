@@ -79,7 +79,7 @@ export async function buildTool(
   // After the bundle, which it names and runs: the compact `reference` computed once (see writeCompactMemo).
   if (bundle && bin) writeCompactMemo(root, bin, bundle.id)
   // And each command's help as oclif prints it off a terminal (see writeHelpMemo).
-  if (bundle && bin) writeHelpMemo(root, bin, bundle.id)
+  if (bundle) writeHelpMemo(root, bundle.file, bundle.id)
 
   let entries: number | null = null
   const metaPath = join(root, META_FILE)

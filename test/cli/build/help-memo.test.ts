@@ -71,7 +71,13 @@ describe('the help computed at build time', () => {
 
   it('is stale, and oclif renders help, once the package.json, the manifest or the descriptions changed', () => {
     const edits: [string, (dir: string) => void][] = [
-      ['package.json', (dir) => editJson(join(dir, 'package.json'), (p) => void (p.description = 'Another.'))],
+      [
+        'package.json',
+        (dir) =>
+          editJson(join(dir, 'package.json'), (p) => {
+            p.description = 'Another.'
+          }),
+      ],
       [
         'manifest',
         (dir) => {
