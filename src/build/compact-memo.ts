@@ -58,6 +58,8 @@ function referenceOf(bin: string, home: string, args: string[]): unknown {
       AGENTCLI_CODE_CACHE: '0',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A tool of 1000 commands answers with 1.4 MB: past spawnSync's default of 1 MB the answer was cut and lost.
+    maxBuffer: 1 << 30,
   })
   const envelope = JSON.parse(result.stdout) as { ok?: boolean; data?: unknown }
   return result.status === 0 && envelope.ok === true ? envelope.data : undefined

@@ -8,16 +8,19 @@ import { DESCRIPTIONS_FILE } from '../describe/descriptions.js'
 
 const RENDERER = fileURLToPath(new URL('./help-render.js', import.meta.url))
 
+/** The most commands a tool may have for its help to be stored (see writeHelpMemo). */
+export const MAX_COMMANDS = 100
+
 type ManifestEntry = { hasDynamicHelp?: boolean; aliases?: string[]; hiddenAliases?: string[] }
 
 /**
  * Render each command's `--help` once, as oclif prints it off a terminal: ask the freshly bundled tool for it (one
  * process running the bundle, in a throw-away home, stdout a pipe, nothing in the environment that sets a width or
- * colour) and store the text
- * beside the bundle with what it was rendered from (`bakedHelp` says when a run may print it). A command whose
- * flags compute their help at run time (`hasDynamicHelp`), or whose help did not print cleanly (an exit code, any
- * stderr), is left to oclif. Nothing is written for a tool with its own help class or plugins, or whose commands
- * are not found by the explicit strategy (their help is not one command's alone); an earlier file is removed first.
+ * colour) and store the text beside the bundle with what it was rendered from (`bakedHelp` says when a run may
+ * print it). A command whose flags compute their help at run time (`hasDynamicHelp`), or whose help did not print
+ * cleanly (an exit code, any stderr), is left to oclif. Nothing is written for a tool with its own help class or plugins, more than
+ * {@link MAX_COMMANDS} commands, or whose commands are not found by the explicit strategy (their help is not one
+ * command's alone); an earlier file is removed first.
  */
 export function writeHelpMemo(root: string, bundle: string, bundleId: string): number {
   const path = join(root, BAKED_HELP_FILE)
@@ -28,6 +31,9 @@ export function writeHelpMemo(root: string, bundle: string, bundleId: string): n
   if ((oclif.commands as { strategy?: string } | undefined)?.strategy !== 'explicit') return 0
   const manifest = readFileSync(join(root, 'oclif.manifest.json'), 'utf8')
   const commands = (JSON.parse(manifest) as { commands: Record<string, ManifestEntry> }).commands
+  // Each in-process run loads oclif's Config, whose cost grows with the tool: 1000 commands took 48 s to render
+  // (and 4.3 MB to store), so larger tools keep oclif's rendering.
+  if (Object.keys(commands).length > MAX_COMMANDS) return 0
   let descriptions = ''
   try {
     descriptions = readFileSync(join(root, DESCRIPTIONS_FILE), 'utf8')
