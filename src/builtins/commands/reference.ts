@@ -1,5 +1,4 @@
 import { bakedCompact, storedCompact } from '../../describe/baked-compact.js'
-import { buildReference, commandReference, compactReference } from '../../describe/index.js'
 import { AgentCommand, Args, Flags, output } from '../../index.js'
 import { invocation, shellQuote } from '../../runtime/invocation.js'
 import { oclifConfig } from '../../runtime/tool-config.js'
@@ -32,6 +31,8 @@ export default class Reference extends AgentCommand {
     // The whole, compact, as the build stored it for these very inputs: nothing to build, no oclif Config to load.
     const stored = paths.length === 0 && this.globals.compact ? storedCompact(this.config.root) : undefined
     if (stored) return stored
+    // Loaded past the stored form: building and compacting a reference is what it spares.
+    const { buildReference, commandReference, compactReference } = await import('../../describe/index.js')
     const reference = await buildReference(await oclifConfig(this.config), this.catalogue, { paths })
     if (paths.length > 0 && !flags.full) {
       const full = [invocation(this.config.bin), 'reference', ...paths.map(shellQuote), '--full'].join(' ')
