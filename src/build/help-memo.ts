@@ -18,9 +18,9 @@ type ManifestEntry = { hasDynamicHelp?: boolean; aliases?: string[]; hiddenAlias
  * process running the bundle, in a throw-away home, stdout a pipe, nothing in the environment that sets a width or
  * colour) and store the text beside the bundle with what it was rendered from (`bakedHelp` says when a run may
  * print it). A command whose flags compute their help at run time (`hasDynamicHelp`), or whose help did not print
- * cleanly (an exit code, any stderr), is left to oclif. Nothing is written for a tool with its own help class or plugins, more than
- * {@link MAX_COMMANDS} commands, or whose commands are not found by the explicit strategy (their help is not one
- * command's alone); an earlier file is removed first.
+ * cleanly (an exit code, any stderr), is left to oclif. Nothing is written for a tool with its own help class,
+ * plugins, a topic separator other than a space, more than {@link MAX_COMMANDS} commands, or whose commands are not
+ * found by the explicit strategy (their help is not one command's alone); an earlier file is removed first.
  */
 export function writeHelpMemo(root: string, bundle: string, bundleId: string): number {
   const path = join(root, BAKED_HELP_FILE)
@@ -29,6 +29,8 @@ export function writeHelpMemo(root: string, bundle: string, bundleId: string): n
   const oclif = (JSON.parse(pjson) as { oclif?: Record<string, unknown> }).oclif ?? {}
   if (oclif.helpClass || (oclif.plugins as unknown[] | undefined)?.length) return 0
   if ((oclif.commands as { strategy?: string } | undefined)?.strategy !== 'explicit') return 0
+  // Rendered for `job list --help`: with oclif's other separator (`job:list`) those words would ask for a topic.
+  if (oclif.topicSeparator !== ' ') return 0
   const manifest = readFileSync(join(root, 'oclif.manifest.json'), 'utf8')
   const commands = (JSON.parse(manifest) as { commands: Record<string, ManifestEntry> }).commands
   // Each in-process run loads oclif's Config, whose cost grows with the tool: 1000 commands took 48 s to render
