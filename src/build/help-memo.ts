@@ -76,7 +76,7 @@ export function writeHelpMemo(root: string, bundle: string, bundleId: string): n
     rmSync(home, { recursive: true, force: true })
   }
   if (lines.length === 0) return 0
-  const header = JSON.stringify({ [BAKED_HELP_MARK]: 1, bundle_id: bundleId })
+  const header = JSON.stringify({ [BAKED_HELP_MARK]: 1, bundle_id: bundleId, unicode: process.versions.unicode })
   const inputs = JSON.stringify([pjson, manifest, descriptionLines(descriptions, '').header])
   writeFileSync(path, `${header}\n${inputs}\n${lines.join('\n')}\n`)
   return lines.length

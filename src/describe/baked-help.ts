@@ -5,7 +5,8 @@ import { DESCRIPTIONS_FILE } from './descriptions.js'
 
 /**
  * Each command's `--help` as oclif printed it at build time, off a terminal (`agentcli-build`, beside the bundle):
- * a first line `{"agentcli_help":1,"bundle_id":"…"}`, a second line holding the exact texts it was rendered from
+ * a first line `{"agentcli_help":1,"bundle_id":"…","unicode":"…"}` (the Unicode version of the Node that rendered it), a
+ * second line holding the exact texts it was rendered from
  * (`[package.json, oclif.manifest.json, the descriptions file's first line]`), then one line per command, its id as
  * a JSON string, a tab, and `[its descriptions line, its help text]` as JSON.
  */
@@ -35,7 +36,7 @@ export function plainHelpHere(stdoutIsTerminal: boolean): boolean {
 /**
  * The help text of command `id` the build stored, when this code is the bundle that build wrote (its id) and what
  * the text was rendered from is unchanged: the same package.json, manifest, and the command's descriptions (the
- * first line's shared flags and its own line). Else undefined: oclif renders it.
+ * first line's shared flags and its own line), on a Node of the same Unicode version. Else undefined: oclif renders it.
  */
 export function bakedHelp(root: string, id: string, bundle = bundleId()): string | undefined {
   if (!bundle) return undefined
@@ -46,6 +47,8 @@ export function bakedHelp(root: string, id: string, bundle = bundleId()): string
     if (first < 0 || second < 0) return undefined
     const header = JSON.parse(text.slice(0, first)) as Record<string, unknown>
     if (header[BAKED_HELP_MARK] !== 1 || header.bundle_id !== bundle) return undefined
+    // Text widths (wrapping) follow the Unicode version of the Node that rendered it.
+    if (header.unicode !== process.versions.unicode) return undefined
     const key = `\n${JSON.stringify(id)}\t`
     const at = text.indexOf(key, second)
     if (at < 0) return undefined

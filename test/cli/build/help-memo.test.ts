@@ -42,7 +42,7 @@ describe('the help computed at build time', () => {
       .filter(Boolean)
     const bundle = readFileSync(join(ROOT, 'examples/tasks/dist/bundle.cjs'), 'latin1')
     const id = /var __agentcli_bundle_id = "([0-9a-f]{32})";/.exec(bundle.slice(0, bundle.indexOf('\n')))?.[1]
-    expect(JSON.parse(lines[0]!)).toEqual({ agentcli_help: 1, bundle_id: id })
+    expect(JSON.parse(lines[0]!)).toEqual({ agentcli_help: 1, bundle_id: id, unicode: process.versions.unicode })
     const ids = lines.slice(2).map((l) => JSON.parse(l.slice(0, l.indexOf('\t'))) as string)
     expect(ids).toContain('job:list')
     const without = copy('examples/tasks')
@@ -114,7 +114,7 @@ describe('the help computed at build time', () => {
     marked(dir)
     const file = join(dir, BAKED_HELP_FILE)
     const lines = readFileSync(file, 'utf8').split('\n')
-    lines[0] = JSON.stringify({ agentcli_help: 1, bundle_id: 'f'.repeat(32) })
+    lines[0] = JSON.stringify({ agentcli_help: 1, bundle_id: 'f'.repeat(32), unicode: process.versions.unicode })
     writeFileSync(file, lines.join('\n'))
     expect(help(join(dir, 'bin/run.js'), ['list', '--help'])).toContain('USAGE\n  $ tasks list')
   })

@@ -20,7 +20,9 @@ const DESCRIPTIONS = '{"agentcli_descriptions":1}\n"a"\t{"description":"long"}\n
 const HELP = 'Do a\n\nUSAGE\n  $ x a\n\n'
 
 /** A tool root as the build leaves it: package.json, manifest, descriptions and the stored help of `a`. */
-function tool(header: Record<string, unknown> = { agentcli_help: 1, bundle_id: ID }): string {
+function tool(
+  header: Record<string, unknown> = { agentcli_help: 1, bundle_id: ID, unicode: process.versions.unicode },
+): string {
   const root = mkdtempSync(join(tmpdir(), 'agentcli-baked-help-'))
   made.push(root)
   mkdirSync(join(root, 'dist'))
@@ -51,7 +53,10 @@ describe('the help the build stored', () => {
     expect(bakedHelp(root, 'a')).toBeUndefined()
     expect(bakedHelp(root, 'a', 'f'.repeat(32))).toBeUndefined()
     expect(bakedHelp(root, 'z', ID)).toBeUndefined()
-    expect(bakedHelp(tool({ agentcli_help: 2, bundle_id: ID }), 'a', ID)).toBeUndefined()
+    const unicode = process.versions.unicode
+    expect(bakedHelp(tool({ agentcli_help: 2, bundle_id: ID, unicode }), 'a', ID)).toBeUndefined()
+    // Rendered by a Node of another Unicode version (text widths may differ).
+    expect(bakedHelp(tool({ agentcli_help: 1, bundle_id: ID, unicode: '1.0' }), 'a', ID)).toBeUndefined()
     writeFileSync(join(root, BAKED_HELP_FILE), '{"agentcli_help":1}')
     expect(bakedHelp(root, 'a', ID)).toBeUndefined()
     writeFileSync(join(root, BAKED_HELP_FILE), 'not json\n[]\n')
