@@ -65,7 +65,7 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
         return await session.end(0)
       }
     }
-    // Help needs oclif's Config anyway: the command map is not even loaded for it. A bare call names no command.
+    // Any other help needs oclif's Config anyway. A bare call names no command.
     const route = helpRequested(argv) ? undefined : await ownRoute(config, argv, options.bundle)
     if (!route) return await viaOclif(session, env, await oclifConfig(config))
     return await runOwn(session, env, config, route, options.io !== undefined)
