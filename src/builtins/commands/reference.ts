@@ -32,7 +32,9 @@ export default class Reference extends AgentCommand {
     const stored = paths.length === 0 && this.globals.compact ? storedCompact(this.config.root) : undefined
     if (stored) return stored
     // Loaded past the stored form: building and compacting a reference is what it spares.
-    const { buildReference, commandReference, compactReference } = await import('../../describe/index.js')
+    // The defining modules, not the barrel: a dynamic import keeps every export of what it names in the bundle.
+    const { buildReference } = await import('../../describe/reference.js')
+    const { commandReference, compactReference } = await import('../../describe/compact.js')
     const reference = await buildReference(await oclifConfig(this.config), this.catalogue, { paths })
     if (paths.length > 0 && !flags.full) {
       const full = [invocation(this.config.bin), 'reference', ...paths.map(shellQuote), '--full'].join(' ')
