@@ -14,6 +14,7 @@ import { runEnv } from '../settings/run-env.js'
 import { bundleTool } from './bundle.js'
 import { writeCompactMemo } from './compact-memo.js'
 import { splitDescriptions } from './descriptions.js'
+import { writeHelpMemo } from './help-memo.js'
 
 /** What to do with the tool's SKILL.md. */
 export type SkillMode = 'write' | 'check' | 'skip'
@@ -77,6 +78,8 @@ export async function buildTool(
   const bin = binPath(root, pjson)
   // After the bundle, which it names and runs: the compact `reference` computed once (see writeCompactMemo).
   if (bundle && bin) writeCompactMemo(root, bin, bundle.id)
+  // And each command's help as oclif prints it off a terminal (see writeHelpMemo).
+  if (bundle) writeHelpMemo(root, bundle.file, bundle.id)
 
   let entries: number | null = null
   const metaPath = join(root, META_FILE)

@@ -1,47 +1,84 @@
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { BAKED_COMPACT_FILE, BAKED_COMPACT_MARK } from '../describe/baked-compact.js'
 import { compactReference } from '../describe/compact.js'
+import { DESCRIPTIONS_FILE } from '../describe/descriptions.js'
 import type { Reference } from '../describe/reference.js'
 
 /**
  * Compute once what `reference --compact` prints most of its time computing: ask the freshly bundled tool for its
  * full reference (in a throw-away home, so nothing of the builder's is read or written), compact it here with the
  * framework the bundle was built from, and store both beside the bundle, naming the bundle by its id. A run of that
- * bundle whose reference is the same prints the stored form (`bakedCompact`); any other run compacts.
- * Nothing is written when the tool cannot answer (the file of an earlier build is removed either way).
+ * bundle whose reference is the same prints the stored form (`bakedCompact`); any other run compacts. When a probe
+ * run shows the bundle answering with the stored form, the texts it answered from are stored too, and a run on the
+ * same texts prints the form without building the reference (`storedCompact`). Nothing is written when the tool cannot answer (the file of an earlier build is removed either way).
  */
 export function writeCompactMemo(root: string, bin: string, bundleId: string): boolean {
   const path = join(root, BAKED_COMPACT_FILE)
   rmSync(path, { force: true })
   const home = mkdtempSync(join(tmpdir(), 'agentcli-build-'))
   try {
-    const result = spawnSync(process.execPath, [bin, 'reference', '--format', 'json'], {
-      encoding: 'utf8',
-      env: {
-        PATH: process.env.PATH,
-        HOME: home,
-        XDG_CONFIG_HOME: join(home, 'config'),
-        XDG_DATA_HOME: join(home, 'data'),
-        XDG_CACHE_HOME: join(home, 'cache'),
-        NO_COLOR: '1',
-        // One run in a home thrown away after it: a code cache written at its exit would never be read.
-        AGENTCLI_CODE_CACHE: '0',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    const envelope = JSON.parse(result.stdout) as { ok?: boolean; data?: Reference }
-    if (result.status !== 0 || envelope.ok !== true || !envelope.data) return false
-    const full = JSON.stringify(envelope.data)
-    const compact = JSON.stringify(compactReference(JSON.parse(full) as Reference))
+    const full = referenceOf(bin, home, ['reference', '--format', 'json'])
+    if (full === undefined) return false
+    const text = JSON.stringify(full)
+    const compact = JSON.stringify(compactReference(JSON.parse(text) as Reference))
     const header = JSON.stringify({ [BAKED_COMPACT_MARK]: 1, bundle_id: bundleId })
-    writeFileSync(path, `${header}\n${full}\n${compact}\n`)
+    // Asked once more with a stand-in for the compact form: answered with it, the run's own reference passed
+    // bakedCompact's check, so any run of this bundle on these inputs would too (storedCompact skips building it).
+    writeFileSync(path, `${header}\n${text}\n${JSON.stringify(PROBE)}\n`)
+    const probed = referenceOf(bin, home, ['reference', '--compact', '--format', 'json'])
+    const inputs = JSON.stringify(probed) === JSON.stringify(PROBE) ? inputsOf(root) : undefined
+    writeFileSync(path, `${header}\n${text}\n${compact}\n${inputs ? `${inputs}\n` : ''}`)
     return true
   } catch {
+    rmSync(path, { force: true })
     return false
   } finally {
     rmSync(home, { recursive: true, force: true })
+  }
+}
+
+/** What the probe run answers with when it prints the stored form. */
+const PROBE = { agentcli_build_probe: 'the stored compact form' }
+
+/** The data of the bundled tool's answer to `args`, in the throw-away `home`; undefined when it failed. */
+function referenceOf(bin: string, home: string, args: string[]): unknown {
+  const result = spawnSync(process.execPath, [bin, ...args], {
+    encoding: 'utf8',
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, 'config'),
+      XDG_DATA_HOME: join(home, 'data'),
+      XDG_CACHE_HOME: join(home, 'cache'),
+      NO_COLOR: '1',
+      // One run in a home thrown away after it: a code cache written at its exit would never be read.
+      AGENTCLI_CODE_CACHE: '0',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // A tool of 1000 commands answers with 1.4 MB: past spawnSync's default of 1 MB the answer was cut and lost.
+    maxBuffer: 1 << 30,
+  })
+  const envelope = JSON.parse(result.stdout) as { ok?: boolean; data?: unknown }
+  return result.status === 0 && envelope.ok === true ? envelope.data : undefined
+}
+
+/**
+ * The exact texts `reference` is computed from besides the bundle, as `storedCompact` compares them; none for a tool
+ * with plugins or hooks (what those add to the reference is not in these files).
+ */
+function inputsOf(root: string): string | undefined {
+  const pjson = readFileSync(join(root, 'package.json'), 'utf8')
+  const oclif = (JSON.parse(pjson) as { oclif?: Record<string, unknown> }).oclif ?? {}
+  for (const key of ['plugins', 'devPlugins', 'jitPlugins', 'hooks'])
+    if (oclif[key] !== undefined && Object.keys(oclif[key] as object).length > 0) return undefined
+  try {
+    const manifest = readFileSync(join(root, 'oclif.manifest.json'), 'utf8')
+    const descriptions = readFileSync(join(root, DESCRIPTIONS_FILE), 'utf8')
+    return JSON.stringify([pjson, manifest, descriptions])
+  } catch {
+    return undefined
   }
 }

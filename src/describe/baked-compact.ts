@@ -1,12 +1,15 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { CompactReference } from './compact-reference.js'
+import { DESCRIPTIONS_FILE } from './descriptions.js'
 import type { Reference } from './reference.js'
 
 /**
  * The compact `reference` the build computed (`agentcli-build`, beside the bundle): a first line
  * `{"agentcli_compact_reference":1,"bundle_id":"…"}` naming the bundle it was computed with, then the full
- * reference's JSON, then its compact form's JSON.
+ * reference's JSON, then its compact form's JSON, and, when the build proved that a run of that bundle answers with
+ * this form for as long as its inputs are these, a fourth line: `[package.json, oclif.manifest.json, descriptions]`,
+ * their exact texts (see {@link storedCompact}).
  */
 export const BAKED_COMPACT_FILE = join('dist', 'agentcli.compact-reference.json')
 
@@ -28,21 +31,44 @@ export function bundleId(): string | undefined {
  * function of that value, gives what the build stored. Else undefined: the caller compacts.
  */
 export function bakedCompact(root: string, reference: Reference, id = bundleId()): CompactReference | undefined {
-  if (!id) return undefined
-  let text: string
+  const lines = storedLines(root, id)
+  if (!lines || lines.full !== JSON.stringify(reference) || !plainJson(reference, 0)) return undefined
+  return JSON.parse(lines.compact) as CompactReference
+}
+
+/**
+ * The compact form the build stored, without building the reference (nor loading oclif's `Config`): when this code
+ * is the bundle the build wrote and package.json, the manifest and the descriptions file are, byte for byte, the
+ * ones the build ran that bundle on and saw it answer with the stored form ({@link bakedCompact}'s check passed
+ * then). `reference` is a function of the bundle and those three texts alone (no plugins: the build records no
+ * inputs for a tool with any), so it would pass again. Else undefined: the caller builds the reference.
+ */
+export function storedCompact(root: string, id = bundleId()): CompactReference | undefined {
+  const lines = storedLines(root, id)
+  if (!lines?.inputs) return undefined
   try {
-    text = readFileSync(join(root, BAKED_COMPACT_FILE), 'utf8')
+    // Compared as the build wrote them (one JSON array of the three texts): no parse of the stored copies.
+    const read = (file: string) => readFileSync(join(root, file), 'utf8')
+    if (JSON.stringify([read('package.json'), read('oclif.manifest.json'), read(DESCRIPTIONS_FILE)]) !== lines.inputs)
+      return undefined
+    return JSON.parse(lines.compact) as CompactReference
   } catch {
     return undefined
   }
-  const first = text.indexOf('\n')
-  const second = text.indexOf('\n', first + 1)
-  if (first < 0 || second < 0) return undefined
+}
+
+/** The stored file's lines past its header, when the header names bundle `id`. */
+function storedLines(
+  root: string,
+  id: string | undefined,
+): { full: string; compact: string; inputs: string | undefined } | undefined {
+  if (!id) return undefined
   try {
-    const header = JSON.parse(text.slice(0, first)) as Record<string, unknown>
-    if (header[BAKED_COMPACT_MARK] !== 1 || header.bundle_id !== id) return undefined
-    if (text.slice(first + 1, second) !== JSON.stringify(reference) || !plainJson(reference, 0)) return undefined
-    return JSON.parse(text.slice(second + 1)) as CompactReference
+    const [header, full, compact, inputs] = readFileSync(join(root, BAKED_COMPACT_FILE), 'utf8').split('\n')
+    if (full === undefined || compact === undefined) return undefined
+    const head = JSON.parse(header!) as Record<string, unknown>
+    if (head[BAKED_COMPACT_MARK] !== 1 || head.bundle_id !== id) return undefined
+    return { full, compact, inputs: inputs || undefined }
   } catch {
     return undefined
   }

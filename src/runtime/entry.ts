@@ -13,6 +13,7 @@ import { clearUpdateLeftovers } from '../update/leftovers.js'
 import { invocation } from './invocation.js'
 import { helpRequested, type OwnRoute, ownRoute, readPjson } from './own-commands.js'
 import { openSession, type RunIo, type Session, versionOutcome } from './session.js'
+import { storedHelp } from './stored-help.js'
 import { oclifConfig, type ToolConfig, toolConfig } from './tool-config.js'
 
 /** Options of {@link run}. */
@@ -57,7 +58,15 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
     const { globals, argv } = session
     if (argv[0] === '--version' && !globals.error)
       return await session.finish({ outcome: versionOutcome(config, globals, argv.slice(1)) })
-    // Help needs oclif's Config anyway: the command map is not even loaded for it. A bare call names no command.
+    if (helpRequested(argv) && !globals.error) {
+      // What oclif would print, stored by the build: no oclif Config or help for the common `<command> --help`.
+      const stored = await storedHelp(config, argv, options.bundle)
+      if (stored !== undefined) {
+        await session.printStored(stored)
+        return await session.end(0)
+      }
+    }
+    // Any other help needs oclif's Config anyway. A bare call names no command.
     const route = helpRequested(argv) ? undefined : await ownRoute(config, argv, options.bundle)
     if (!route) return await viaOclif(session, env, await oclifConfig(config))
     return await runOwn(session, env, config, route, options.io !== undefined)

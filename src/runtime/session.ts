@@ -10,7 +10,7 @@ import { addSensitiveKeys, registerSecret, resetRedaction } from '../output/reda
 import { type RenderContext, renderError, renderOutcome } from '../output/render.js'
 import type { OutputSinks } from '../output/sinks.js'
 import { setRunStderr, writeStderr } from '../output/stderr.js'
-import { guardStdout, withRealStdout } from '../output/stdout.js'
+import { guardStdout, withRealStdout, writeStdout } from '../output/stdout.js'
 import { lockTimeoutMsOf } from '../settings/lock-wait.js'
 import { readToolSettings } from '../settings/package-section.js'
 import { runEnv, setRunEnv } from '../settings/run-env.js'
@@ -76,6 +76,8 @@ export type Session = {
   readonly stdoutIsTTY: boolean
   /** Run `print` with stdout open to human text (help), written to the run's stdout. */
   printText(print: () => Promise<void>): Promise<void>
+  /** Print a whole human text rendered before (a stored help): the bytes `printText` would have written. */
+  printStored(text: string): Promise<void>
   /** End a run that printed its own output (help) with `code`, without an envelope. */
   end(code: number): Promise<number>
   /**
@@ -252,6 +254,8 @@ export function openSession(options: SessionOptions = {}): Session {
       if (interrupted) throw controller.signal.reason
     },
     printText: (print) => (io ? withStdoutTo(io.stdout, print) : withRealStdout(print)),
+    // Like help, not redacted; to descriptor 1 directly while nothing else asked for the stream (no stream stack).
+    printStored: async (text) => (io ? io.stdout(text) : writeStdout(text, { whole: true })),
     end,
     finish,
   }

@@ -1,5 +1,4 @@
-import { bakedCompact } from '../../describe/baked-compact.js'
-import { buildReference, commandReference, compactReference } from '../../describe/index.js'
+import { bakedCompact, storedCompact } from '../../describe/baked-compact.js'
 import { AgentCommand, Args, Flags, output } from '../../index.js'
 import { invocation, shellQuote } from '../../runtime/invocation.js'
 import { oclifConfig } from '../../runtime/tool-config.js'
@@ -29,6 +28,13 @@ export default class Reference extends AgentCommand {
   async execute() {
     const { argv, flags } = await this.parse(Reference)
     const paths = argv as string[]
+    // The whole, compact, as the build stored it for these very inputs: nothing to build, no oclif Config to load.
+    const stored = paths.length === 0 && this.globals.compact ? storedCompact(this.config.root) : undefined
+    if (stored) return stored
+    // Loaded past the stored form: building and compacting a reference is what it spares.
+    // The defining modules, not the barrel: a dynamic import keeps every export of what it names in the bundle.
+    const { buildReference } = await import('../../describe/reference.js')
+    const { commandReference, compactReference } = await import('../../describe/compact.js')
     const reference = await buildReference(await oclifConfig(this.config), this.catalogue, { paths })
     if (paths.length > 0 && !flags.full) {
       const full = [invocation(this.config.bin), 'reference', ...paths.map(shellQuote), '--full'].join(' ')

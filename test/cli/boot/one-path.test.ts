@@ -10,7 +10,10 @@ const box = useSandbox()
 const work = mkdtempSync(join(tmpdir(), 'agentcli-one-path-'))
 afterAll(() => rmSync(work, { recursive: true, force: true }))
 
-/** Whether a call of the example tool read oclif's manifest, which only oclif's `Config.load` reads. */
+/**
+ * Whether a call of the example tool loaded oclif's `Config`: `Config.load` looks for the user's theme file (the
+ * manifest is no sign: the stored help reads it to know it is the one the help was rendered from).
+ */
 function loadsOclifConfig(args: string[]): boolean {
   const out = join(box().root, 'reads.txt')
   const result = spawnSync(
@@ -21,7 +24,7 @@ function loadsOclifConfig(args: string[]): boolean {
   expect(result.stdout.length, args.join(' ')).toBeGreaterThan(0)
   return readFileSync(out, 'utf8')
     .split('\n')
-    .some((f) => f.endsWith('oclif.manifest.json'))
+    .some((f) => f.endsWith('theme.json'))
 }
 
 describe('one path: every command on agentcli’s base, oclif’s Config only when a run needs it', () => {
@@ -38,12 +41,23 @@ describe('one path: every command on agentcli’s base, oclif’s Config only wh
       ['login', 'approve', '--code', 'x'],
       ['job', 'list'],
       ['context'],
+      // Off a terminal, a command's help is the text the build stored (src/runtime/stored-help.ts).
+      ['list', '--help'],
+      ['job', 'list', '-h'],
     ])
       expect(loadsOclifConfig(args), args.join(' ')).toBe(false)
   })
 
   it('loads it for help, a bare call, an unknown word, a topic, and what lists every command', () => {
-    for (const args of [['--help'], ['list', '--help'], ['help', 'list'], [], ['nope'], ['job'], ['reference']])
+    for (const args of [
+      ['--help'],
+      ['list', '--help', '--pretty'],
+      ['help', 'list'],
+      [],
+      ['nope'],
+      ['job'],
+      ['reference'],
+    ])
       expect(loadsOclifConfig(args), args.join(' ')).toBe(true)
   })
 })

@@ -3,6 +3,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { BAKED_COMPACT_FILE } from '../../../src/describe/baked-compact.js'
+import { DESCRIPTIONS_FILE } from '../../../src/describe/descriptions.js'
 import { editJson, useToolCopy } from '../../support/copy.js'
 import { ROOT, seed, TASKS_BIN, useSandbox } from '../../support/helpers.js'
 
@@ -27,6 +28,8 @@ describe('the compact reference computed at build time', () => {
     const id = /var __agentcli_bundle_id = "([0-9a-f]{32})";/.exec(bundle.slice(0, bundle.indexOf('\n')))?.[1]
     const baked = readFileSync(join(ROOT, 'examples/tasks', BAKED_COMPACT_FILE), 'utf8').split('\n')
     expect(JSON.parse(baked[0]!)).toEqual({ agentcli_compact_reference: 1, bundle_id: id })
+    // The probe run answered with the stored form: the texts it was answered from are recorded.
+    expect((JSON.parse(baked[3]!) as string[]).length).toBe(3)
     const without = copy('examples/tasks')
     rmSync(join(without, BAKED_COMPACT_FILE))
     expect(compact(TASKS_BIN)).toBe(compact(join(without, 'bin/run.js')))
@@ -58,5 +61,23 @@ describe('the compact reference computed at build time', () => {
     const data = JSON.parse(compact(join(dir, 'bin/run.js'))).data as { stored?: string; commands: unknown[] }
     expect(data.stored).toBeUndefined()
     expect(data.commands.length).toBeGreaterThan(10)
+  })
+})
+
+describe('the compact reference stored with its inputs', () => {
+  it('is printed without building the reference, and only while package.json, manifest and descriptions are the same', () => {
+    const dir = copy('examples/tasks')
+    const file = join(dir, BAKED_COMPACT_FILE)
+    const lines = readFileSync(file, 'utf8').split('\n')
+    // A stored full reference no run builds and a stand-in compact form: printed only if nothing was built.
+    const stand = JSON.stringify({ compact: true, stored: 'with its inputs' })
+    writeFileSync(file, [lines[0], '{}', stand, lines[3], ''].join('\n'))
+    const bin = join(dir, 'bin/run.js')
+    expect(JSON.parse(compact(bin)).data).toEqual({ compact: true, stored: 'with its inputs' })
+    const descriptions = join(dir, DESCRIPTIONS_FILE)
+    writeFileSync(descriptions, readFileSync(descriptions, 'utf8').replaceAll('List tasks', 'List the tasks'))
+    const fresh = JSON.parse(compact(bin)).data as { stored?: string; commands: unknown[] }
+    expect(fresh.stored).toBeUndefined()
+    expect(JSON.stringify(fresh)).toContain('List the tasks')
   })
 })

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BAKED_COMPACT_FILE, bakedCompact, bundleId } from '../../../src/describe/baked-compact.js'
+import { BAKED_COMPACT_FILE, bakedCompact, bundleId, storedCompact } from '../../../src/describe/baked-compact.js'
+import { DESCRIPTIONS_FILE } from '../../../src/describe/descriptions.js'
 import type { Reference } from '../../../src/describe/reference.js'
 
 const made: string[] = []
@@ -56,5 +57,50 @@ describe('the compact reference the build computed', () => {
     expect(bakedCompact(stored({ n: null }), like({ n: Number.NaN }), ID)).toBeUndefined()
     // The same values as plain JSON are used.
     expect(bakedCompact(stored({ n: 0, list: [null] }), like({ n: 0, list: [null] }), ID)).toEqual(STORED)
+  })
+})
+
+describe('the compact reference the build stored with its inputs', () => {
+  const INPUTS: Record<string, string> = {
+    'package.json': '{"name":"x","version":"1.0.0"}\n',
+    'oclif.manifest.json': '{"commands":{\n"a":{}\n}}\n',
+    [DESCRIPTIONS_FILE]: '{"agentcli_descriptions":1}\n"a"\t{}\n',
+  }
+
+  /** A tool root with the three input files and the stored file naming them (or, `inputs` false, not). */
+  function withInputs(inputs = true): string {
+    const root = tool()
+    for (const [file, text] of Object.entries(INPUTS)) writeFileSync(join(root, file), text)
+    if (inputs) {
+      const line = JSON.stringify(Object.values(INPUTS))
+      const header = JSON.stringify({ agentcli_compact_reference: 1, bundle_id: ID })
+      const full = JSON.stringify(REFERENCE)
+      writeFileSync(join(root, BAKED_COMPACT_FILE), `${header}\n${full}\n${JSON.stringify(STORED)}\n${line}\n`)
+    }
+    return root
+  }
+
+  it('is printed without building the reference while the bundle and its three inputs are the same', () => {
+    const root = withInputs()
+    expect(storedCompact(root, ID)).toEqual(STORED)
+    // The reference check still reads the same file.
+    expect(bakedCompact(root, structuredClone(REFERENCE), ID)).toEqual(STORED)
+  })
+
+  it('is not used from the modules, by another bundle, without inputs, or once any input changed or is gone', () => {
+    expect(storedCompact(withInputs())).toBeUndefined()
+    expect(storedCompact(withInputs(), 'f'.repeat(32))).toBeUndefined()
+    expect(storedCompact(withInputs(false), ID)).toBeUndefined()
+    for (const file of Object.keys(INPUTS)) {
+      const edited = withInputs()
+      writeFileSync(join(edited, file), `${INPUTS[file]} `)
+      expect(storedCompact(edited, ID), file).toBeUndefined()
+      const gone = withInputs()
+      rmSync(join(gone, file))
+      expect(storedCompact(gone, ID), file).toBeUndefined()
+    }
+    const root = withInputs()
+    rmSync(join(root, BAKED_COMPACT_FILE))
+    expect(storedCompact(root, ID)).toBeUndefined()
   })
 })
