@@ -25,7 +25,7 @@ type ToolPjson = {
  * heavy, lazily loaded ones (zod, Sigstore, the keychain binding, tar…). These run on every command, and the
  * built-ins are commands of the tool (each evaluated only when it runs).
  */
-const INLINED = new Set(['@oclif/core', 'semver'])
+const INLINED = new Set(['@oclif/core', 'semver', '@noble/hashes'])
 /**
  * Never bundled: development-only loaders oclif looks for, native or optional packages, and the state-store
  * drivers and queue engines (loaded only when a state URL is set, and pg's optional native binding unresolvable).
