@@ -13,20 +13,20 @@ export function sha256Hex(text: string): string {
   return Buffer.from(sha256(utf8.encode(text))).toString('hex')
 }
 
-type Keyed = ReturnType<typeof hmac.create>
+type Keyed = { bytes: Uint8Array; state: ReturnType<typeof hmac.create> }
 
 // A run MACs several parts under one secret: the keyed state (two compressions) is made once per key and cloned,
-// never updated itself. Held only as long as the key is.
+// never updated itself. Held only as long as the key is, and made again if the key's bytes ever change in place.
 const keyed = new WeakMap<Uint8Array, Keyed>()
 
 /** HMAC-SHA-256 of a text's UTF-8 bytes under `key`. */
 export function hmacSha256(key: Uint8Array, text: string): Buffer {
-  let state = keyed.get(key)
-  if (!state) {
-    state = hmac.create(sha256, key)
-    keyed.set(key, state)
+  let entry = keyed.get(key)
+  if (!entry || !equalBytes(entry.bytes, key)) {
+    entry = { bytes: Uint8Array.from(key), state: hmac.create(sha256, key) }
+    keyed.set(key, entry)
   }
-  const mac = state.clone().update(utf8.encode(text)).digest()
+  const mac = entry.state.clone().update(utf8.encode(text)).digest()
   return Buffer.from(mac.buffer, mac.byteOffset, mac.byteLength)
 }
 

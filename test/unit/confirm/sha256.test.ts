@@ -63,6 +63,11 @@ describe('hmacSha256', () => {
     const other = Buffer.from(key)
     other[0] = (other[0] as number) ^ 1
     expect(hmacSha256(other, 'm')).not.toEqual(hmacSha256(key, 'm'))
+    // A key changed in place is a new key: its MAC follows its bytes, never the state made for the old ones.
+    const before = hmacSha256(key, 'm')
+    key[0] = (key[0] as number) ^ 1
+    expect(hmacSha256(key, 'm')).toEqual(createHmac('sha256', key).update('m').digest())
+    expect(hmacSha256(key, 'm')).not.toEqual(before)
   })
 })
 
