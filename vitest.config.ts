@@ -14,7 +14,7 @@ import { HeavyFirst } from './test/support/heavy-first.js'
  * a module graph shared with other files, a module those files imported first keeps the real one, so the injected
  * fault depends on the order files reach a worker. They get a module graph of their own.
  */
-const MOCKS_BUILTINS = 'test/unit/confirm/confirm.test.ts'
+const MOCKS_BUILTINS = 'test/unit/confirm/{confirm,os-random}.test.ts'
 
 /** The spawn files that load the native keychain binding in the test process. */
 const KEYCHAIN = 'test/cli/credentials/{keychain,keyring-helper}.test.ts'

@@ -23,9 +23,11 @@ type ToolPjson = {
 /**
  * agentcli's own dependencies stay outside the bundle and load from node_modules when first used: they are the
  * heavy, lazily loaded ones (zod, Sigstore, the keychain binding, tar…). These run on every command, and the
- * built-ins are commands of the tool (each evaluated only when it runs).
+ * built-ins are commands of the tool (each evaluated only when it runs); @noble/hashes is every write's SHA-256
+ * and HMAC (`src/confirm/sha256.ts`, a few KB of it), which from node_modules would cost each write an ES module
+ * load of five files.
  */
-const INLINED = new Set(['@oclif/core', 'semver'])
+const INLINED = new Set(['@oclif/core', 'semver', '@noble/hashes'])
 /**
  * Never bundled: development-only loaders oclif looks for, native or optional packages, and the state-store
  * drivers and queue engines (loaded only when a state URL is set, and pg's optional native binding unresolvable).

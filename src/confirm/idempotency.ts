@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
@@ -8,6 +7,7 @@ import { withFileLock } from '../fs/lock.js'
 import { redactAtRest } from '../output/redact.js'
 import { type LandedItem, landedOf, partialResults } from './batch.js'
 import { canonicalJson } from './canonical.js'
+import { sha256Hex } from './sha256.js'
 
 /** One idempotency record: intent first, then the result once the write completed. */
 export type IdempotencyRecord = {
@@ -59,9 +59,7 @@ export type IdempotencyLedger = {
 
 /** The scope of a caller's keys: a digest of the tool's identity and the acting principal. */
 export function idempotencyScope(tool: string, principal: Record<string, unknown>): string {
-  return createHash('sha256')
-    .update(`agentcli-idempotency\0${tool}\0${canonicalJson(principal)}`)
-    .digest('hex')
+  return sha256Hex(`agentcli-idempotency\0${tool}\0${canonicalJson(principal)}`)
 }
 
 /** Whether a stored value is an idempotency record. */
@@ -89,7 +87,7 @@ function sameIds(landed: readonly LandedItem[], seen: readonly string[]): boolea
 
 /** The digest of a call's arguments that a record keeps, to tell a retry from a reuse of the key. */
 export function argsDigest(args: unknown): string {
-  return createHash('sha256').update(canonicalJson(args)).digest('hex')
+  return sha256Hex(canonicalJson(args))
 }
 
 function conflict(reason: string, key: string, message: string, fix: string): AgentError {
@@ -99,7 +97,7 @@ function conflict(reason: string, key: string, message: string, fix: string): Ag
 /** Records in `<dataDir>/idempotency/`, one file per command and key, changed under a cross-process lock. */
 export function fileIdempotencyLedger(dataDir: string): IdempotencyLedger {
   const pathOf = (scope: string, command: string, key: string) =>
-    join(dataDir, 'idempotency', `${createHash('sha256').update(`${scope}\0${command}\0${key}`).digest('hex')}.json`)
+    join(dataDir, 'idempotency', `${sha256Hex(`${scope}\0${command}\0${key}`)}.json`)
   const read = (path: string) =>
     readJsonFile<IdempotencyRecord | null>(
       path,

@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto'
 import { closeSync, fsyncSync, mkdirSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs'
 import { readdir, readFile, stat, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
 import { beforeChange } from '../errors/before-change.js'
+import { sha256Hex } from './sha256.js'
 
 /** Records which confirm tokens were used. Holds fingerprints only, never a token. */
 export type TokenLedger = {
@@ -26,7 +26,7 @@ export type TokenLedgerOptions = {
 
 /** What a ledger stores for a token: a fingerprint, never the token or its id. */
 export function tokenFingerprint(tokenId: string): string {
-  return createHash('sha256').update(`agentcli-token\0${tokenId}`).digest('hex')
+  return sha256Hex(`agentcli-token\0${tokenId}`)
 }
 
 function unusable(dir: string, error: unknown): AgentError {

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto'
 import { closeSync, readFileSync } from 'node:fs'
 import { link, mkdir, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { AgentError } from '../errors/agent-error.js'
 import { checkStateDir, openStateFile } from '../fs/state-file.js'
+import { osRandomBytes } from './os-random.js'
 
 /**
  * The keys that sign and verify confirm tokens: `current` signs (its id goes into the token), every key of
@@ -72,8 +72,8 @@ async function readOrCreate(dir: string, path: string): Promise<Buffer> {
   await mkdir(dir, { recursive: true, mode: 0o700 })
   // Checked before anything is written into it: a secret made in a linked or shared directory is not ours alone.
   checkStateDir(dir, SECRET_RULE)
-  const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`
-  await writeFile(temp, `${randomBytes(SECRET_BYTES).toString('hex')}\n`, { mode: 0o600, flag: 'wx' })
+  const temp = `${path}.${process.pid}.${osRandomBytes(6).toString('hex')}.tmp`
+  await writeFile(temp, `${osRandomBytes(SECRET_BYTES).toString('hex')}\n`, { mode: 0o600, flag: 'wx' })
   try {
     // link() fails if the name exists: whoever links first wins, everyone else reads the winner's secret.
     await link(temp, path)

@@ -1,5 +1,6 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { canonicalJson } from './canonical.js'
+import { osRandomBytes } from './os-random.js'
+import { equalBytes, hmacSha256 } from './sha256.js'
 import { type Drift, sortTargets, type Target, targetDrift } from './targets.js'
 
 /**
@@ -96,10 +97,7 @@ function b64(buf: Buffer): string {
 
 /** A keyed digest of one part of the binding, `length` bytes of it. */
 function digest(secret: Buffer, part: string, value: unknown, length = DIGEST): Buffer {
-  return createHmac('sha256', secret)
-    .update(`${part}\0${canonicalJson(value)}`)
-    .digest()
-    .subarray(0, length)
+  return hmacSha256(secret, `${part}\0${canonicalJson(value)}`).subarray(0, length)
 }
 
 /** The digest of everything the binding holds, whatever fields it has: the one value that decides. */
@@ -112,11 +110,7 @@ function sortedTargets(targets: readonly Target[]): Pairs {
 }
 
 function mac(secret: Buffer, encoded: string): string {
-  return b64(
-    createHmac('sha256', secret)
-      .update(MAC_CONTEXT + encoded)
-      .digest(),
-  )
+  return b64(hmacSha256(secret, MAC_CONTEXT + encoded))
 }
 
 function encode(body: Body): string {
@@ -151,7 +145,7 @@ export function mintToken(
   const pairs = sortedTargets(targets)
   const body: Body = {
     kid: kid || null,
-    jti: randomBytes(NONCE),
+    jti: osRandomBytes(NONCE),
     iat: now,
     exp: now + ttlMs,
     hints: hintsOf(secret, binding),
@@ -262,7 +256,7 @@ function authentic(secret: Buffer, token: string): Body | undefined {
   // Compare the canonical encodings in constant time: every changed character of the token is a refusal.
   const given = Buffer.from(sig)
   const expected = Buffer.from(mac(secret, encoded))
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined
+  if (given.length !== expected.length || !equalBytes(given, expected)) return undefined
   return decode(bytes)
 }
 
@@ -278,7 +272,7 @@ export function tokenKeyId(token: string): string | null | undefined {
 }
 
 function same(a: Buffer, b: Buffer): boolean {
-  return a.length === b.length && timingSafeEqual(a, b)
+  return equalBytes(a, b)
 }
 
 /** Result of {@link verifyToken}. */

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto'
 import { canonicalJson } from '../confirm/canonical.js'
+import { sha256Hex } from '../confirm/sha256.js'
 import { AgentError } from '../errors/agent-error.js'
 import { FRAMEWORK_SETTINGS } from '../settings/tool-env.js'
 import { BLAST_RADII, RISK_ACTIONS } from '../write/risk.js'
@@ -219,9 +219,7 @@ export function effectivePolicy(
   if (!tool && !operator && !system) return undefined
   const sources = [tool, system, operator].filter((d): d is PolicyDocument => d !== undefined)
   const covered = { tool: tool ?? null, operator: operator ?? null, ...(system ? { system } : {}) }
-  const digest = createHash('sha256')
-    .update(`agentcli-policy\0${canonicalJson(covered)}`)
-    .digest('hex')
+  const digest = sha256Hex(`agentcli-policy\0${canonicalJson(covered)}`)
   return {
     mode: sources.every((d) => d.mode === 'shadow') ? 'shadow' : 'enforce',
     rules: sources.flatMap((d) => d.rules ?? []),

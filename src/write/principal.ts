@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { sha256Hex } from '../confirm/sha256.js'
 import type { Credentials } from '../credentials/credentials.js'
 import { callerOf, remoteSubject } from '../settings/caller.js'
 import type { ToolEnv } from '../settings/tool-env.js'
@@ -31,7 +31,7 @@ export async function defaultPrincipal(credentials: Credentials, env: ToolEnv): 
     scopes,
     profile,
     os_user,
-    credential: token ? createHash('sha256').update(`agentcli-principal\0${token}`).digest('hex').slice(0, 32) : null,
+    credential: token ? sha256Hex(`agentcli-principal\0${token}`).slice(0, 32) : null,
     // Only when set, so a CLI call's principal (and every token and key bound to it) is what it always was.
     ...(subject ? { subject } : {}),
   }

@@ -77,6 +77,28 @@ describe('the start-up path', () => {
     }
   })
 
+  it('a dry-run and its confirm load no node:crypto (the write path hashes with @noble/hashes, bundled)', () => {
+    seed(box(), [{ id: '1', title: 'a' }])
+    const run = (args: string[]) => {
+      const out = join(box().root, 'builtins.json')
+      const result = spawnSync(
+        process.execPath,
+        ['--import', join(ROOT, 'test/fixtures/record-builtins.mjs'), TASKS_BIN, ...args],
+        { env: { PATH: process.env.PATH, ...box().env, RECORD_BUILTINS_TO: out }, encoding: 'utf8' },
+      )
+      expect(result.status, result.stdout).toBe(0)
+      const { builtins } = JSON.parse(readFileSync(out, 'utf8')) as { builtins: string[] }
+      return { stdout: result.stdout, builtins }
+    }
+    const dry = run(['edit', '1', '--status', 'done', '--dry-run'])
+    expect(dry.builtins).not.toContain('crypto')
+    const token = (JSON.parse(dry.stdout) as { data: { confirm_token: string } }).data.confirm_token
+    const confirm = run(['edit', '1', '--status', 'done', '--confirm', token])
+    expect(JSON.parse(confirm.stdout)).toMatchObject({ ok: true, data: { status: 'done' } })
+    expect(confirm.builtins).not.toContain('crypto')
+    expect(run(['create', '--title', 'b', '--dry-run']).builtins).not.toContain('crypto')
+  })
+
   it('the bundle evaluates a command’s own framework modules, never agentcli’s whole index', () => {
     const bundle = readFileSync(join(ROOT, 'examples/tasks/dist/bundle.cjs'), 'latin1')
     // esbuild names each module's wrapper; a module's factory first calls the wrappers of what it imports.
