@@ -52,7 +52,7 @@ describe('the start-up path', () => {
     expect(loaded.filter((m) => HEAVY.some((h) => m.includes(h)))).toEqual([])
   })
 
-  it('`tasks list` and `tasks get` load no node:tty (which loads net and the streams), to a pipe or to /dev/null', () => {
+  it('`tasks list` and `tasks get` load no node:tty (which loads net and the streams) nor an AbortController, to a pipe or to /dev/null', () => {
     seed(box(), [{ id: '1', title: 'a' }])
     const builtinsOf = (args: string[], stdout: 'pipe' | number) => {
       const out = join(box().root, 'builtins.json')
@@ -71,6 +71,8 @@ describe('the start-up path', () => {
           const loaded = builtinsOf(args, stdout)
           expect(loaded, `${args.join(' ')} > ${stdout}`).not.toContain('tty')
           expect(loaded).not.toContain('net')
+          // The session's AbortController is made when something asks for its signal (src/runtime/session.ts).
+          expect(loaded).not.toContain('internal/abort_controller')
         }
     } finally {
       closeSync(nul)
