@@ -84,9 +84,10 @@ describe('the start-up path', () => {
     // esbuild names each module's wrapper; a module's factory first calls the wrappers of what it imports.
     const initOf = (file: string) => new RegExp(`var (init_[\\w$]+)=__esm\\(\\{"${file}"`).exec(bundle)?.[1]
     const importsOf = (file: string) =>
-      new RegExp(`"${file}"\\(\\)\\{(?:"use strict";)?((?:[\\w$]+=[^;]*;)*(?:init_[\\w$]+\\(\\);)*)`).exec(
-        bundle,
-      )?.[1] ?? ''
+      // (its namespace first, when it has one: src/build/lazy-namespaces.ts)
+      new RegExp(
+        `"${file}"\\(\\)\\{(?:"use strict";)?(?:__export\\([^;]*\\);)?((?:[\\w$]+=[^;]*;)*(?:init_[\\w$]+\\(\\);)*)`,
+      ).exec(bundle)?.[1] ?? ''
     // The index re-exports the write path (WriteCommand, the confirm flow, batches, locks) with everything else.
     expect(initOf('dist/index\\.js')).toBeUndefined()
     const list = importsOf('examples/tasks/dist/commands/list\\.js')
