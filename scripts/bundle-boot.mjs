@@ -17,6 +17,7 @@ const OWN = [
   'boot/warm.js',
   'boot/load-bundle.js',
   'boot/bundle-file.js',
+  'boot/wrapped-source.js',
 ]
 const INLINED = new Set([...OWN, 'boot/root-path.js'].map((f) => resolve(dist, f)))
 

@@ -12,10 +12,10 @@ import {
   writeCodeCache,
 } from './code-cache.js'
 import { WARM_FLAG } from './warm.js'
+import { readWrapped } from './wrapped-source.js'
 
 // Built-ins through process.getBuiltinModule, as everywhere in the boot (./index.ts says why).
-const { readFileSync, statSync } = builtin<typeof import('node:fs')>('node:fs')
-const { isAscii } = builtin<typeof import('node:buffer')>('node:buffer')
+const { statSync } = builtin<typeof import('node:fs')>('node:fs')
 const Module = builtin<typeof import('node:module')>('node:module')
 const { dirname, join } = builtin<typeof import('node:path')>('node:path')
 const { constants, Script } = builtin<typeof import('node:vm')>('node:vm')
@@ -54,9 +54,9 @@ export function compileBundle(file: string, stat: BundleStat, warm: boolean): Bu
   const own = cacheFile ? readCodeCache(cacheFile) : undefined
   const common = dir ? join(dir, cacheFileName(file, size, mtimeMs)) : undefined
   const from = own?.data || !common || common === cacheFile ? own : readCodeCache(common)
-  const source = readSource(file)
+  const source = readWrapped(file)
   dropLoaderWarning()
-  const script = new Script(Module.wrap(source), {
+  const script = new Script(source, {
     filename: file,
     cachedData: from?.data,
     importModuleDynamically: loader,
@@ -86,15 +86,6 @@ export function compileBundle(file: string, stat: BundleStat, warm: boolean): Bu
     throw error
   }
   return module.exports as BundleExports
-}
-
-/**
- * agentcli-build writes ASCII bundles, read as latin1: a one-byte string (a two-byte one costs twice the memory and
- * the copy), no UTF-8 decoding. A bundle built before that, with non-ASCII text, is still read as UTF-8.
- */
-function readSource(file: string): string {
-  const bytes = readFileSync(file)
-  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8')
 }
 
 /**

@@ -9,6 +9,7 @@ import { asciiOnly } from './bundle-ascii.js'
 import { bundleEntry } from './bundle-entry.js'
 import { lazyBuiltins, lazySemver, pureFramework, sourcePatches } from './bundle-plugins.js'
 import { directFrameworkImports } from './direct-imports.js'
+import { lazyNamespaces } from './lazy-namespaces.js'
 import { SOURCE_PATCHES, type SourcePatch } from './source-patches.js'
 import { buildZodChunk, ZOD_CHUNK, zodFromChunk } from './zod-chunk.js'
 
@@ -101,18 +102,17 @@ export async function bundleTool(dir: string, options: BundleOptions = {}): Prom
     ...shared,
     plugins: zod ? [zodFromChunk(root, BUNDLE_CHUNK_DIR)] : [],
   })
+  // The banner is the minifying step's (below), so it stays the bundle's first line as written.
+  const { banner, ...unbannered } = shared
   const result = await esbuild.build({
-    ...shared,
-    banner: { js: `${shared.banner.js} var __agentcli_bundle_id = "${BUNDLE_ID_PLACEHOLDER}";` },
+    ...unbannered,
     stdin: { contents, resolveDir: root, sourcefile: 'agentcli-bundle-entry.js' },
     bundle: true,
     platform: 'node',
     format: 'cjs',
     outfile,
     external,
-    // Every start reads and deserialises the whole file: without comments and indentation it is a third of the
-    // size. Names stay, so a stack trace still names its functions.
-    minifyWhitespace: true,
+    // Unminified first: lazyNamespaces reads the module comments (see below).
     plugins: [
       ...(zod ? [zodFromChunk(root, dirname(BUNDLE_FILE))] : []),
       pureFramework(join(framework, 'dist')),
@@ -128,8 +128,16 @@ export async function bundleTool(dir: string, options: BundleOptions = {}): Prom
   for (const warning of result.warnings) process.stderr.write(`agentcli-build: esbuild: ${warning.text}\n`)
   const [output] = result.outputFiles
   if (!output || result.outputFiles.length !== 1) throw new Error('esbuild wrote no single bundle file')
+  // Every start reads and deserialises the whole file: without comments and indentation it is a third of the
+  // size. Names stay, so a stack trace still names its functions.
+  const minified = await esbuild.transform(lazyNamespaces(output.text), {
+    charset: shared.charset,
+    banner: `${banner.js} var __agentcli_bundle_id = "${BUNDLE_ID_PLACEHOLDER}";`,
+    minifyWhitespace: true,
+    logLevel: 'silent',
+  })
   // The boot reads an ASCII bundle as latin1: a one-byte string, decoded without UTF-8 validation.
-  const placeheld = asciiOnly(output.text)
+  const placeheld = asciiOnly(minified.code)
   const id = createHash('sha256').update(placeheld).digest('hex').slice(0, 32)
   const text = placeheld.replace(`"${BUNDLE_ID_PLACEHOLDER}"`, `"${id}"`)
   mkdirSync(dirname(outfile), { recursive: true })

@@ -8,7 +8,10 @@ import semverLt from 'semver/functions/lt.js'
 import semverRcompare from 'semver/functions/rcompare.js'
 import semverValid from 'semver/functions/valid.js'
 import type { Credentials } from '../credentials/index.js'
-import { readinessFixes, readSkillMemo, releaseReadiness, skillMinVersions, skillName } from '../describe/index.js'
+// The describe modules this uses, not their barrel (which evaluates reference, compaction and the changelog too).
+import { readinessFixes, releaseReadiness } from '../describe/readiness.js'
+import { skillMinVersions, skillName } from '../describe/skill.js'
+import { readSkillMemo } from '../describe/skill-memo.js'
 import { toolEnv } from '../index.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
 import { oclifConfig } from '../runtime/tool-config.js'
@@ -374,8 +377,9 @@ export async function runChecks(config: ToolConfig, credentials: Credentials): P
     await credentialsCheck(config, credentials),
     await update,
     ...(trust.check ? [trust.check] : []),
-    // Loaded here, not at the top: the check opens the state store only when a state URL is set.
-    await (await import('../fleet/index.js')).stateCheck(config),
+    // Loaded here, not at the top: the check opens the state store only when a state URL is set. Its own module,
+    // not the fleet barrel, which evaluates the ledgers, the job store and the job server too.
+    await (await import('../fleet/doctor.js')).stateCheck(config),
   ]
   const hooked = await hookResults(config)
   for (const success of hooked.successes) {

@@ -52,7 +52,7 @@ describe('the start-up path', () => {
     expect(loaded.filter((m) => HEAVY.some((h) => m.includes(h)))).toEqual([])
   })
 
-  it('`tasks list` and `tasks get` load no node:tty (which loads net and the streams), to a pipe or to /dev/null', () => {
+  it('`tasks list` and `tasks get` load no node:tty (which loads net and the streams) nor an AbortController, to a pipe or to /dev/null', () => {
     seed(box(), [{ id: '1', title: 'a' }])
     const builtinsOf = (args: string[], stdout: 'pipe' | number) => {
       const out = join(box().root, 'builtins.json')
@@ -71,6 +71,8 @@ describe('the start-up path', () => {
           const loaded = builtinsOf(args, stdout)
           expect(loaded, `${args.join(' ')} > ${stdout}`).not.toContain('tty')
           expect(loaded).not.toContain('net')
+          // The session's AbortController is made when something asks for its signal (src/runtime/session.ts).
+          expect(loaded).not.toContain('internal/abort_controller')
         }
     } finally {
       closeSync(nul)
@@ -104,9 +106,10 @@ describe('the start-up path', () => {
     // esbuild names each module's wrapper; a module's factory first calls the wrappers of what it imports.
     const initOf = (file: string) => new RegExp(`var (init_[\\w$]+)=__esm\\(\\{"${file}"`).exec(bundle)?.[1]
     const importsOf = (file: string) =>
-      new RegExp(`"${file}"\\(\\)\\{(?:"use strict";)?((?:[\\w$]+=[^;]*;)*(?:init_[\\w$]+\\(\\);)*)`).exec(
-        bundle,
-      )?.[1] ?? ''
+      // (its namespace first, when it has one: src/build/lazy-namespaces.ts)
+      new RegExp(
+        `"${file}"\\(\\)\\{(?:"use strict";)?(?:__export\\([^;]*\\);)?((?:[\\w$]+=[^;]*;)*(?:init_[\\w$]+\\(\\);)*)`,
+      ).exec(bundle)?.[1] ?? ''
     // The index re-exports the write path (WriteCommand, the confirm flow, batches, locks) with everything else.
     expect(initOf('dist/index\\.js')).toBeUndefined()
     const list = importsOf('examples/tasks/dist/commands/list\\.js')
