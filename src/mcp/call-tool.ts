@@ -16,7 +16,7 @@ import {
   resumeArgv,
 } from './_flows.js'
 import { toArgv } from './argv.js'
-import { runsInProcess } from './in-process.js'
+import { runsInProcess } from './in-process-setting.js'
 import { callLogging, type LogCtx } from './logging.js'
 import { policyFlow } from './policy-flow.js'
 import { type FlowState, flowStateOf } from './request-state.js'

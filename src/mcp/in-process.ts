@@ -1,38 +1,12 @@
 import { join } from 'node:path'
 import { BUNDLE_FILE } from '../boot/bundle-file.js'
-import type { CommandDescription } from '../describe/command.js'
-import { AgentError } from '../errors/agent-error.js'
 import { setRunStderr } from '../output/stderr.js'
 import { run } from '../runtime/entry.js'
 import { getRunState, setRunState } from '../runtime/run-state.js'
 import type { ToolConfig } from '../runtime/tool-config.js'
-import { readToolSettings } from '../settings/package-section.js'
 import { setRunEnv } from '../settings/run-env.js'
 import { KILL_GRACE_MS } from './children.js'
-
-/** Whether `tool mcp` runs read calls in its own process unless the tool's author says otherwise: off until it has passed the robustness tests of processes (see docs/mcp.md). */
-export const DEFAULT_IN_PROCESS_READS = false
-
-/** Whether the tool's author lets `tool mcp` run reads in its process (`"agentcli": {"mcp": {"in_process_reads": b}}`), checked. */
-export function inProcessReadsOf(config: ToolConfig): boolean {
-  const mcp = readToolSettings(config).mcp as { in_process_reads?: unknown } | undefined
-  const got = mcp?.in_process_reads
-  if (got === undefined) return DEFAULT_IN_PROCESS_READS
-  if (typeof got === 'boolean') return got
-  throw new AgentError('E_CONFIG', 'agentcli.mcp.in_process_reads in package.json must be true or false', {
-    details: { setting: 'agentcli.mcp.in_process_reads', allowed: [true, false], got },
-  })
-}
-
-/**
- * Whether a command may run in the server's process: a plain read, answering one envelope. A stream (its items
- * are cut by stopping a process), an async command (a job's worker is a process), a raw one and `mcp` itself
- * (it serves a protocol on stdio) always run as a process, as does every `local` or `write` command (audited,
- * prompting, holding state): their isolation is a process of their own.
- */
-export function runsInProcess(desc: Pick<CommandDescription, 'type' | 'stream' | 'async' | 'raw'>): boolean {
-  return desc.type === 'read' && !desc.stream && !desc.async && !desc.raw
-}
+import { guardedRun, type RunFault } from './in-process-guard.js'
 
 /** What one in-process call printed, as a process's stdout and stderr would have it, and its exit code. */
 export type InProcessResult = { stdout: string; stderr: string; exitCode: number | null }
@@ -49,10 +23,11 @@ export type InProcessRunner = {
    * Run `argv` (the runner must have been taken) with `env` and `signal`: resolves with what it printed. A run
    * that did not end within the grace after `signal` aborted breaks the runner (every later call starts a
    * process): it resolves with what the run printed by then, or `undefined` when nothing (the call's answer is
-   * then the caller's).
+   * then the caller's). So does one that calls `process.exit` (its code is the exit code) or leaves an uncaught
+   * error (exit code null): the server goes on.
    */
   run(argv: readonly string[], env: Record<string, string>, signal?: AbortSignal): Promise<InProcessResult | undefined>
-  /** Whether a call outlived its grace: no call runs in this process again. */
+  /** Whether a run outlived its grace, exited or left an uncaught error: no call runs in this process again. */
   broken(): boolean
 }
 
@@ -71,6 +46,11 @@ export function inProcessRunner(
   const bundle = typeof target === 'string' && join(config.root, target) === bundlePath ? bundlePath : undefined
   let busy = false
   let dead = false
+  // No call runs in this process again: the server says so once, with what the run did.
+  const broke = (argv: readonly string[], what: string) => {
+    dead = true
+    process.stderr.write(`mcp: an in-process call (${argv.join(' ')}) ${what}: every later call starts a process\n`)
+  }
   return {
     take() {
       if (busy || dead) return false
@@ -93,25 +73,42 @@ export function inProcessRunner(
         setRunStderr(undefined)
         setRunState(state)
       }
-      const running = run(config.root, {
-        argv: [...argv],
-        ...(bundle ? { bundle } : {}),
-        io: {
-          stdout: (chunk) => {
-            if (!settled) out.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk))
-          },
-          stderr: (text) => {
-            if (!settled && stderr.length < 64 * 1024) stderr += text
-          },
-          env,
-          script,
-          signal,
-        },
-      }).then(
+      // A run that calls process.exit, or leaves an error nothing catches, ends there, and only that run: the call is
+      // answered as the process it would have had ends, and every later call starts a process (the run's state is
+      // not known to be sound). A fault after its answer (a timer it left) only does the latter.
+      let onFault: (fault: RunFault) => void = () => {}
+      const faulted = new Promise<RunFault>((resolve) => {
+        onFault = (fault) => {
+          if (!settled) {
+            settled = true
+            return resolve(fault)
+          }
+          if (!dead) broke(argv, 'left an uncaught error after its answer')
+        }
+      })
+      const running = guardedRun(
+        (fault) => onFault(fault),
+        () =>
+          run(config.root, {
+            argv: [...argv],
+            ...(bundle ? { bundle } : {}),
+            io: {
+              stdout: (chunk) => {
+                if (!settled) out.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk))
+              },
+              stderr: (text) => {
+                if (!settled && stderr.length < 64 * 1024) stderr += text
+              },
+              env,
+              script,
+              signal,
+            },
+          }),
+      ).then(
         (code) => code as number | null,
         // run() answers everything with an envelope; anything still escaping it is the E_INTERNAL a child's crash is.
         (error: unknown) => {
-          stderr += `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`
+          stderr += `${stackOf(error)}\n`
           return null
         },
       )
@@ -126,14 +123,18 @@ export function inProcessRunner(
         if (signal?.aborted) arm()
         else signal?.addEventListener('abort', arm, { once: true })
       })
-      const ended = await Promise.race([running, hung])
+      const ended = await Promise.race([running, hung, faulted])
       clearTimeout(timer)
       settled = true
+      if (ended !== null && typeof ended === 'object') {
+        const exited = 'exit' in ended
+        broke(argv, exited ? `called process.exit(${ended.exit})` : 'raised an uncaught error')
+        takeBack()
+        if (!exited) stderr += `uncaught in the server's process: ${stackOf(ended.error)}\n`
+        return { stdout: Buffer.concat(out).toString('utf8'), stderr, exitCode: exited ? ended.exit : null }
+      }
       if (ended === 'hung') {
-        dead = true
-        process.stderr.write(
-          `mcp: an in-process call (${argv.join(' ')}) still running ${graceMs} ms after it was cancelled: every later call starts a process\n`,
-        )
+        broke(argv, `still running ${graceMs} ms after it was cancelled`)
         // The server's own state back now: the abandoned run's output goes nowhere, and it is never waited for.
         takeBack()
         // What it printed by then is its answer: a run whose command ignores its signal prints its E_INTERRUPTED at
@@ -145,4 +146,8 @@ export function inProcessRunner(
       return { stdout: Buffer.concat(out).toString('utf8'), stderr, exitCode: ended }
     },
   }
+}
+
+function stackOf(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error)
 }

@@ -40,15 +40,14 @@ describe('tool mcp: read calls in the server process (agentcli.mcp.in_process_re
    */
   const withInProcess = (source: string, value: unknown = true) => copy(source, inProcessReads(value))
   /**
-   * The example's copy with in-process reads on and nothing else set, served by one server in a sandbox of its own,
-   * for the tests that need no other: each seeds what it reads and reads the server's log from its own start.
+   * The example's copy with nothing set (in-process reads are on by default), served by one server in a sandbox of
+   * its own, for the tests that need no other: each seeds what it reads and reads the server's log from its own start.
    */
   const plain = useSharedServer(
     'server',
     async (b) => {
       const dir = mkdtempSync(join(ROOT, 'test/fixtures/.tmp-'))
       cpSync(join(ROOT, 'examples/tasks'), dir, { recursive: true, filter: (p) => !p.includes('node_modules') })
-      inProcessReads(true)(dir)
       const bin = join(dir, 'bin/run.js')
       return { dir, bin, s: await openSession(b, { bin }) }
     },
@@ -61,8 +60,8 @@ describe('tool mcp: read calls in the server process (agentcli.mcp.in_process_re
   const plainCli = (b: Sandbox, copyBin: string, argv: readonly string[]) =>
     runTool(copyBin, argv, { env: b.env, validateOutput: false })
   let bin = ''
-  const open = async (source = 'examples/tasks', extra: Record<string, string> = {}) => {
-    bin = join(withInProcess(source), 'bin/run.js')
+  const open = async (source = 'examples/tasks', extra: Record<string, string> = {}, value = true) => {
+    bin = join(withInProcess(source, value), 'bin/run.js')
     const s = await openSession(box(), { bin, env: extra })
     started.add(s.pid()!)
     return s
@@ -161,6 +160,75 @@ describe('tool mcp: read calls in the server process (agentcli.mcp.in_process_re
       }
       expect(sc(await s.client.callTool({ name: 'reference', arguments: {} })).ok).toBe(true)
       expect(poolLog(s.stderr()).inProcess[0]).toBe('hang')
+    } finally {
+      await s.close()
+    }
+  })
+
+  it.each([
+    ['process.exit', { how: 'exit' }, /printed no envelope \(exit 3\)/, 'called process.exit\\(3\\)'],
+    ['a throw in a timer', { how: 'timer' }, /thrown in a timer \(timer\)/, 'raised an uncaught error'],
+  ] as const)(
+    'a read that calls %s ends only its call: the server goes on, each later call a process',
+    async (_what, args, message, logged) => {
+      const s = await open(relative(ROOT, FIXTURE_ROOT))
+      try {
+        const answer = sc(await s.client.callTool({ name: 'crash', arguments: args }))
+        expect(answer.error).toMatchObject({ code: 'E_INTERNAL', message: expect.stringMatching(message) })
+        expect(s.stderr()).toMatch(
+          new RegExp(
+            `^mcp: an in-process call \\(crash --how ${args.how}\\) ${logged}: every later call starts a process$`,
+            'm',
+          ),
+        )
+        const from = s.stderr().length
+        expect(sc(await s.client.callTool({ name: 'reference', arguments: {} })).ok).toBe(true)
+        expect(processCalls(s, from)).toEqual(['reference'])
+        expect(poolLog(s.stderr()).inProcess).toEqual([`crash --how ${args.how}`])
+      } finally {
+        await s.close()
+      }
+    },
+  )
+
+  it("an unhandled rejection is the call's E_INTERNAL, as a process answers it; one left after the answer only ends in-process runs", async () => {
+    const s = await open(relative(ROOT, FIXTURE_ROOT))
+    try {
+      const rejected = sc(await s.client.callTool({ name: 'reject', arguments: {} }))
+      expect(rejected.error).toMatchObject({ code: 'E_INTERNAL', message: expect.stringMatching(/nobody caught me/) })
+      expect(s.stderr()).toMatch(
+        /^mcp: an in-process call \(reject\) raised an uncaught error: every later call starts a process$/m,
+      )
+      expect(sc(await s.client.callTool({ name: 'reference', arguments: {} })).ok).toBe(true)
+    } finally {
+      await s.close()
+    }
+    const late = await open(relative(ROOT, FIXTURE_ROOT))
+    try {
+      // Answered first: the timer it leaves throws 300 ms later, in the server, which says so and goes on.
+      expect(sc(await late.client.callTool({ name: 'crash', arguments: { how: 'later' } }))).toMatchObject({
+        ok: true,
+        data: { left: 'a timer' },
+      })
+      const end = Date.now() + 10_000
+      while (!/left an uncaught error after its answer/.test(late.stderr())) {
+        expect(Date.now()).toBeLessThan(end)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      const from = late.stderr().length
+      expect(sc(await late.client.callTool({ name: 'reference', arguments: {} })).ok).toBe(true)
+      expect(processCalls(late, from)).toEqual(['reference'])
+    } finally {
+      await late.close()
+    }
+  })
+
+  it('in_process_reads false: every read is a process of its own', async () => {
+    const s = await open('examples/tasks', {}, false)
+    try {
+      expect(sc(await s.client.callTool({ name: 'list', arguments: {} })).ok).toBe(true)
+      expect(processCalls(s)).toEqual(['list'])
+      expect(poolLog(s.stderr()).inProcess).toEqual([])
     } finally {
       await s.close()
     }
