@@ -67,15 +67,15 @@ describe('tool mcp: a call the client gives up on, or a server that stops, leave
   const copy = useToolCopy()
   /**
    * The example tool with `agentcli.mcp.kill_grace_ms` set to 300: the stubborn call ignores SIGINT and SIGTERM
-   * for good, so SIGKILL comes whatever the grace; the default 5 s would only be waited out. No warm processes:
-   * the call starts as a cold one does.
+   * for good, so SIGKILL comes whatever the grace; the default 5 s would only be waited out. No warm processes, and
+   * no read in the server's process (`in_process_reads` false): the `get` starts as a cold one does.
    */
   const quickToKill = () =>
     join(
       copy('examples/tasks', (dir) =>
         editJson(join(dir, 'package.json'), (pkg) => {
           const agentcli = pkg.agentcli as Record<string, unknown>
-          agentcli.mcp = { ...(agentcli.mcp as object), kill_grace_ms: 300, warm_processes: 0 }
+          agentcli.mcp = { ...(agentcli.mcp as object), kill_grace_ms: 300, warm_processes: 0, in_process_reads: false }
         }),
       ),
       'bin/run.js',

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { runTool } from 'agentcli/testing'
 import { afterEach, describe, expect, it } from 'vitest'
 import { editJson, useToolCopy } from '../../support/copy.js'
-import { alive, env, seed, tasks, until, useSandbox } from '../../support/helpers.js'
+import { alive, env, seed, until, useSandbox } from '../../support/helpers.js'
 import { openSession, type Session, sc, withoutDuration } from '../../support/mcp-session.js'
 import { poolLog } from '../../support/warm-log.js'
 
@@ -41,15 +41,32 @@ const get1 = (s: Session) => s.client.callTool({ name: 'get', arguments: { id: '
 describe('tool mcp: warm processes (agentcli.mcp.warm_processes, 2 by default)', () => {
   const box = useSandbox()
   const copy = useToolCopy()
+  /**
+   * A copy of the example whose reads all run as processes (`in_process_reads` false; on by default, the server
+   * would run a free `get` itself), with `mcp` settings of its own on top; its bin.
+   */
+  const processReads = (mcp: Record<string, unknown> = {}) =>
+    join(
+      copy('examples/tasks', (d) =>
+        editJson(join(d, 'package.json'), (pkg) => {
+          pkg.agentcli = { ...(pkg.agentcli as object), mcp: { in_process_reads: false, ...mcp } }
+        }),
+      ),
+      'bin/run.js',
+    )
+  /** `get 1` on the CLI of `bin` (its next-step hints name that bin). */
+  const cliGet1 = async (bin: string) =>
+    env(await runTool(bin, ['get', '1'], { env: box().env, validateOutput: false }))
 
   it('the first call goes to a ready warm process, which then exits; the pool refills, never past 2', async () => {
     seed(box(), [{ id: '1', title: 'one' }])
-    const s = await openSession(box())
+    const bin = processReads()
+    const s = await openSession(box(), { bin })
     started.add(s.pid()!)
     try {
       const ready = await until(() => (readyPids(s).length >= 2 ? readyPids(s) : undefined))
       for (const pid of ready) started.add(pid)
-      const cli = env(await tasks(box(), ['get', '1']))
+      const cli = await cliGet1(bin)
       const first = sc(await get1(s))
       expect(withoutDuration(first)).toEqual(withoutDuration(cli))
       const [call] = calls(s)
@@ -76,11 +93,12 @@ describe('tool mcp: warm processes (agentcli.mcp.warm_processes, 2 by default)',
 
   it('calls beyond the ready processes start cold, with the same envelopes', async () => {
     seed(box(), [{ id: '1', title: 'one' }])
-    const s = await openSession(box())
+    const bin = processReads()
+    const s = await openSession(box(), { bin })
     started.add(s.pid()!)
     try {
       await until(() => (readyPids(s).length >= 2 ? true : undefined))
-      const cli = withoutDuration(env(await tasks(box(), ['get', '1'])))
+      const cli = withoutDuration(await cliGet1(bin))
       // Six at once against two ready processes: at most two plus whatever replacement got ready meanwhile are warm.
       const results = await Promise.all(Array.from({ length: 6 }, () => get1(s)))
       for (const r of results) expect(withoutDuration(sc(r))).toEqual(cli)
@@ -125,12 +143,7 @@ describe('tool mcp: warm processes (agentcli.mcp.warm_processes, 2 by default)',
 
   it('warm_processes 0 turns the pool off: every call starts cold', async () => {
     seed(box(), [{ id: '1', title: 'one' }])
-    const dir = copy('examples/tasks', (d) =>
-      editJson(join(d, 'package.json'), (pkg) => {
-        pkg.agentcli = { ...(pkg.agentcli as object), mcp: { warm_processes: 0 } }
-      }),
-    )
-    const s = await openSession(box(), { bin: join(dir, 'bin/run.js') })
+    const s = await openSession(box(), { bin: processReads({ warm_processes: 0 }) })
     started.add(s.pid()!)
     try {
       for (let i = 0; i < 2; i++) expect(sc(await get1(s)).ok).toBe(true)

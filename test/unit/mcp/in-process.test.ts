@@ -75,6 +75,37 @@ describe('the in-process runner', () => {
     expect(runner.broken()).toBe(false)
   })
 
+  it.each([
+    [['crash', '--how', 'exit'], 3, /^$/],
+    [['crash', '--how', 'timer'], null, /uncaught in the server's process: Error: thrown in a timer \(timer\)/],
+    [['reject'], null, /uncaught in the server's process: Error: nobody caught me/],
+  ])(
+    '%j: a process.exit or an uncaught error ends only the run, and breaks the runner',
+    async (argv, exitCode, stderr) => {
+      const [{ runEnv }] = await Promise.all([dist<RunEnv>('settings/run-env.js')])
+      const runner = await runnerOf(FIXTURE_ROOT)
+      const stdin = process.stdin
+      expect(runner.take()).toBe(true)
+      const result = await runner.run(argv, { ...box().env, PATH: process.env.PATH ?? '' })
+      expect(result).toMatchObject({ stdout: '', exitCode })
+      expect(result!.stderr).toMatch(stderr)
+      expect(runner.broken()).toBe(true)
+      expect(runner.take()).toBe(false)
+      expect(runEnv()).toBe(process.env)
+      expect(process.stdin).toBe(stdin)
+    },
+  )
+
+  it('an error a run leaves after its answer breaks the runner, and reaches no one else', async () => {
+    const runner = await runnerOf(FIXTURE_ROOT)
+    expect(runner.take()).toBe(true)
+    const result = await runner.run(['crash', '--how', 'later'], { ...box().env, PATH: process.env.PATH ?? '' })
+    expect(JSON.parse(result!.stdout).data).toEqual({ left: 'a timer' })
+    expect(runner.broken()).toBe(false)
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    expect(runner.broken()).toBe(true)
+  })
+
   it('a run still going after its grace once cancelled is abandoned: the runner is broken, the state is the process’s again', async () => {
     const [{ runEnv }] = await Promise.all([dist<RunEnv>('settings/run-env.js')])
     // `hang` ignores its signal: the run's own 2 s grace is longer than ours. The cancel is sent once it waits.
