@@ -7,6 +7,7 @@ import type { ToolConfig } from '../runtime/tool-config.js'
 import { setRunEnv } from '../settings/run-env.js'
 import { KILL_GRACE_MS } from './children.js'
 import { guardedRun, type RunFault } from './in-process-guard.js'
+import { loggedArgv } from './logging.js'
 
 /** What one in-process call printed, as a process's stdout and stderr would have it, and its exit code. */
 export type InProcessResult = { stdout: string; stderr: string; exitCode: number | null }
@@ -46,10 +47,10 @@ export function inProcessRunner(
   const bundle = typeof target === 'string' && join(config.root, target) === bundlePath ? bundlePath : undefined
   let busy = false
   let dead = false
-  // No call runs in this process again: the server says so once, with what the run did.
+  // No call runs in this process again: the server says so once, with what the run did (its argv scrubbed).
   const broke = (argv: readonly string[], what: string) => {
     dead = true
-    process.stderr.write(`mcp: an in-process call (${argv.join(' ')}) ${what}: every later call starts a process\n`)
+    process.stderr.write(`mcp: an in-process call (${loggedArgv(argv)}) ${what}: every later call starts a process\n`)
   }
   return {
     take() {
