@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run bench:mcp (second part): throughput of `tasks mcp --http` (warm processes, the default) under bounded
+// npm run bench:mcp (second part): throughput of `tasks mcp --http` (its defaults: a read runs in the server, one at a time, the rest by warm processes) under bounded
 // concurrency: 1, 8 and 32 clients, each its own session (the official client, 2026-07-28), calling `get` in a
 // loop, the levels alternated round by round in one run so load on the machine hits them alike. A round is
 // BENCH_CALLS calls (default 64) spread evenly over the clients; calls/s is that round's calls over its wall

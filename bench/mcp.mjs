@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // npm run bench:mcp: per-call latency of `get` over an open MCP session (`tasks mcp`, the official client over
 // stdio) run in the server's own process (agentcli.mcp.in_process_reads true), by a warm process (in_process_reads
-// false, warm_processes 2) and by a cold start (a copy with warm_processes 0 and in_process_reads false), over Streamable HTTP (`tasks mcp --http`, warm, 2026-07-28), a CLI
+// false, warm_processes 2) and by a cold start (a copy with warm_processes 0 and in_process_reads false), over Streamable HTTP (`tasks mcp --http` with its defaults: in the server, 2026-07-28), a CLI
 // cold start of `tasks get 1`, the closest TypeScript peer itself (bench/mcp-peer-incur.mjs: an incur CLI's `get`
 // served by `--mcp`, reading the same store file) and the SDK floor (bench/mcp-peer.mjs: the SDK's own server whose
 // tool returns a constant), alternated in one run. Prints medians and their ratios to both. Each incur answer is
