@@ -60,10 +60,25 @@ export function normalizeKey(key: string): string {
     .replace(/_?\d+$/, '')
 }
 
-function matches(k: string, names: Iterable<string>): boolean {
-  for (const n of names) if (k === n || k.endsWith(`_${n}`)) return true
+const SECRET_SET = new Set(SECRET_NAMES)
+const CONTAINER_SET = new Set(CONTAINER_NAMES)
+
+/**
+ * Whether `k` is one of `names` or ends in `_` and one of them. Each `_` of `k` starts one candidate suffix, so a
+ * key costs a few set lookups instead of a string built and compared per name (keys are judged cold, on every run).
+ */
+function matches(k: string, names: ReadonlySet<string>): boolean {
+  if (names.has(k)) return true
+  for (let at = k.indexOf('_'); at !== -1; at = k.indexOf('_', at + 1)) if (names.has(k.slice(at + 1))) return true
   return false
 }
+
+/**
+ * Any word of {@link keyFragments}, ASCII case ignored. A key that matches a name holds that name's word as a run
+ * of its own ASCII letters and digits (normalising only inserts `_`, turns other characters into `_` and trims),
+ * so a key without any word is plain, and most keys are judged by this one test.
+ */
+let keyWords: RegExp | undefined
 
 /** Add tool-declared sensitive key names (matched like the built-in ones, whole value hidden). */
 export function addSensitiveKeys(keys: Iterable<string>): void {
@@ -76,6 +91,7 @@ export function addSensitiveKeys(keys: Iterable<string>): void {
   if (extraKeys.size === before) return
   verdicts.clear()
   fragmentCache = undefined
+  keyWords = undefined
 }
 
 /** Forget the tool-declared keys: each in-process run declares its own, as a new process does. */
@@ -84,20 +100,23 @@ export function forgetSensitiveKeys(): void {
   extraKeys.clear()
   verdicts.clear()
   fragmentCache = undefined
+  keyWords = undefined
 }
 
 /** What a key hides: nothing, its whole value, or the strings directly under it. */
 export function keyVerdict(key: string): KeyVerdict {
   let known = verdicts.get(key)
   if (known === undefined) {
-    const k = normalizeKey(key)
+    // The words are normalised names' parts: `[a-z0-9]` only, nothing to escape.
+    keyWords ??= new RegExp(keyFragments().join('|'), 'i')
+    const k = keyWords.test(key) ? normalizeKey(key) : ''
     // `--password` as a key names a flag (an unknown flag's suggestions), not a field holding a value.
     known =
-      ALLOWED_KEYS.has(k) || key.startsWith('-')
+      k === '' || ALLOWED_KEYS.has(k) || key.startsWith('-')
         ? 'plain'
-        : matches(k, SECRET_NAMES) || matches(k, extraKeys)
+        : matches(k, SECRET_SET) || matches(k, extraKeys)
           ? 'secret'
-          : matches(k, CONTAINER_NAMES)
+          : matches(k, CONTAINER_SET)
             ? 'container'
             : 'plain'
     // Bounded: a stream of objects keyed by ids would otherwise grow it without end.

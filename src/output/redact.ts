@@ -79,10 +79,16 @@ function fragmentRegex(): RegExp {
 function buildPrefilter(all: string[]): RegExp {
   const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
   // A word that contains another is implied by it; grouping by first character lets the engine dispatch once.
-  const words = all.filter((w) => !all.some((other) => other !== w && w.includes(other)))
+  // Plain loops: this runs once per process, cold, where a callback per pair of words costs most of it.
   const groups = new Map<string, string[]>()
-  for (const w of words) groups.set(w[0]!, [...(groups.get(w[0]!) ?? []), w.slice(1)])
-  const source = [...groups].map(([first, rest]) => `${literal(first)}(?:${rest.map(literal).join('|')})`)
+  words: for (const w of all) {
+    for (const other of all) if (other !== w && w.includes(other)) continue words
+    const rest = groups.get(w[0]!)
+    if (rest) rest.push(w.slice(1))
+    else groups.set(w[0]!, [w.slice(1)])
+  }
+  const source: string[] = []
+  for (const [first, rest] of groups) source.push(`${literal(first)}(?:${rest.map(literal).join('|')})`)
   return new RegExp(source.join('|'), 'iu')
 }
 
@@ -235,7 +241,9 @@ function walk(value: unknown, depth: number, schemaMembers: boolean, nesting: nu
   const entries = Object.entries(value as Record<string, unknown>)
   const split = hasSecrets() ? splitSiblings(entries.map(([, child]) => child)) : undefined
   const out: Record<string, unknown> | undefined = copy ? {} : undefined
-  for (const [i, [key, child]] of entries.entries()) {
+  // An index rather than `entries.entries()`: no iterator and no pair per key, on a walk that mostly runs cold.
+  for (let i = 0; i < entries.length; i++) {
+    const [key, child] = entries[i]!
     const verdict = keyVerdict(key)
     const name = safeKey(key)
     if (name !== key) changes++
