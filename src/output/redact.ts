@@ -145,6 +145,8 @@ export function redactString(value: string): string {
 }
 
 function safeKey(key: string): string {
+  // The cache holds names scrubbed under the current keys and secrets: a key declared since empties it here.
+  fragmentRegex()
   let out = keyCache.get(key)
   if (out === undefined) {
     out = redactText(key, 0)

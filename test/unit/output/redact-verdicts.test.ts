@@ -14,3 +14,13 @@ describe('redact, remembering its verdicts per key', () => {
     expect(redact({ shipping_code: 'c' })).toEqual({ shipping_code: REDACTED })
   })
 })
+
+describe('redact, remembering its scrubbed key names', () => {
+  it('scrubs a key name again once a tool declares a key that makes it sensitive', () => {
+    const key = 'x pin=12345678'
+    expect(Object.keys(redact({ [key]: 1 }))).toEqual([key])
+    addSensitiveKeys(['pin'])
+    const [name] = Object.keys(redact({ [key]: 1 }))
+    expect(name).not.toContain('12345678')
+  })
+})
