@@ -141,7 +141,10 @@ async function viaOclif(session: Session, env: ToolEnv, config: Config): Promise
       const Help = config.pjson.oclif.helpClass
         ? await (await import('@oclif/core/help')).loadHelpClass(config)
         : (await import('./help-class.js')).AgentHelp
-      await new Help(config, config.pjson.oclif.helpOptions).showHelp(argv)
+      // Help is the routed command's: words after it are its arguments (`list extra --help`), which oclif's help
+      // would read as more of the command's id and answer with a bare Error.
+      const subject = route ? [...commandId(config, route.id), '--help'] : argv
+      await new Help(config, config.pjson.oclif.helpOptions).showHelp(subject)
     })
     return session.end(0)
   }
@@ -177,4 +180,9 @@ function resolveCommand(config: Config, argv: readonly string[]): Route {
   const match = longestMatch(words, (id) => config.findCommand(id), idDepth(ids))
   if (match) return { id: match.id, rest: argv.slice(match.words), command: match.found }
   return unknownCommand(words, commandNames(config), `run \`${invocation(config.bin)} reference\` to list commands`)
+}
+
+/** A command id as the words oclif's help reads it: one word per part when the topic separator is a space. */
+function commandId(config: Config, id: string): string[] {
+  return config.topicSeparator === ' ' ? id.split(':') : [id]
 }

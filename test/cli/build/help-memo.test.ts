@@ -71,6 +71,9 @@ describe('the help computed at build time', () => {
       [['list', '--help'], { FORCE_COLOR: '0' }],
       [['list', '--help', '--status', 'open'], {}],
       [['help', 'list'], {}],
+      // Words after the command are its arguments, not more of its id: its help, never E_INTERNAL.
+      [['list', 'extra', '--help'], {}],
+      [['list', '--help', 'extra'], {}],
     ] as const)
       expect(help(bin, [...args], env), args.join(' ')).toContain('USAGE\n  $ tasks list')
   })
