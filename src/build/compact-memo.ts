@@ -6,6 +6,7 @@ import { BAKED_COMPACT_FILE, BAKED_COMPACT_MARK } from '../describe/baked-compac
 import { compactReference } from '../describe/compact.js'
 import { DESCRIPTIONS_FILE } from '../describe/descriptions.js'
 import type { Reference } from '../describe/reference.js'
+import { probeEnv } from './probe-env.js'
 
 /**
  * Compute once what `reference --compact` prints most of its time computing: ask the freshly bundled tool for its
@@ -47,16 +48,7 @@ const PROBE = { agentcli_build_probe: 'the stored compact form' }
 function referenceOf(bin: string, home: string, args: string[]): unknown {
   const result = spawnSync(process.execPath, [bin, ...args], {
     encoding: 'utf8',
-    env: {
-      PATH: process.env.PATH,
-      HOME: home,
-      XDG_CONFIG_HOME: join(home, 'config'),
-      XDG_DATA_HOME: join(home, 'data'),
-      XDG_CACHE_HOME: join(home, 'cache'),
-      NO_COLOR: '1',
-      // One run in a home thrown away after it: a code cache written at its exit would never be read.
-      AGENTCLI_CODE_CACHE: '0',
-    },
+    env: { ...probeEnv(home), NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
     // A tool of 1000 commands answers with 1.4 MB: past spawnSync's default of 1 MB the answer was cut and lost.
     maxBuffer: 1 << 30,

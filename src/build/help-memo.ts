@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { BAKED_HELP_FILE, BAKED_HELP_MARK, descriptionLines } from '../describe/baked-help.js'
 import { DESCRIPTIONS_FILE } from '../describe/descriptions.js'
+import { probeEnv } from './probe-env.js'
 
 const RENDERER = fileURLToPath(new URL('./help-render.js', import.meta.url))
 
@@ -48,15 +49,7 @@ export function writeHelpMemo(root: string, bundle: string, bundleId: string): n
     // One process renders every command's help, in-process runs of the bundle (help-render.ts).
     const result = spawnSync(process.execPath, [RENDERER, bundle, root, out, ...ids], {
       encoding: 'utf8',
-      env: {
-        PATH: process.env.PATH,
-        HOME: home,
-        XDG_CONFIG_HOME: join(home, 'config'),
-        XDG_DATA_HOME: join(home, 'data'),
-        XDG_CACHE_HOME: join(home, 'cache'),
-        // A home thrown away after it: a code cache written at its exit would never be read.
-        AGENTCLI_CODE_CACHE: '0',
-      },
+      env: probeEnv(home),
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     if (result.status !== 0) return 0
