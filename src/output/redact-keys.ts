@@ -4,7 +4,7 @@
  */
 
 /** Names whose whole value is a secret, whatever its shape (string, number, object, array). */
-const SECRET_NAMES = [
+export const SECRET_NAMES: readonly string[] = [
   'password',
   'passwd',
   'passphrase',
@@ -33,10 +33,10 @@ const SECRET_NAMES = [
 ]
 
 /** Names of containers: a string under them is a secret, an object is searched (`credentials: {configured}`). */
-const CONTAINER_NAMES = ['credential', 'credentials']
+export const CONTAINER_NAMES: readonly string[] = ['credential', 'credentials']
 
 /** Keys that look sensitive but are the contract's own output (a confirm token is a capability the agent needs). */
-const ALLOWED_KEYS = new Set(['confirm_token', 'token_id', 'tokens'])
+export const ALLOWED_KEYS: ReadonlySet<string> = new Set(['confirm_token', 'token_id', 'tokens'])
 
 /** What a sensitive key hides. */
 export type KeyVerdict = 'plain' | 'secret' | 'container'
