@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { WARM_FLAG, WARM_MESSAGE, type WarmCall } from '../boot/warm.js'
+import { parseJsonObject } from '../output/json-object.js'
 import { OWN_GROUP } from '../runtime/process-group.js'
 import { toolEnv } from '../settings/tool-env.js'
 import { MAX_ARGV_BYTES } from './argv.js'
@@ -202,7 +203,7 @@ export function runCall(
           stderr,
         }
       } else {
-        const envelope = parseEnvelope(Buffer.concat(out).toString('utf8'))
+        const envelope = parseJsonObject(Buffer.concat(out).toString('utf8'))
         if (early && !envelope) return false
         result = { envelope: envelope ?? noEnvelope(code, stderr, started), exitCode: code, ran, stderr }
       }
@@ -245,7 +246,7 @@ async function inProcessCall(
       envelope: internal('the call did not stop after it was cancelled: it was abandoned', started),
       exitCode: null,
     }
-  const envelope = parseEnvelope(result.stdout)
+  const envelope = parseJsonObject(result.stdout)
   return {
     envelope: envelope ?? noEnvelope(result.exitCode, result.stderr.slice(-2000), started),
     exitCode: result.exitCode,
@@ -267,15 +268,6 @@ function parseLine(line: string): StreamLine | undefined {
   try {
     const value = JSON.parse(line) as unknown
     return value && typeof value === 'object' ? (value as StreamLine) : undefined
-  } catch {
-    return undefined
-  }
-}
-
-function parseEnvelope(text: string): Record<string, unknown> | undefined {
-  try {
-    const value = JSON.parse(text) as unknown
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
   } catch {
     return undefined
   }

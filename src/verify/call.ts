@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, isAbsolute, join, resolve } from 'node:path'
 import { endWorkers } from '../jobs/end-workers.js'
+import { parseJsonObject } from '../output/json-object.js'
 import { writeStderr } from '../output/stderr.js'
 import { OWN_GROUP, signalGroup } from '../runtime/process-group.js'
 
@@ -203,10 +204,5 @@ export function call(
 
 /** The call's stdout as one JSON document, or undefined. */
 export function json(c: Call): Record<string, unknown> | undefined {
-  try {
-    const value = JSON.parse(c.stdout) as unknown
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
-  } catch {
-    return undefined
-  }
+  return parseJsonObject(c.stdout)
 }

@@ -1,3 +1,5 @@
+import { parseJsonObject } from '../output/json-object.js'
+
 /**
  * What an MCP server at a URL says of itself in its answer to `initialize`; `refused` when it answers with a JSON-RPC
  * error instead (a server of the stateless revision alone may): an MCP server all the same, without a `serverInfo`.
@@ -57,7 +59,7 @@ export async function probeMcpUrl(url: string, timeoutMs: number): Promise<McpSe
     )
   const session = response.headers.get('mcp-session-id')
   if (session) await endSession(url, session, signal)
-  const answer = events ? fromEvents(text) : parse(text)
+  const answer = events ? fromEvents(text) : parseJsonObject(text)
   const result = answer?.result
   const error = answer?.error as { code?: unknown; message?: unknown } | undefined
   if (error && typeof error === 'object')
@@ -111,19 +113,10 @@ function fromEvents(text: string): Record<string, unknown> | undefined {
       .filter((line) => line.startsWith('data:'))
       .map((line) => line.slice(5).replace(/^ /, ''))
       .join('\n')
-    const message = parse(data)
+    const message = parseJsonObject(data)
     if (message?.id === 1) return message
   }
   return undefined
-}
-
-function parse(text: string): Record<string, unknown> | undefined {
-  try {
-    const value = JSON.parse(text) as unknown
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
-  } catch {
-    return undefined
-  }
 }
 
 /** The probe's session is nobody's: ended so the server does not keep it until its idle timeout. */
