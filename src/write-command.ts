@@ -241,6 +241,7 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
     const text = (v: unknown) => (typeof v === 'string' ? v : null)
     const ctor = this.constructor as typeof WriteCommand
     const words = [...this.id!.split(':'), ...this.argv].map(shellQuote)
+    const bin = this.config.bin
     return {
       policy,
       facts: {
@@ -251,14 +252,17 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
         profile: text(principal.profile),
         account: text(principal.account),
       },
-      bin: this.config.bin,
+      bin,
       approvals: () => this.approvalStore(),
       requester: {
         account: text(principal.account),
         os_user: text(principal.os_user),
         subject: text((principal.subject as { sub?: unknown } | undefined)?.sub),
       },
-      resume: [invocation(this.config.bin), ...words].join(' '),
+      // Read only by a change held for approval: finding the tool on PATH stats each of its directories.
+      get resume() {
+        return [invocation(bin), ...words].join(' ')
+      },
       keyRing: () => this.keyRing(),
     }
   }

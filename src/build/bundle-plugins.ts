@@ -121,10 +121,10 @@ export function pureFramework(dist: string): Plugin {
 
 /**
  * `semver`'s functions, evaluated when first called: its regular expressions are built when the module is
- * evaluated, and a run reads the update notice with them only when there is a notice to read.
+ * evaluated, and a run asks semver only about a version that is not plain (src/update/plain-version.ts) or to sort.
  */
 export function lazySemver(): Plugin {
-  const filter = /^semver\/functions\/(valid|gt)\.js$/
+  const filter = /^semver\/functions\/(valid|gt|lt|rcompare)\.js$/
   return {
     name: 'agentcli-lazy-semver',
     setup(build) {

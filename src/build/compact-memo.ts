@@ -2,9 +2,8 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { BAKED_COMPACT_FILE, BAKED_COMPACT_MARK } from '../describe/baked-compact.js'
+import { BAKED_COMPACT_FILE, BAKED_COMPACT_MARK, COMPACT_INPUTS } from '../describe/baked-compact.js'
 import { compactReference } from '../describe/compact.js'
-import { DESCRIPTIONS_FILE } from '../describe/descriptions.js'
 import type { Reference } from '../describe/reference.js'
 import { probeEnv } from './probe-env.js'
 
@@ -31,7 +30,10 @@ export function writeCompactMemo(root: string, bin: string, bundleId: string): b
     writeFileSync(path, `${header}\n${text}\n${JSON.stringify(PROBE)}\n`)
     const probed = referenceOf(bin, home, ['reference', '--compact', '--format', 'json'])
     const inputs = JSON.stringify(probed) === JSON.stringify(PROBE) ? inputsOf(root) : undefined
-    writeFileSync(path, `${header}\n${text}\n${compact}\n${inputs ? `${inputs}\n` : ''}`)
+    const stored = `${header}\n${text}\n${compact}\n`
+    // The inputs' lengths, then their bytes as they are: a run compares bytes, decoding and escaping none of them.
+    const lengths = inputs ? `${JSON.stringify(inputs.map((b) => b.length))}\n` : ''
+    writeFileSync(path, Buffer.concat([Buffer.from(stored + lengths), ...(inputs ?? [])]))
     return true
   } catch {
     rmSync(path, { force: true })
@@ -58,18 +60,16 @@ function referenceOf(bin: string, home: string, args: string[]): unknown {
 }
 
 /**
- * The exact texts `reference` is computed from besides the bundle, as `storedCompact` compares them; none for a tool
- * with plugins or hooks (what those add to the reference is not in these files).
+ * The exact bytes of the files `reference` is computed from besides the bundle, as `storedCompact` compares them;
+ * none for a tool with plugins or hooks (what those add to the reference is not in these files).
  */
-function inputsOf(root: string): string | undefined {
+function inputsOf(root: string): Buffer[] | undefined {
   const pjson = readFileSync(join(root, 'package.json'), 'utf8')
   const oclif = (JSON.parse(pjson) as { oclif?: Record<string, unknown> }).oclif ?? {}
   for (const key of ['plugins', 'devPlugins', 'jitPlugins', 'hooks'])
     if (oclif[key] !== undefined && Object.keys(oclif[key] as object).length > 0) return undefined
   try {
-    const manifest = readFileSync(join(root, 'oclif.manifest.json'), 'utf8')
-    const descriptions = readFileSync(join(root, DESCRIPTIONS_FILE), 'utf8')
-    return JSON.stringify([pjson, manifest, descriptions])
+    return COMPACT_INPUTS.map((file) => readFileSync(join(root, file)))
   } catch {
     return undefined
   }

@@ -2,11 +2,8 @@
 import { accessSync, constants, readFileSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
-// semver's functions, not its index: the index evaluates every module of the package, ranges included (≈ 1 ms).
-import semverGt from 'semver/functions/gt.js'
-import semverLt from 'semver/functions/lt.js'
+// semver's function, not its index: the index evaluates every module of the package, ranges included (≈ 1 ms).
 import semverRcompare from 'semver/functions/rcompare.js'
-import semverValid from 'semver/functions/valid.js'
 import type { Credentials } from '../credentials/index.js'
 // The describe modules this uses, not their barrel (which evaluates reference, compaction and the changelog too).
 import { readinessFixes, releaseReadiness } from '../describe/readiness.js'
@@ -17,6 +14,7 @@ import type { ToolConfig } from '../runtime/tool-config.js'
 import { oclifConfig } from '../runtime/tool-config.js'
 import { readToolSettings } from '../settings/package-section.js'
 import { runEnv } from '../settings/run-env.js'
+import { versionGt, versionLt, versionValid } from '../update/plain-version.js'
 
 /** One doctor check: `fix` is null exactly when the check passes. */
 export type Check = { check: string; status: 'pass' | 'warn' | 'fail'; message: string; fix: string | null }
@@ -68,7 +66,7 @@ async function minVersionCheck(config: ToolConfig): Promise<Check> {
       fix: `ship skills/${skillName(config.bin)}/SKILL.md with the tool`,
     }
   }
-  const unmet = found.filter((f) => !semverValid(f.min) || semverLt(config.version, f.min))
+  const unmet = found.filter((f) => !versionValid(f.min) || versionLt(config.version, f.min))
   if (unmet.length === 0)
     return {
       check: 'min_version',
@@ -197,7 +195,7 @@ async function updateCheck(config: ToolConfig): Promise<Check> {
   if (settings.source === 'github' && !settings.repository)
     return { check: 'update', status: 'pass', message: 'this tool does not self-update', fix: null }
   const where = { source: checkedSource(settings), channel: settings.channel, version: config.version }
-  const known = recentCheck(config.cacheDir, where, (latest, current) => semverGt(latest, current))
+  const known = recentCheck(config.cacheDir, where, (latest, current) => versionGt(latest, current))
   if (known?.ok === false)
     return {
       check: 'update',

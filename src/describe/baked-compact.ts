@@ -8,13 +8,17 @@ import type { Reference } from './reference.js'
  * The compact `reference` the build computed (`agentcli-build`, beside the bundle): a first line
  * `{"agentcli_compact_reference":1,"bundle_id":"…"}` naming the bundle it was computed with, then the full
  * reference's JSON, then its compact form's JSON, and, when the build proved that a run of that bundle answers with
- * this form for as long as its inputs are these, a fourth line: `[package.json, oclif.manifest.json, descriptions]`,
- * their exact texts (see {@link storedCompact}).
+ * this form for as long as its inputs are these, a fourth line, the byte lengths of {@link COMPACT_INPUTS}
+ * (`[n1,n2,n3]`), followed by their exact bytes one after the other to the end of the file (see
+ * {@link storedCompact}): compared as bytes, a run decodes and escapes none of the ≈ 130 KB they hold.
  */
 export const BAKED_COMPACT_FILE = join('dist', 'agentcli.compact-reference.json')
 
 /** The first line's marker, and the version of this file's layout. */
 export const BAKED_COMPACT_MARK = 'agentcli_compact_reference'
+
+/** The files besides the bundle that `reference` is computed from, in the order the stored file holds them. */
+export const COMPACT_INPUTS: readonly string[] = ['package.json', 'oclif.manifest.json', DESCRIPTIONS_FILE]
 
 // The first line of a bundle `agentcli-build` wrote declares it (src/build/bundle.ts); from the modules it is not.
 declare const __agentcli_bundle_id: string | undefined
@@ -31,9 +35,9 @@ export function bundleId(): string | undefined {
  * function of that value, gives what the build stored. Else undefined: the caller compacts.
  */
 export function bakedCompact(root: string, reference: Reference, id = bundleId()): CompactReference | undefined {
-  const lines = storedLines(root, id)
-  if (!lines || lines.full !== JSON.stringify(reference) || !plainJson(reference, 0)) return undefined
-  return JSON.parse(lines.compact) as CompactReference
+  const stored = storedParts(root, id)
+  if (!stored || stored.full() !== JSON.stringify(reference) || !plainJson(reference, 0)) return undefined
+  return JSON.parse(stored.compact) as CompactReference
 }
 
 /**
@@ -44,34 +48,58 @@ export function bakedCompact(root: string, reference: Reference, id = bundleId()
  * inputs for a tool with any), so it would pass again. Else undefined: the caller builds the reference.
  */
 export function storedCompact(root: string, id = bundleId()): CompactReference | undefined {
-  const lines = storedLines(root, id)
-  if (!lines?.inputs) return undefined
+  const stored = storedParts(root, id)
+  if (!stored?.inputs) return undefined
   try {
-    // Compared as the build wrote them (one JSON array of the three texts): no parse of the stored copies.
-    const read = (file: string) => readFileSync(join(root, file), 'utf8')
-    if (JSON.stringify([read('package.json'), read('oclif.manifest.json'), read(DESCRIPTIONS_FILE)]) !== lines.inputs)
-      return undefined
-    return JSON.parse(lines.compact) as CompactReference
+    for (const [i, file] of COMPACT_INPUTS.entries())
+      if (!readFileSync(join(root, file)).equals(stored.inputs[i]!)) return undefined
+    return JSON.parse(stored.compact) as CompactReference
   } catch {
     return undefined
   }
 }
 
-/** The stored file's lines past its header, when the header names bundle `id`. */
-function storedLines(
+/**
+ * The stored file's parts past its header, when the header names bundle `id`: the full reference's JSON (decoded
+ * when asked), the compact form's, and the inputs' bytes when the file records them (lengths that add up to
+ * what follows the fourth line; anything else records none).
+ */
+function storedParts(
   root: string,
   id: string | undefined,
-): { full: string; compact: string; inputs: string | undefined } | undefined {
+): { full: () => string; compact: string; inputs: Buffer[] | undefined } | undefined {
   if (!id) return undefined
   try {
-    const [header, full, compact, inputs] = readFileSync(join(root, BAKED_COMPACT_FILE), 'utf8').split('\n')
-    if (full === undefined || compact === undefined) return undefined
-    const head = JSON.parse(header!) as Record<string, unknown>
+    const bytes = readFileSync(join(root, BAKED_COMPACT_FILE))
+    // Where its first four lines end: the header, the full reference, the compact form, the inputs' lengths.
+    const ends: number[] = []
+    for (let at = bytes.indexOf(10); at !== -1 && ends.length < 4; at = bytes.indexOf(10, at + 1)) ends.push(at)
+    const [header, full, compact, lengths] = ends
+    if (header === undefined || full === undefined || compact === undefined) return undefined
+    const head = JSON.parse(bytes.toString('utf8', 0, header)) as Record<string, unknown>
     if (head[BAKED_COMPACT_MARK] !== 1 || head.bundle_id !== id) return undefined
-    return { full, compact, inputs: inputs || undefined }
+    return {
+      full: () => bytes.toString('utf8', header + 1, full),
+      compact: bytes.toString('utf8', full + 1, compact),
+      inputs: lengths === undefined ? undefined : inputsOf(bytes, compact + 1, lengths),
+    }
   } catch {
     return undefined
   }
+}
+
+/** The inputs' bytes, split by the lengths on the line from `start` to `end`; undefined unless they add up. */
+function inputsOf(bytes: Buffer, start: number, end: number): Buffer[] | undefined {
+  const lengths = JSON.parse(bytes.toString('latin1', start, end)) as unknown
+  if (!Array.isArray(lengths) || lengths.length !== COMPACT_INPUTS.length) return undefined
+  const out: Buffer[] = []
+  let at = end + 1
+  for (const n of lengths) {
+    if (!Number.isSafeInteger(n) || n < 0 || at + n > bytes.length) return undefined
+    out.push(bytes.subarray(at, at + n))
+    at += n
+  }
+  return at === bytes.length ? out : undefined
 }
 
 /** Whether `value` is what `JSON.parse` of its own JSON gives back, member for member. */

@@ -1,11 +1,9 @@
 import { readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-// The two functions, not the package: every start reads the notice, and semver's index evaluates its ranges'
-// regular expressions too.
-import semverGt from 'semver/functions/gt.js'
-import semverValid from 'semver/functions/valid.js'
 import { writeJsonAtomic } from '../fs/json-file.js'
 import type { Notice } from '../output/envelope.js'
+// Not semver itself: every start reads the notice, and evaluating semver builds its regular expressions.
+import { versionGt, versionValid } from './plain-version.js'
 
 /** The update-notice cache in the tool's cache dir; written by `update --check`, read by every command. */
 export const NOTICE_CACHE_FILE = 'update-notice.json'
@@ -35,7 +33,7 @@ export function isNoticeCache(value: unknown): value is NoticeCache {
   const c = value as Record<string, unknown>
   return (
     isText(c.latest_version) &&
-    semverValid(c.latest_version) !== null &&
+    versionValid(c.latest_version) !== null &&
     isText(c.checked_at) &&
     isText(c.install_method) &&
     (c.recommended_command === null || isText(c.recommended_command)) &&
@@ -89,7 +87,7 @@ export function readNoticeCache(cacheDir: string): NoticeCache | undefined {
 export function readUpdateNotice(cacheDir: string, currentVersion: string): Notice | undefined {
   const cache = readNoticeCache(cacheDir)
   if (!cache?.recommended_command) return undefined
-  if (!semverValid(currentVersion) || !semverGt(cache.latest_version, currentVersion)) return undefined
+  if (!versionValid(currentVersion) || !versionGt(cache.latest_version, currentVersion)) return undefined
   return {
     type: 'update_available',
     current_version: currentVersion,

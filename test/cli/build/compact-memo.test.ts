@@ -71,7 +71,8 @@ describe('the compact reference stored with its inputs', () => {
     const lines = readFileSync(file, 'utf8').split('\n')
     // A stored full reference no run builds and a stand-in compact form: printed only if nothing was built.
     const stand = JSON.stringify({ compact: true, stored: 'with its inputs' })
-    writeFileSync(file, [lines[0], '{}', stand, lines[3], ''].join('\n'))
+    // The inputs' lengths and bytes (the fourth line and what follows it) kept as they are.
+    writeFileSync(file, [lines[0], '{}', stand, ...lines.slice(3)].join('\n'))
     const bin = join(dir, 'bin/run.js')
     expect(JSON.parse(compact(bin)).data).toEqual({ compact: true, stored: 'with its inputs' })
     const descriptions = join(dir, DESCRIPTIONS_FILE)

@@ -72,10 +72,11 @@ describe('the compact reference the build stored with its inputs', () => {
     const root = tool()
     for (const [file, text] of Object.entries(INPUTS)) writeFileSync(join(root, file), text)
     if (inputs) {
-      const line = JSON.stringify(Object.values(INPUTS))
+      const bytes = Object.values(INPUTS).map((text) => Buffer.from(text))
       const header = JSON.stringify({ agentcli_compact_reference: 1, bundle_id: ID })
       const full = JSON.stringify(REFERENCE)
-      writeFileSync(join(root, BAKED_COMPACT_FILE), `${header}\n${full}\n${JSON.stringify(STORED)}\n${line}\n`)
+      const lines = `${header}\n${full}\n${JSON.stringify(STORED)}\n${JSON.stringify(bytes.map((b) => b.length))}\n`
+      writeFileSync(join(root, BAKED_COMPACT_FILE), Buffer.concat([Buffer.from(lines), ...bytes]))
     }
     return root
   }
@@ -102,5 +103,23 @@ describe('the compact reference the build stored with its inputs', () => {
     const root = withInputs()
     rmSync(join(root, BAKED_COMPACT_FILE))
     expect(storedCompact(root, ID)).toBeUndefined()
+  })
+
+  it('is not used when the recorded lengths do not split what follows them exactly, or the inputs are recorded as text', () => {
+    const header = JSON.stringify({ agentcli_compact_reference: 1, bundle_id: ID })
+    const head = `${header}\n${JSON.stringify(REFERENCE)}\n${JSON.stringify(STORED)}\n`
+    const bytes = Buffer.from(Object.values(INPUTS).join(''))
+    const sizes = Object.values(INPUTS).map((text) => Buffer.byteLength(text))
+    for (const [lengths, rest] of [
+      [[...sizes.slice(0, 2), sizes[2]! - 1], bytes],
+      [sizes, Buffer.concat([bytes, Buffer.from(' ')])],
+      [sizes.slice(0, 2), bytes],
+      [[sizes[0], sizes[1], -1], bytes],
+      [Object.values(INPUTS), Buffer.alloc(0)],
+    ] as const) {
+      const root = withInputs(false)
+      writeFileSync(join(root, BAKED_COMPACT_FILE), Buffer.concat([Buffer.from(`${head}${JSON.stringify(lengths)}\n`), rest]))
+      expect(storedCompact(root, ID), JSON.stringify(lengths)).toBeUndefined()
+    }
   })
 })
