@@ -36,11 +36,13 @@ export default {
       severity: 'error',
       comment:
         'The redactor is called by the choke points (renderer, NDJSON writer, stderr guard and writer, progress, the audit ' +
-        'writer) and the framework state writers, nowhere else: a new output path belongs in the renderer.',
+        'writer) and the framework state writers, nowhere else: a new output path belongs in the renderer. The build ' +
+        'asks it for its verdict on the compact reference it stores (src/build/compact-memo.ts).',
       from: {
         pathNot: only(
           'src/audit/argv.ts',
           'src/audit/writer.ts',
+          'src/build/compact-memo.ts',
           'src/confirm/idempotency.ts',
           'src/fleet/ledgers.ts',
           'src/index.ts',
@@ -108,6 +110,13 @@ export default {
       },
       to: { path: '^src/audit/(open|pending|writer)\\.ts$' },
     },
+    guarded(
+      'redaction-proof-of-the-stored-compact',
+      "The redactor's walk skips only what src/output/redact-proof.ts vouches for, and only the compact reference the " +
+        'build stored and proved clean vouches (src/describe/baked-compact.ts): nothing a command computes.',
+      'src/output/redact-proof.ts',
+      ['src/describe/baked-compact.ts', 'src/output/redact.ts'],
+    ),
     guarded(
       'env-prefix-one-home',
       "A tool's env prefix is computed by src/settings/env-prefix.ts and asked of src/settings/tool-env.ts " +

@@ -5,6 +5,8 @@ import { join } from 'node:path'
 import { BAKED_COMPACT_FILE, BAKED_COMPACT_MARK, COMPACT_INPUTS } from '../describe/baked-compact.js'
 import { compactReference } from '../describe/compact.js'
 import type { Reference } from '../describe/reference.js'
+import { addSensitiveKeys, redactedJson, resetRedaction } from '../output/redact.js'
+import { sensitiveKeysSignature } from '../output/redact-keys.js'
 import { probeEnv } from './probe-env.js'
 
 /**
@@ -24,7 +26,11 @@ export function writeCompactMemo(root: string, bin: string, bundleId: string): b
     if (full === undefined) return false
     const text = JSON.stringify(full)
     const compact = JSON.stringify(compactReference(JSON.parse(text) as Reference))
-    const header = JSON.stringify({ [BAKED_COMPACT_MARK]: 1, bundle_id: bundleId })
+    const header = JSON.stringify({
+      [BAKED_COMPACT_MARK]: 1,
+      bundle_id: bundleId,
+      ...redactionProof(root, compact),
+    })
     // Asked once more with a stand-in for the compact form: answered with it, the run's own reference passed
     // bakedCompact's check, so any run of this bundle on these inputs would too (storedCompact skips building it).
     writeFileSync(path, `${header}\n${text}\n${JSON.stringify(PROBE)}\n`)
@@ -40,6 +46,26 @@ export function writeCompactMemo(root: string, bin: string, bundleId: string): b
     return false
   } finally {
     rmSync(home, { recursive: true, force: true })
+  }
+}
+
+/**
+ * The redactor's verdict on the compact form, as a run prints it: walked as an envelope's `data`, with no secret
+ * registered and the tool's declared keys (package.json's `agentcli.redact_keys`, declared as a run's session
+ * declares them), does it change nothing? Then `{ redaction_clean: { keys, bytes } }` for the header, and a run
+ * under the same rules skips the walk of that form (src/output/redact-proof.ts); else nothing.
+ */
+function redactionProof(root: string, compact: string): { redaction_clean?: { keys: string; bytes: number } } {
+  const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { agentcli?: { redact_keys?: unknown } }
+  const declared = pjson.agentcli?.redact_keys
+  resetRedaction()
+  try {
+    if (Array.isArray(declared)) addSensitiveKeys(declared as string[])
+    const envelope = { data: JSON.parse(compact) as unknown }
+    if (redactedJson(envelope) !== JSON.stringify(envelope)) return {}
+    return { redaction_clean: { keys: sensitiveKeysSignature(), bytes: Buffer.byteLength(compact) } }
+  } finally {
+    resetRedaction()
   }
 }
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { vouchClean } from '../output/redact-proof.js'
 import type { CompactReference } from './compact-reference.js'
 import { DESCRIPTIONS_FILE } from './descriptions.js'
 import type { Reference } from './reference.js'
@@ -10,7 +11,10 @@ import type { Reference } from './reference.js'
  * reference's JSON, then its compact form's JSON, and, when the build proved that a run of that bundle answers with
  * this form for as long as its inputs are these, a fourth line, the byte lengths of {@link COMPACT_INPUTS}
  * (`[n1,n2,n3]`), followed by their exact bytes one after the other to the end of the file (see
- * {@link storedCompact}): compared as bytes, a run decodes and escapes none of the ≈ 130 KB they hold.
+ * {@link storedCompact}): compared as bytes, a run decodes and escapes none of the ≈ 130 KB they hold. The header's
+ * `redaction_clean` (`{keys, bytes}`), when present, says the build walked the compact form (of `bytes` bytes) as an
+ * envelope's `data` with no secret registered and the tool's declared keys `keys`, and the redactor changed nothing:
+ * the form a run prints is vouched for under those rules (src/output/redact-proof.ts).
  */
 export const BAKED_COMPACT_FILE = join('dist', 'agentcli.compact-reference.json')
 
@@ -37,7 +41,7 @@ export function bundleId(): string | undefined {
 export function bakedCompact(root: string, reference: Reference, id = bundleId()): CompactReference | undefined {
   const stored = storedParts(root, id)
   if (!stored || stored.full() !== JSON.stringify(reference) || !plainJson(reference, 0)) return undefined
-  return JSON.parse(stored.compact) as CompactReference
+  return compactOf(stored)
 }
 
 /**
@@ -53,21 +57,27 @@ export function storedCompact(root: string, id = bundleId()): CompactReference |
   try {
     for (const [i, file] of COMPACT_INPUTS.entries())
       if (!readFileSync(join(root, file)).equals(stored.inputs[i]!)) return undefined
-    return JSON.parse(stored.compact) as CompactReference
+    return compactOf(stored)
   } catch {
     return undefined
   }
 }
 
+type Stored = { full: () => string; compact: string; clean: string | undefined; inputs: Buffer[] | undefined }
+
+/** The stored compact form, vouched for as the build proved it clean (see {@link BAKED_COMPACT_FILE}). */
+function compactOf(stored: Stored): CompactReference {
+  const compact = JSON.parse(stored.compact) as CompactReference
+  if (stored.clean !== undefined) vouchClean(compact, stored.clean)
+  return compact
+}
+
 /**
  * The stored file's parts past its header, when the header names bundle `id`: the full reference's JSON (decoded
- * when asked), the compact form's, and the inputs' bytes when the file records them (lengths that add up to
- * what follows the fourth line; anything else records none).
+ * when asked), the compact form's, the declared keys it was proven clean under, and the inputs' bytes when the
+ * file records them (lengths that add up to what follows the fourth line; anything else records none).
  */
-function storedParts(
-  root: string,
-  id: string | undefined,
-): { full: () => string; compact: string; inputs: Buffer[] | undefined } | undefined {
+function storedParts(root: string, id: string | undefined): Stored | undefined {
   if (!id) return undefined
   try {
     const bytes = readFileSync(join(root, BAKED_COMPACT_FILE))
@@ -78,9 +88,12 @@ function storedParts(
     if (header === undefined || full === undefined || compact === undefined) return undefined
     const head = JSON.parse(bytes.toString('utf8', 0, header)) as Record<string, unknown>
     if (head[BAKED_COMPACT_MARK] !== 1 || head.bundle_id !== id) return undefined
+    const proof = head.redaction_clean as { keys?: unknown; bytes?: unknown } | undefined
     return {
       full: () => bytes.toString('utf8', header + 1, full),
       compact: bytes.toString('utf8', full + 1, compact),
+      // The proof holds for the compact form it was made for: one of another length is not vouched for.
+      clean: typeof proof?.keys === 'string' && proof.bytes === compact - full - 1 ? proof.keys : undefined,
       inputs: lengths === undefined ? undefined : inputsOf(bytes, compact + 1, lengths),
     }
   } catch {

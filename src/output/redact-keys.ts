@@ -94,6 +94,11 @@ export function addSensitiveKeys(keys: Iterable<string>): void {
   keyWords = undefined
 }
 
+/** The tool-declared keys, as one text: two runs with the same one judge every key alike (redact-proof.ts). */
+export function sensitiveKeysSignature(): string {
+  return JSON.stringify([...extraKeys].sort())
+}
+
 /** Forget the tool-declared keys: each in-process run declares its own, as a new process does. */
 export function forgetSensitiveKeys(): void {
   if (extraKeys.size === 0) return

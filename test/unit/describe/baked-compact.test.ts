@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { BAKED_COMPACT_FILE, bakedCompact, bundleId, storedCompact } from '../../../src/describe/baked-compact.js'
 import { DESCRIPTIONS_FILE } from '../../../src/describe/descriptions.js'
 import type { Reference } from '../../../src/describe/reference.js'
+import { provenUnder } from '../../../src/output/redact-proof.js'
 
 const made: string[] = []
 afterEach(() => {
@@ -118,8 +119,33 @@ describe('the compact reference the build stored with its inputs', () => {
       [Object.values(INPUTS), Buffer.alloc(0)],
     ] as const) {
       const root = withInputs(false)
-      writeFileSync(join(root, BAKED_COMPACT_FILE), Buffer.concat([Buffer.from(`${head}${JSON.stringify(lengths)}\n`), rest]))
+      writeFileSync(
+        join(root, BAKED_COMPACT_FILE),
+        Buffer.concat([Buffer.from(`${head}${JSON.stringify(lengths)}\n`), rest]),
+      )
       expect(storedCompact(root, ID), JSON.stringify(lengths)).toBeUndefined()
+    }
+  })
+})
+
+describe("the build's proof that the redactor leaves the stored form unchanged", () => {
+  /** A tool root whose stored file's header carries `proof`. */
+  const proved = (proof: unknown) =>
+    tool(undefined, { agentcli_compact_reference: 1, bundle_id: ID, redaction_clean: proof })
+  const bytes = Buffer.byteLength(JSON.stringify(STORED))
+
+  it('vouches for the form it was made for, under the declared keys it names', () => {
+    const compact = bakedCompact(proved({ keys: '[]', bytes }), structuredClone(REFERENCE), ID)
+    expect(compact).toEqual(STORED)
+    expect(provenUnder(compact!)).toBe('[]')
+    expect(Object.isFrozen(compact)).toBe(true)
+  })
+
+  it('vouches for nothing without a proof, or with one made for a form of another length or without its keys', () => {
+    for (const root of [tool(), proved({ keys: '[]', bytes: bytes + 1 }), proved({ bytes }), proved('[]')]) {
+      const compact = bakedCompact(root, structuredClone(REFERENCE), ID)
+      expect(compact).toEqual(STORED)
+      expect(provenUnder(compact!)).toBeUndefined()
     }
   })
 })

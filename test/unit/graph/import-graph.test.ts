@@ -96,7 +96,11 @@ const realGraph = () => {
 }
 
 const allowed = {
-  'src/output/redact.ts': 'export const redactForOutput = (v: unknown) => v\n',
+  'src/output/redact-proof.ts': 'export const vouchClean = (v: unknown) => v\n',
+  'src/output/redact.ts':
+    "import { vouchClean } from './redact-proof.js'\nexport const redactForOutput = (v: unknown) => vouchClean(v)\n",
+  'src/describe/baked-compact.ts':
+    "import { vouchClean } from '../output/redact-proof.js'\nexport const b = vouchClean\n",
   'src/output/stdout.ts': "import { redactForOutput } from './redact.js'\nexport const writeStdout = redactForOutput\n",
   'src/output/render.ts': "import { writeStdout } from './stdout.js'\nexport const render = writeStdout\n",
   'src/output/fields.ts': 'export const projectData = (v: unknown) => v\nexport type FieldSelection = string[]\n',
@@ -130,13 +134,14 @@ describe('the import-graph gates', () => {
     expect(await violations(tree(allowed))).toEqual([])
   })
 
-  it('fail on each violation: a circle (type-only too), a private file, a second home for a concern (the env prefix, output validation, the run state and the router included), and an import by the table', async () => {
+  it('fail on each violation: a circle (type-only too), a private file, a second home for a concern (the env prefix, output validation, the run state, the router and the redaction proof included), and an import by the table', async () => {
     const root = tree({
       ...allowed,
       'src/a.ts': "import type { B } from './b.js'\nexport type A = { b?: B }\n",
       'src/b.ts': "import type { A } from './a.js'\nexport type B = { a?: A }\n",
       'src/runtime/chunk.ts': "import { b } from '../boot/_builtin.js'\nexport const d = b\n",
       'src/jobs/log.ts': "import { redactForOutput } from '../output/redact.js'\nexport const l = redactForOutput\n",
+      'src/builtins/vouch.ts': "import { vouchClean } from '../output/redact-proof.js'\nexport const v = vouchClean\n",
       'src/jobs/print.ts': "export * from '../output/stdout.js'\n",
       'src/mcp/peek.ts': "export const v = async () => (await import('../confirm/token.js')).verifyToken()\n",
       'src/list.ts': "import * as fields from './output/fields.js'\nexport const p = fields.projectData\n",
@@ -156,6 +161,7 @@ describe('the import-graph gates', () => {
       'one-audit-module: src/write/flow.ts → src/audit/pending.ts',
       'output-check-in-run-template: src/mcp/check.ts → src/run/check-output.ts',
       'private-stays-home: src/runtime/chunk.ts → src/boot/_builtin.ts',
+      'redaction-proof-of-the-stored-compact: src/builtins/vouch.ts → src/output/redact-proof.ts',
       'redactor-at-choke-points: src/jobs/log.ts → src/output/redact.ts',
       'routing-in-route: src/mcp/route.ts → src/route/match.ts',
       'run-state-read-once: src/run/prompt.ts → src/runtime/run-state.ts',

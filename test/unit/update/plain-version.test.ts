@@ -55,8 +55,14 @@ describe("plain versions answered as semver's functions answer", () => {
   it('gt and lt, every pair, invalid ones throwing as semver does', () => {
     for (const a of CORPUS)
       for (const b of CORPUS) {
-        expect(answer(() => versionGt(a, b)), `${a} > ${b}`).toEqual(answer(() => semverGt(a, b)))
-        expect(answer(() => versionLt(a, b)), `${a} < ${b}`).toEqual(answer(() => semverLt(a, b)))
+        expect(
+          answer(() => versionGt(a, b)),
+          `${a} > ${b}`,
+        ).toEqual(answer(() => semverGt(a, b)))
+        expect(
+          answer(() => versionLt(a, b)),
+          `${a} < ${b}`,
+        ).toEqual(answer(() => semverLt(a, b)))
       }
   })
 })
