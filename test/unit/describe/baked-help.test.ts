@@ -6,10 +6,10 @@ import {
   BAKED_HELP_FILE,
   bakedHelp,
   decodeBakedHelp,
-  descriptionLines,
   encodeBakedHelp,
   plainHelpHere,
 } from '../../../src/describe/baked-help.js'
+import { descriptionLines } from '../../../src/describe/command-memo.js'
 import { DESCRIPTIONS_FILE } from '../../../src/describe/descriptions.js'
 import { isTerminal } from '../../../src/output/is-terminal.js'
 import { useSandbox } from '../../support/helpers.js'
