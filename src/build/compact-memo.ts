@@ -3,6 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { BAKED_COMPACT_FILE, BAKED_COMPACT_MARK, COMPACT_INPUTS } from '../describe/baked-compact.js'
+import { descriptionLines } from '../describe/command-memo.js'
+import { COMMAND_REFERENCE_FILE, encodeCommandReferences } from '../describe/command-reference-memo.js'
 import { compactReference } from '../describe/compact.js'
 import type { Reference } from '../describe/reference.js'
 import { addSensitiveKeys, redactedJson, resetRedaction } from '../output/redact.js'
@@ -15,11 +17,13 @@ import { probeEnv } from './probe-env.js'
  * framework the bundle was built from, and store both beside the bundle, naming the bundle by its id. A run of that
  * bundle whose reference is the same prints the stored form (`bakedCompact`); any other run compacts. When a probe
  * run shows the bundle answering with the stored form, the texts it answered from are stored too, and a run on the
- * same texts prints the form without building the reference (`storedCompact`). Nothing is written when the tool cannot answer (the file of an earlier build is removed either way).
+ * same texts prints the form without building the reference (`storedCompact`), and `reference <path>` of one command
+ * prints that command's part (`storedCommandReference`). Nothing is written when the tool cannot answer (the file of an earlier build is removed either way).
  */
 export function writeCompactMemo(root: string, bin: string, bundleId: string): boolean {
   const path = join(root, BAKED_COMPACT_FILE)
   rmSync(path, { force: true })
+  rmSync(join(root, COMMAND_REFERENCE_FILE), { force: true })
   const home = mkdtempSync(join(tmpdir(), 'agentcli-build-'))
   try {
     const full = referenceOf(bin, home, ['reference', '--format', 'json'])
@@ -40,9 +44,19 @@ export function writeCompactMemo(root: string, bin: string, bundleId: string): b
     // The inputs' lengths, then their bytes as they are: a run compares bytes, decoding and escaping none of them.
     const lengths = inputs ? `${JSON.stringify(inputs.map((b) => b.length))}\n` : ''
     writeFileSync(path, Buffer.concat([Buffer.from(stored + lengths), ...(inputs ?? [])]))
+    // The same proof covers each command's part of it: `reference <path>` of one command without building it.
+    if (inputs) {
+      const [pjson, manifest, descriptions] = inputs.map((b) => b.toString('utf8')) as [string, string, string]
+      const memo = { pjson, manifest, descriptionsHeader: descriptionLines(descriptions, '').header }
+      writeFileSync(
+        join(root, COMMAND_REFERENCE_FILE),
+        encodeCommandReferences(bundleId, memo, JSON.parse(text) as Reference, descriptions),
+      )
+    }
     return true
   } catch {
     rmSync(path, { force: true })
+    rmSync(join(root, COMMAND_REFERENCE_FILE), { force: true })
     return false
   } finally {
     rmSync(home, { recursive: true, force: true })

@@ -3,14 +3,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { BAKED_HELP_FILE, BAKED_HELP_MARK, descriptionLines } from '../describe/baked-help.js'
+import { BAKED_HELP_FILE, encodeBakedHelp } from '../describe/baked-help.js'
+import { descriptionLines } from '../describe/command-memo.js'
 import { DESCRIPTIONS_FILE } from '../describe/descriptions.js'
 import { probeEnv } from './probe-env.js'
 
 const RENDERER = fileURLToPath(new URL('./help-render.js', import.meta.url))
 
 /** The most commands a tool may have for its help to be stored (see writeHelpMemo). */
-export const MAX_COMMANDS = 100
+export const MAX_COMMANDS = 2000
 
 type ManifestEntry = { hasDynamicHelp?: boolean; aliases?: string[]; hiddenAliases?: string[] }
 
@@ -34,8 +35,8 @@ export function writeHelpMemo(root: string, bundle: string, bundleId: string): n
   if (oclif.topicSeparator !== ' ') return 0
   const manifest = readFileSync(join(root, 'oclif.manifest.json'), 'utf8')
   const commands = (JSON.parse(manifest) as { commands: Record<string, ManifestEntry> }).commands
-  // Each in-process run loads oclif's Config, whose cost grows with the tool: 1000 commands took 48 s to render
-  // (and 4.3 MB to store), so larger tools keep oclif's rendering.
+  // Each command's help costs time in proportion to the tool (oclif's Config and help list every command): 7 ms a
+  // command at 1000 commands, so the whole render grows with the square; larger tools keep oclif's rendering.
   if (Object.keys(commands).length > MAX_COMMANDS) return 0
   let descriptions = ''
   try {
@@ -44,7 +45,7 @@ export function writeHelpMemo(root: string, bundle: string, bundleId: string): n
   const home = mkdtempSync(join(tmpdir(), 'agentcli-build-'))
   const out = join(home, 'help.json')
   const ids = Object.entries(commands).flatMap(([id, entry]) => (entry.hasDynamicHelp ? [] : [id]))
-  const lines: string[] = []
+  const help = new Map<string, [string | null, string]>()
   try {
     // One process renders every command's help, in-process runs of the bundle (help-render.ts).
     const result = spawnSync(process.execPath, [RENDERER, bundle, root, out, ...ids], {
@@ -60,17 +61,15 @@ export function writeHelpMemo(root: string, bundle: string, bundleId: string): n
       string,
     ][]) {
       if (code !== 0 || stderr !== '' || !stdout) continue
-      const line = descriptionLines(descriptions, id).line ?? null
-      lines.push(`${JSON.stringify(id)}\t${JSON.stringify([line, stdout])}`)
+      help.set(id, [descriptionLines(descriptions, id).line ?? null, stdout])
     }
   } catch {
     return 0
   } finally {
     rmSync(home, { recursive: true, force: true })
   }
-  if (lines.length === 0) return 0
-  const header = JSON.stringify({ [BAKED_HELP_MARK]: 1, bundle_id: bundleId, unicode: process.versions.unicode })
-  const inputs = JSON.stringify([pjson, manifest, descriptionLines(descriptions, '').header])
-  writeFileSync(path, `${header}\n${inputs}\n${lines.join('\n')}\n`)
-  return lines.length
+  if (help.size === 0) return 0
+  const inputs = { pjson, manifest, descriptionsHeader: descriptionLines(descriptions, '').header }
+  writeFileSync(path, encodeBakedHelp(bundleId, inputs, help))
+  return help.size
 }

@@ -1,22 +1,21 @@
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { bundleId } from './baked-compact.js'
-import { DESCRIPTIONS_FILE } from './descriptions.js'
+import { type CommandMemo, decodeMemo, encodeMemo, type MemoInputs, readMemo } from './command-memo.js'
 
 /**
- * Each command's `--help` as oclif printed it at build time, off a terminal (`agentcli-build`, beside the bundle):
- * a first line `{"agentcli_help":1,"bundle_id":"…","unicode":"…"}` (the Unicode version of the Node that rendered it), a
- * second line holding the exact texts it was rendered from
- * (`[package.json, oclif.manifest.json, the descriptions file's first line]`), then one line per command, its id as
- * a JSON string, a tab, and `[its descriptions line, its help text]` as JSON.
+ * Each command's `--help` as oclif printed it at build time, off a terminal (`agentcli-build`, beside the bundle),
+ * a command memo (`./command-memo.ts`) whose entries are help texts, with the Unicode version of the Node that
+ * rendered them (text widths follow it).
  */
 export const BAKED_HELP_FILE = join('dist', 'agentcli.help.json')
 
-/** The first line's marker, and the version of this file's layout. */
+/** The first line's marker; its value is the version of this file's layout. */
 export const BAKED_HELP_MARK = 'agentcli_help'
 
+const MEMO: CommandMemo = { file: BAKED_HELP_FILE, mark: BAKED_HELP_MARK }
+
 /** What a stored help text was rendered from, besides the bundle. */
-export type HelpInputs = { pjson: string; manifest: string; descriptionsHeader: string }
+export type HelpInputs = MemoInputs
 
 /**
  * Whether oclif would print help here exactly as it did when the build rendered it: plain (no colour) and 80
@@ -33,45 +32,31 @@ export function plainHelpHere(stdoutIsTerminal: boolean): boolean {
   return !process.argv.some((arg) => arg.includes('color'))
 }
 
+/** The file's text: `help` holds each command's descriptions line (null when it has none) and help text. */
+export function encodeBakedHelp(
+  bundleId: string,
+  inputs: HelpInputs,
+  help: ReadonlyMap<string, readonly [line: string | null, text: string]>,
+): string {
+  return encodeMemo(MEMO, bundleId, inputs, help, { facts: { unicode: process.versions.unicode } })
+}
+
+/** A file's text read whole (a look at it, a test; a run reads one command's help, {@link bakedHelp}). */
+export function decodeBakedHelp(text: string): {
+  header: Record<string, unknown>
+  inputs: HelpInputs
+  help: Map<string, [line: string | null, text: string]>
+} {
+  const { header, inputs, entries } = decodeMemo(text)
+  return { header, inputs, help: entries as Map<string, [string | null, string]> }
+}
+
 /**
  * The help text of command `id` the build stored, when this code is the bundle that build wrote (its id) and what
  * the text was rendered from is unchanged: the same package.json, manifest, and the command's descriptions (the
  * first line's shared flags and its own line), on a Node of the same Unicode version. Else undefined: oclif renders it.
  */
 export function bakedHelp(root: string, id: string, bundle = bundleId()): string | undefined {
-  if (!bundle) return undefined
-  try {
-    const text = readFileSync(join(root, BAKED_HELP_FILE), 'utf8')
-    const first = text.indexOf('\n')
-    const second = text.indexOf('\n', first + 1)
-    if (first < 0 || second < 0) return undefined
-    const header = JSON.parse(text.slice(0, first)) as Record<string, unknown>
-    if (header[BAKED_HELP_MARK] !== 1 || header.bundle_id !== bundle) return undefined
-    // Text widths (wrapping) follow the Unicode version of the Node that rendered it.
-    if (header.unicode !== process.versions.unicode) return undefined
-    const key = `\n${JSON.stringify(id)}\t`
-    const at = text.indexOf(key, second)
-    if (at < 0) return undefined
-    const end = text.indexOf('\n', at + key.length)
-    const [line, help] = JSON.parse(text.slice(at + key.length, end < 0 ? undefined : end)) as [string | null, string]
-    const [pjson, manifest, descriptionsHeader] = JSON.parse(text.slice(first + 1, second)) as string[]
-    if (readFileSync(join(root, 'package.json'), 'utf8') !== pjson) return undefined
-    if (readFileSync(join(root, 'oclif.manifest.json'), 'utf8') !== manifest) return undefined
-    const descriptions = descriptionLines(readFileSync(join(root, DESCRIPTIONS_FILE), 'utf8'), id)
-    if (descriptions.header !== descriptionsHeader || (descriptions.line ?? null) !== line) return undefined
-    return typeof help === 'string' ? help : undefined
-  } catch {
-    return undefined
-  }
-}
-
-/** The descriptions file's first line and the line of command `id` (without its key), as the build wrote them. */
-export function descriptionLines(text: string, id: string): { header: string; line: string | undefined } {
-  const end = text.indexOf('\n')
-  const header = end < 0 ? text : text.slice(0, end)
-  const key = `\n${JSON.stringify(id)}\t`
-  const at = text.indexOf(key)
-  if (at < 0) return { header, line: undefined }
-  const next = text.indexOf('\n', at + key.length)
-  return { header, line: text.slice(at + key.length, next < 0 ? undefined : next) }
+  const found = readMemo(root, MEMO, id, bundle, { unicode: process.versions.unicode })
+  return typeof found?.entry === 'string' ? found.entry : undefined
 }

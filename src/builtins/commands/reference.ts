@@ -1,4 +1,5 @@
 import { bakedCompact, storedCompact } from '../../describe/baked-compact.js'
+import { storedCommandReference } from '../../describe/command-reference-memo.js'
 import { AgentCommand, Args, Flags, output } from '../../index.js'
 import { invocation, shellQuote } from '../../runtime/invocation.js'
 import { oclifConfig } from '../../runtime/tool-config.js'
@@ -33,15 +34,22 @@ export default class Reference extends AgentCommand {
     if (stored) return stored
     // Loaded past the stored form: building and compacting a reference is what it spares.
     // The defining modules, not the barrel: a dynamic import keeps every export of what it names in the bundle.
-    const { buildReference } = await import('../../describe/reference.js')
     const { commandReference, compactReference } = await import('../../describe/compact.js')
-    const reference = await buildReference(await oclifConfig(this.config), this.catalogue, { paths })
-    if (paths.length > 0 && !flags.full) {
+    const one = paths.length > 0 && !flags.full
+    // One command, as the build stored its part of the reference: no oclif Config, whatever the tool's size.
+    const reference = (one ? storedCommandReference(this.config.root, paths) : undefined) ?? (await this.build(paths))
+    if (one) {
       const full = [invocation(this.config.bin), 'reference', ...paths.map(shellQuote), '--full'].join(' ')
       return commandReference(reference, full)
     }
     if (!this.globals.compact) return reference
     // What the build compacted for this very bundle, when the reference is the same: compacting is most of the run.
     return bakedCompact(this.config.root, reference) ?? compactReference(reference)
+  }
+
+  /** The reference of the tool, or of the commands `paths` name, built from oclif's `Config`. */
+  private async build(paths: readonly string[]) {
+    const { buildReference } = await import('../../describe/reference.js')
+    return buildReference(await oclifConfig(this.config), this.catalogue, { paths })
   }
 }

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { BAKED_HELP_FILE } from '../../../src/describe/baked-help.js'
+import { BAKED_HELP_FILE, decodeBakedHelp, encodeBakedHelp } from '../../../src/describe/baked-help.js'
 import { DESCRIPTIONS_FILE } from '../../../src/describe/descriptions.js'
 import { editJson, useToolCopy } from '../../support/copy.js'
 import { ROOT, TASKS_BIN, useSandbox } from '../../support/helpers.js'
@@ -25,25 +25,23 @@ function help(bin: string, args: string[], env: Record<string, string> = {}): st
 /** The stored file with the texts of `ids` replaced by a marker, so a run shows which one it printed. */
 function marked(dir: string, ids = ['list']): void {
   const file = join(dir, BAKED_HELP_FILE)
-  const lines = readFileSync(file, 'utf8').split('\n')
+  const { header, inputs, help: texts } = decodeBakedHelp(readFileSync(file, 'utf8'))
   for (const id of ids) {
-    const key = `${JSON.stringify(id)}\t`
-    const at = lines.findIndex((l) => l.startsWith(key))
-    const [line] = JSON.parse(lines[at]!.slice(key.length)) as [unknown, string]
-    lines[at] = `${key}${JSON.stringify([line, 'stored by the build\n'])}`
+    const [line] = texts.get(id)!
+    texts.set(id, [line, 'stored by the build\n'])
   }
-  writeFileSync(file, lines.join('\n'))
+  writeFileSync(file, encodeBakedHelp(String(header.bundle_id), inputs, texts))
 }
 
 describe('the help computed at build time', () => {
   it('holds every command, and prints byte for byte what oclif prints without it', () => {
-    const lines = readFileSync(join(ROOT, 'examples/tasks', BAKED_HELP_FILE), 'utf8')
-      .split('\n')
-      .filter(Boolean)
+    const { header, help: stored } = decodeBakedHelp(
+      readFileSync(join(ROOT, 'examples/tasks', BAKED_HELP_FILE), 'utf8'),
+    )
     const bundle = readFileSync(join(ROOT, 'examples/tasks/dist/bundle.cjs'), 'latin1')
     const id = /var __agentcli_bundle_id = "([0-9a-f]{32})";/.exec(bundle.slice(0, bundle.indexOf('\n')))?.[1]
-    expect(JSON.parse(lines[0]!)).toEqual({ agentcli_help: 1, bundle_id: id, unicode: process.versions.unicode })
-    const ids = lines.slice(2).map((l) => JSON.parse(l.slice(0, l.indexOf('\t'))) as string)
+    expect(header).toMatchObject({ agentcli_help: 2, bundle_id: id, unicode: process.versions.unicode })
+    const ids = [...stored.keys()]
     expect(ids).toContain('job:list')
     const without = copy('examples/tasks')
     rmSync(join(without, BAKED_HELP_FILE))
@@ -116,9 +114,8 @@ describe('the help computed at build time', () => {
     const dir = copy('examples/tasks')
     marked(dir)
     const file = join(dir, BAKED_HELP_FILE)
-    const lines = readFileSync(file, 'utf8').split('\n')
-    lines[0] = JSON.stringify({ agentcli_help: 1, bundle_id: 'f'.repeat(32), unicode: process.versions.unicode })
-    writeFileSync(file, lines.join('\n'))
+    const { inputs, help: texts } = decodeBakedHelp(readFileSync(file, 'utf8'))
+    writeFileSync(file, encodeBakedHelp('f'.repeat(32), inputs, texts))
     expect(help(join(dir, 'bin/run.js'), ['list', '--help'])).toContain('USAGE\n  $ tasks list')
   })
 })

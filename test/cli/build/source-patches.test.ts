@@ -164,9 +164,9 @@ describe('what the patches keep off a bundled `list`', () => {
 
   it("still prints oclif's debug output when DEBUG asks for it, and nothing when it does not", () => {
     seed(box(), [{ id: '1', title: 'a' }])
-    // `reference` loads oclif's Config (a `list` never does).
+    // `reference --full` of a command loads oclif's Config (a `list` never does).
     const list = (debug: string) =>
-      spawnSync(process.execPath, [TASKS_BIN, 'reference', 'list'], {
+      spawnSync(process.execPath, [TASKS_BIN, 'reference', 'list', '--full'], {
         env: { ...box().env, DEBUG: debug },
         encoding: 'utf8',
       })

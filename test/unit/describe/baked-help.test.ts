@@ -2,7 +2,14 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BAKED_HELP_FILE, bakedHelp, descriptionLines, plainHelpHere } from '../../../src/describe/baked-help.js'
+import {
+  BAKED_HELP_FILE,
+  bakedHelp,
+  decodeBakedHelp,
+  encodeBakedHelp,
+  plainHelpHere,
+} from '../../../src/describe/baked-help.js'
+import { descriptionLines } from '../../../src/describe/command-memo.js'
 import { DESCRIPTIONS_FILE } from '../../../src/describe/descriptions.js'
 import { isTerminal } from '../../../src/output/is-terminal.js'
 import { useSandbox } from '../../support/helpers.js'
@@ -17,26 +24,27 @@ const ID = '0123456789abcdef0123456789abcdef'
 const PJSON = '{"name":"x","version":"1.0.0"}\n'
 const MANIFEST = '{"commands":{\n"a":{}\n},"version":"1.0.0"}\n'
 const DESCRIPTIONS = '{"agentcli_descriptions":1}\n"a"\t{"description":"long"}\n"b"\t{}\n'
-const HELP = 'Do a\n\nUSAGE\n  $ x a\n\n'
+const HELP = 'Do a — naïve ✓\n\nUSAGE\n  $ x a\n\n'
 
-/** A tool root as the build leaves it: package.json, manifest, descriptions and the stored help of `a`. */
-function tool(
-  header: Record<string, unknown> = { agentcli_help: 1, bundle_id: ID, unicode: process.versions.unicode },
-): string {
+/** A tool root as the build leaves it: package.json, manifest, descriptions and the stored help of `a`, `b`, `c`. */
+function tool(header: Record<string, unknown> = {}): string {
   const root = mkdtempSync(join(tmpdir(), 'agentcli-baked-help-'))
   made.push(root)
   mkdirSync(join(root, 'dist'))
   writeFileSync(join(root, 'package.json'), PJSON)
   writeFileSync(join(root, 'oclif.manifest.json'), MANIFEST)
   writeFileSync(join(root, DESCRIPTIONS_FILE), DESCRIPTIONS)
-  const inputs = JSON.stringify([PJSON, MANIFEST, '{"agentcli_descriptions":1}'])
-  const line = (id: string, text: string) =>
-    `${JSON.stringify(id)}\t${JSON.stringify([descriptionLines(DESCRIPTIONS, id).line ?? null, text])}`
-  writeFileSync(
-    join(root, BAKED_HELP_FILE),
-    `${JSON.stringify(header)}\n${inputs}\n${line('a', HELP)}\n${line('b', 'B\n')}\n${line('c', 'C\n')}\n`,
-  )
+  const inputs = { pjson: PJSON, manifest: MANIFEST, descriptionsHeader: '{"agentcli_descriptions":1}' }
+  const entry = (id: string, text: string) => [id, [descriptionLines(DESCRIPTIONS, id).line ?? null, text]] as const
+  const text = encodeBakedHelp(ID, inputs, new Map([entry('a', HELP), entry('b', 'B\n'), entry('c', 'C\n')]))
+  writeFileSync(join(root, BAKED_HELP_FILE), withHeader(text, header))
   return root
+}
+
+/** The file's text with these fields set over its first line's (the body's offsets do not move). */
+function withHeader(text: string, fields: Record<string, unknown>): string {
+  const end = text.indexOf('\n')
+  return `${JSON.stringify({ ...JSON.parse(text.slice(0, end)), ...fields })}${text.slice(end)}`
 }
 
 describe('the help the build stored', () => {
@@ -48,19 +56,47 @@ describe('the help the build stored', () => {
     expect(bakedHelp(root, 'c', ID)).toBe('C\n')
   })
 
+  it('is found among thousands of commands, its first line longer than one read', () => {
+    const root = tool()
+    const inputs = { pjson: PJSON, manifest: MANIFEST, descriptionsHeader: '{"agentcli_descriptions":1}' }
+    const help = new Map<string, [string | null, string]>()
+    for (let i = 0; i < 3000; i++) help.set(`topic-${i}:command-${i}`, [null, `help ${i} ✓\n`])
+    help.set('a', [descriptionLines(DESCRIPTIONS, 'a').line ?? null, HELP])
+    const text = encodeBakedHelp(ID, inputs, help)
+    expect(text.indexOf('\n')).toBeGreaterThan(65536)
+    writeFileSync(join(root, BAKED_HELP_FILE), text)
+    expect(bakedHelp(root, 'a', ID)).toBe(HELP)
+    expect(bakedHelp(root, 'topic-2999:command-2999', ID)).toBe('help 2999 ✓\n')
+    expect(decodeBakedHelp(text).help).toEqual(help)
+  })
+
   it('is not used from the modules, by another bundle, for a command it has not, or from another layout', () => {
     const root = tool()
     expect(bakedHelp(root, 'a')).toBeUndefined()
     expect(bakedHelp(root, 'a', 'f'.repeat(32))).toBeUndefined()
     expect(bakedHelp(root, 'z', ID)).toBeUndefined()
     const unicode = process.versions.unicode
-    expect(bakedHelp(tool({ agentcli_help: 2, bundle_id: ID, unicode }), 'a', ID)).toBeUndefined()
+    expect(bakedHelp(tool({ agentcli_help: 1 }), 'a', ID)).toBeUndefined()
+    expect(bakedHelp(tool({ agentcli_help: 3, unicode }), 'a', ID)).toBeUndefined()
     // Rendered by a Node of another Unicode version (text widths may differ).
-    expect(bakedHelp(tool({ agentcli_help: 1, bundle_id: ID, unicode: '1.0' }), 'a', ID)).toBeUndefined()
-    writeFileSync(join(root, BAKED_HELP_FILE), '{"agentcli_help":1}')
-    expect(bakedHelp(root, 'a', ID)).toBeUndefined()
-    writeFileSync(join(root, BAKED_HELP_FILE), 'not json\n[]\n')
-    expect(bakedHelp(root, 'a', ID)).toBeUndefined()
+    expect(bakedHelp(tool({ unicode: '1.0' }), 'a', ID)).toBeUndefined()
+    // `__proto__` and friends are not commands of any file.
+    expect(bakedHelp(root, '__proto__', ID)).toBeUndefined()
+    expect(bakedHelp(root, 'toString', ID)).toBeUndefined()
+    const good = readFileSync(join(root, BAKED_HELP_FILE), 'utf8')
+    expect(bakedHelp(root, 'a', ID)).toBe(HELP)
+    // Cut short, without a first line, not JSON, or an offset past the end: oclif renders it.
+    for (const text of [
+      good.slice(0, good.indexOf('\n') + 20),
+      good.slice(0, good.indexOf('\n')),
+      '{"agentcli_help":2}',
+      'not json\n[]\n',
+      withHeader(good, { commands: { a: [10_000_000, 5] } }),
+      withHeader(good, { inputs: [] }),
+    ]) {
+      writeFileSync(join(root, BAKED_HELP_FILE), text)
+      expect(bakedHelp(root, 'a', ID), text.slice(0, 60)).toBeUndefined()
+    }
     rmSync(join(root, BAKED_HELP_FILE))
     expect(bakedHelp(root, 'a', ID)).toBeUndefined()
   })
@@ -121,19 +157,15 @@ describe('the help the build stored', () => {
 
 describe("the example's stored help", () => {
   const box = useSandbox()
-  const stored = readFileSync(join(import.meta.dirname, '../../../examples/tasks', BAKED_HELP_FILE), 'utf8')
-    .split('\n')
-    .slice(2)
-    .filter(Boolean)
-    .map((line) => {
-      const tab = line.indexOf('\t')
-      return [JSON.parse(line.slice(0, tab)) as string, (JSON.parse(line.slice(tab + 1)) as [unknown, string])[1]]
-    })
+  const stored = [
+    ...decodeBakedHelp(readFileSync(join(import.meta.dirname, '../../../examples/tasks', BAKED_HELP_FILE), 'utf8'))
+      .help,
+  ].map(([id, [, text]]) => [id, text] as const)
 
   it('holds every command, each byte for byte what oclif renders for `<command> --help` and `-h`', async () => {
     expect(stored.length).toBeGreaterThan(20)
     for (const [id, text] of stored) {
-      const words = id!.split(':')
+      const words = id.split(':')
       for (const flag of ['--help', '-h']) {
         const run = await tasks(box(), [...words, flag])
         expect(run.code, `${id} ${flag}`).toBe(0)
