@@ -1,9 +1,9 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
 /**
- * The files that take longest (spawn: 20–50 s each, one worker; in-process: 5–30 s): started first in their tier.
- * Without a results cache (a fresh clone, as CI runs) vitest orders files by size, and a short file with a long
- * journey (an npm install) then starts last and runs alone at the end of the run. The order is a guess that only moves work earlier: a stale entry costs
+ * The spawn files that take longest (20–50 s each, one worker): started first. Without a results cache (a fresh
+ * clone, as CI runs) vitest orders files by size, and a short file with a long journey (an npm install) then starts
+ * last and runs alone at the end of the run. The order is a guess that only moves work earlier: a stale entry costs
  * nothing.
  */
 const HEAVY = [
@@ -19,12 +19,6 @@ const HEAVY = [
   'test/cli/verify/verify-conformance.test.ts',
   'test/cli/fleet/fleet-jobs.test.ts',
   'test/cli/verify/verify-upstream.test.ts',
-  // The in-process tier's longest: reading the public API with the TypeScript compiler (10–30 s) started about
-  // halfway through its run and ended last, alone on one core for a third of the tier's wall time.
-  'test/unit/docs/api-docs.test.ts',
-  'test/unit/schema/strict-schemas.test.ts',
-  'test/unit/update/update-npm.test.ts',
-  'test/unit/output/redact-differential.test.ts',
 ]
 
 /** vitest's own order (projects, failures, durations, sizes), with {@link HEAVY} first within each project. */
