@@ -1,36 +1,39 @@
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { cpSync, mkdirSync, symlinkSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import { afterAll, beforeAll } from 'vitest'
 import { editJson } from './copy.js'
 import { ROOT, TASKS_BIN } from './helpers.js'
+import { oncePerRun } from './once-per-run.js'
 
-let cold: { dir: string; bin: string; path: string } | undefined
+let cold: { bin: string; path: string } | undefined
 
 /**
  * For a file whose servers are not about the warm pool: while its tests run, `tool mcp` of the example (the
  * sessions of mcp-session.ts, the servers of mcp-http.ts, and whoever asks {@link tasksServer}) is a copy of
- * examples/tasks, made once for the file, with `agentcli.mcp.warm_processes` 0. A server then starts no process
- * ahead of its calls (two per server, and one more after every call, by default): each call starts its own, as a
- * cold start does. Its PATH names the copy `tasks`, so the next steps its calls print are the example's.
+ * examples/tasks with `agentcli.mcp.warm_processes` 0. A server then starts no process ahead of its calls (two per
+ * server, and one more after every call, by default): each call starts its own, as a cold start does. Its PATH names
+ * the copy `tasks`, so the next steps its calls print are the example's. One copy per test run, shared read-only by
+ * the files that ask (test/support/once-per-run.ts): a copy per file compiled its bundle's code cache afresh in
+ * each (a bundle's cache is keyed by its path), and its MCP server's modules with it.
  */
 export function useColdTasks(): void {
-  beforeAll(() => {
-    const dir = mkdtempSync(join(ROOT, 'test/fixtures/.tmp-cold-'))
-    cpSync(join(ROOT, 'examples/tasks'), join(dir, 'tasks'), {
-      recursive: true,
-      filter: (p) => !p.includes('node_modules'),
+  beforeAll(async () => {
+    const dir = await oncePerRun('cold-tasks', (stage) => {
+      cpSync(join(ROOT, 'examples/tasks'), join(stage, 'tasks'), {
+        recursive: true,
+        filter: (p) => !p.includes('node_modules'),
+      })
+      editJson(join(stage, 'tasks/package.json'), (pkg) => {
+        const agentcli = pkg.agentcli as Record<string, unknown>
+        agentcli.mcp = { ...(agentcli.mcp as object), warm_processes: 0 }
+      })
+      mkdirSync(join(stage, 'path'))
+      symlinkSync(join(stage, 'tasks/bin/run.js'), join(stage, 'path/tasks'))
+      return stage
     })
-    editJson(join(dir, 'tasks/package.json'), (pkg) => {
-      const agentcli = pkg.agentcli as Record<string, unknown>
-      agentcli.mcp = { ...(agentcli.mcp as object), warm_processes: 0 }
-    })
-    const bin = join(dir, 'tasks/bin/run.js')
-    mkdirSync(join(dir, 'path'))
-    symlinkSync(bin, join(dir, 'path/tasks'))
-    cold = { dir, bin, path: join(dir, 'path') }
-  })
+    cold = { bin: join(dir, 'tasks/bin/run.js'), path: join(dir, 'path') }
+  }, 60_000)
   afterAll(() => {
-    if (cold) rmSync(cold.dir, { recursive: true, force: true })
     cold = undefined
   })
 }

@@ -1,6 +1,31 @@
+import { spawnSync } from 'node:child_process'
+import { cpSync } from 'node:fs'
+import { join, sep } from 'node:path'
 import { HttpResponse, http } from 'msw'
 import { expect } from 'vitest'
+import { ROOT } from './helpers.js'
+import { oncePerRun } from './once-per-run.js'
 import { startUpstream, type Upstream } from './upstream.js'
+
+/**
+ * A copy of test/fixtures/upstream-tool, built (its changelog embedded, as in any tool), once per test run and shared
+ * read-only by the files that verify it (verify-upstream.test.ts, verify-node22.test.ts): one `agentcli-build` where
+ * each file ran its own, and none in the fixture itself, whose bundle another worker's calls could be reading.
+ * Resolves to the copy's directory.
+ */
+export function builtUptool(): Promise<string> {
+  return oncePerRun('upstream-tool', (stage) => {
+    const tool = join(stage, 'upstream-tool')
+    cpSync(join(ROOT, 'test/fixtures/upstream-tool'), tool, {
+      recursive: true,
+      filter: (path) => !path.includes(`${sep}dist`),
+    })
+    const build = spawnSync(process.execPath, [join(ROOT, 'bin/agentcli-build.js'), tool], { encoding: 'utf8' })
+    if (build.status !== 0)
+      throw new Error(`agentcli-build of the upstream tool failed (${build.status}): ${build.stderr}`)
+    return tool
+  })
+}
 
 /** The bearer token the mock API of test/fixtures/upstream-tool accepts. */
 export const UPTOOL_TOKEN = 't0ken'

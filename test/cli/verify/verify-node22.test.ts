@@ -1,12 +1,11 @@
 import { spawnSync } from 'node:child_process'
-import { cpSync, mkdtempSync, rmSync } from 'node:fs'
-import { dirname, join, sep } from 'node:path'
+import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT } from '../../support/helpers.js'
 import { getNode22 } from '../../support/node22.js'
 import { spawnRun } from '../../support/spawn-run.js'
 import type { Upstream } from '../../support/upstream.js'
-import { expectGreenOnMock, startUptoolApi, uptoolCiFlags } from '../../support/upstream-tool.js'
+import { builtUptool, expectGreenOnMock, startUptoolApi, uptoolCiFlags } from '../../support/upstream-tool.js'
 
 // Node 22 is allowed by engines, and the scaffold's CI runs `agentcli verify` on it (its matrix of 22 and 24): verify
 // itself and the tool it checks both on Node 22, as there. On Node 22 the proxy agent verify's sandbox once turned on
@@ -15,26 +14,19 @@ import { expectGreenOnMock, startUptoolApi, uptoolCiFlags } from '../../support/
 // with an upstream driven against a loopback mock (its Node 24 twin: verify-upstream.test.ts). The Node 22 is npm's
 // `node` package, a few seconds from npm's cache; when it cannot be had, the file fails.
 const AGENTCLI = join(ROOT, 'bin/agentcli.js')
-// A copy of the upstream tool, built here: verify-upstream.test.ts builds the fixture itself, and a build rewrites
-// the bundle another worker's calls may be reading. Under test/fixtures/, so the copy finds agentcli.
-const TOOL = mkdtempSync(join(ROOT, 'test/fixtures/.tmp-node22-tool-'))
+// The upstream tool built once per run, in a copy shared with verify-upstream.test.ts (never the fixture itself: a
+// build rewrites the bundle another worker's calls may be reading).
+let TOOL = ''
 const NET_CUT = join(ROOT, 'dist/verify/net-cut.cjs')
 let node22 = ''
 let upstream: Upstream
 
 beforeAll(async () => {
-  cpSync(join(ROOT, 'test/fixtures/upstream-tool'), TOOL, {
-    recursive: true,
-    filter: (path) => !path.includes(`${sep}dist`),
-  })
-  node22 = await getNode22()
-  const build = spawnSync(process.execPath, [join(ROOT, 'bin/agentcli-build.js'), TOOL], { encoding: 'utf8' })
-  expect(build.status, build.stderr).toBe(0)
+  ;[node22, TOOL] = await Promise.all([getNode22(), builtUptool()])
   upstream = await startUptoolApi()
 }, 240_000)
 afterAll(async () => {
   await upstream?.close()
-  rmSync(TOOL, { recursive: true, force: true })
 })
 
 describe('agentcli verify on Node 22', () => {

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { runTool } from 'agentcli/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -7,6 +6,7 @@ import { undrawnCommands } from '../../support/fuzz-cover.js'
 import { ROOT } from '../../support/helpers.js'
 import type { Upstream } from '../../support/upstream.js'
 import {
+  builtUptool,
   expectGreenOnMock,
   startUptoolApi,
   UPTOOL_FUZZ,
@@ -20,7 +20,8 @@ import {
 // settings refused before anything runs: test/unit/verify/verify-upstream.test.ts. The same run on Node 22 (verify
 // and the tool both on it, as in the scaffold's CI matrix): verify-node22.test.ts.
 const AGENTCLI = join(ROOT, 'bin/agentcli.js')
-const TOOL = join(ROOT, 'test/fixtures/upstream-tool')
+// The fixture test/fixtures/upstream-tool, built once per run in a copy this file shares with verify-node22.test.ts.
+let TOOL = ''
 type Check = { id: string; status: string; evidence: string }
 type Report = {
   ok: boolean
@@ -30,11 +31,9 @@ type Report = {
 
 let upstream: Upstream
 beforeAll(async () => {
-  // Its changelog is embedded by the build, as in any tool.
-  const build = spawnSync(process.execPath, [join(ROOT, 'bin/agentcli-build.js'), TOOL], { encoding: 'utf8' })
-  expect(build.status, build.stderr).toBe(0)
+  TOOL = await builtUptool()
   upstream = await startUptoolApi()
-}, 60_000)
+}, 240_000)
 afterAll(() => upstream?.close())
 
 const verify = async (flags: string[]) => {
