@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { cpSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
+import { cpSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { runTool, type ToolRun } from 'agentcli/testing'
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -98,13 +98,16 @@ describe('a disk that fills up during the update', () => {
     // Only its token is used: the dry run needs no process of its own.
     const dry = await runBinInProcess(install.bin, ['update', '--dry-run'], { env: updateEnv(box().env) })
     expect(dry.code, dry.stdout).toBe(0)
-    // 500 KiB per file: the tarball (~300 KiB) downloads; dist/bundle-zod.cjs (~720 KiB) or dist/bundle.cjs (~1 MiB) cannot be written (EFBIG).
+    // A file-size limit just above the tarball's: it downloads, and dist/bundle-zod.cjs or dist/bundle.cjs (each
+    // larger than the limit) cannot be written (EFBIG).
+    const limit = Math.ceil(release.bytes.length / 1024) + 4
+    expect(limit * 1024).toBeLessThan(statSync(join(ROOT, 'examples/tasks/dist/bundle-zod.cjs')).size)
     const run = await new Promise<ToolRun>((resolve) => {
       const child = spawn(
         'bash',
         [
           '-c',
-          'ulimit -f 500; exec "$0" "$@"',
+          `ulimit -f ${limit}; exec "$0" "$@"`,
           process.execPath,
           install.bin,
           'update',
