@@ -9,6 +9,7 @@ import type { BatchItem } from './confirm/preview.js'
 import type { KeyRing, SecretSource } from './confirm/secret.js'
 import type { Binding } from './confirm/token.js'
 import { AgentError } from './errors/agent-error.js'
+import type { Interruption } from './errors/interrupted.js'
 import type { SharedPrimitives } from './fleet/ledgers.js'
 import type { JobContext } from './jobs/runtime.js'
 import type { JobRecord } from './jobs/types.js'
@@ -274,13 +275,32 @@ export abstract class WriteCommand<S = unknown, O extends OutputSchema | undefin
     return (await import('./approvals/store.js')).fileApprovalStore(this.config.dataDir)
   }
 
+  /**
+   * What the flow reads of the run's signal: whether it aborted, and why. Asked of the session without making the
+   * signal, whose controller (Node's AbortController and event target modules) a write nobody interrupts never needs.
+   */
+  private interruption(): Interruption {
+    const run = this.runState
+    const interrupted = run?.interrupted
+    if (!run || !interrupted) return this.signal
+    return {
+      get aborted() {
+        return interrupted()
+      },
+      // An interrupted session has aborted its signal already: reading it makes nothing new.
+      get reason() {
+        return interrupted() ? run.signal.reason : undefined
+      },
+    }
+  }
+
   /** This command's hooks as the flow calls them (each may be overridden by the tool). */
   private steps(): WriteSteps<S> {
     return {
       id: this.id!,
       risk: (this.constructor as typeof WriteCommand).risk ?? UNDECLARED_RISK,
       state: this.writeState,
-      signal: this.signal,
+      signal: this.interruption(),
       keyRing: () => this.keyRing(),
       tokenLedger: () => this.tokenLedger(),
       idempotencyLedger: () => this.idempotencyLedger(),

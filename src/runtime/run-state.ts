@@ -13,6 +13,8 @@ export type RunState = {
   catalogue: Catalogue
   /** Aborted on SIGINT/SIGTERM. */
   signal: AbortSignal
+  /** Whether {@link signal} aborted, asked without making it (its controller is made on first use). */
+  interrupted?: () => boolean
   /** `meta.notices` of the envelope the entry renders; a command adds to it. */
   notices: Notice[]
   /** The tool's bin name: the default of every next-step hint's first words (`invocation()`). */

@@ -244,6 +244,7 @@ export function openSession(options: SessionOptions = {}): Session {
         get signal() {
           return aborter().signal
         },
+        interrupted: () => interrupted,
         notices,
         bin: config.bin,
         script: io?.script,

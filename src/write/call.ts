@@ -4,6 +4,7 @@ import type { IdempotencyLedger, IdempotencyLookup } from '../confirm/idempotenc
 import type { TokenLedger } from '../confirm/ledger.js'
 import type { KeyRing } from '../confirm/secret.js'
 import type { Binding } from '../confirm/token.js'
+import type { Interruption } from '../errors/interrupted.js'
 import type { JobPlan } from '../jobs/types.js'
 import type { GateCall } from './gate.js'
 import type { Plan } from './plan.js'
@@ -30,8 +31,8 @@ export type WriteSteps<S> = {
   /** The command's declared risk (the strictest reading when it declares none). */
   risk: Risk
   state: WriteState
-  /** The run's signal: the flow stops at its commit points once it aborted. */
-  signal: AbortSignal
+  /** The run's signal (or what it says of it): the flow stops at its commit points once it aborted. */
+  signal: Interruption
   keyRing(): Promise<KeyRing>
   tokenLedger(): Promise<TokenLedger>
   idempotencyLedger(): Promise<IdempotencyLedger>
