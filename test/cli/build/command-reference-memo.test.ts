@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { decodeMemo, encodeMemo } from '../../../src/describe/command-memo.js'
 import { COMMAND_REFERENCE_FILE } from '../../../src/describe/command-reference-memo.js'
-import { editJson, useToolCopy } from '../../support/copy.js'
+import { STORED_INPUT_EDITS, useToolCopy } from '../../support/copy.js'
 import { ROOT, TASKS_BIN, useSandbox } from '../../support/helpers.js'
 
 const box = useSandbox()
@@ -67,27 +67,7 @@ describe("one command's reference from what the build stored", () => {
   })
 
   it('is stale once package.json, the manifest or the descriptions changed', () => {
-    const edits: [string, (dir: string) => void][] = [
-      [
-        'package.json',
-        (dir) =>
-          editJson(join(dir, 'package.json'), (p) => {
-            p.description = 'Another.'
-          }),
-      ],
-      [
-        'manifest',
-        (dir) => writeFileSync(join(dir, 'oclif.manifest.json'), `${readFileSync(join(dir, 'oclif.manifest.json'))}\n`),
-      ],
-      [
-        'descriptions',
-        (dir) => {
-          const path = join(dir, 'dist/agentcli.descriptions.json')
-          writeFileSync(path, readFileSync(path, 'utf8').replaceAll('Tasks ordered by id', 'Tasks in id order'))
-        },
-      ],
-    ]
-    for (const [what, edit] of edits) {
+    for (const [what, edit] of STORED_INPUT_EDITS) {
       const bin = marked()
       edit(join(bin, '../..'))
       expect(answer(bin, ['reference', 'list']), what).not.toContain(MARK)

@@ -3,8 +3,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { BAKED_HELP_FILE, decodeBakedHelp, encodeBakedHelp } from '../../../src/describe/baked-help.js'
-import { DESCRIPTIONS_FILE } from '../../../src/describe/descriptions.js'
-import { editJson, useToolCopy } from '../../support/copy.js'
+import { STORED_INPUT_EDITS, useToolCopy } from '../../support/copy.js'
 import { ROOT, TASKS_BIN, useSandbox } from '../../support/helpers.js'
 
 const box = useSandbox()
@@ -77,30 +76,7 @@ describe('the help computed at build time', () => {
   })
 
   it('is stale, and oclif renders help, once the package.json, the manifest or the descriptions changed', () => {
-    const edits: [string, (dir: string) => void][] = [
-      [
-        'package.json',
-        (dir) =>
-          editJson(join(dir, 'package.json'), (p) => {
-            p.description = 'Another.'
-          }),
-      ],
-      [
-        'manifest',
-        (dir) => {
-          const path = join(dir, 'oclif.manifest.json')
-          writeFileSync(path, `${readFileSync(path, 'utf8')}\n`)
-        },
-      ],
-      [
-        'descriptions',
-        (dir) => {
-          const path = join(dir, DESCRIPTIONS_FILE)
-          writeFileSync(path, readFileSync(path, 'utf8').replaceAll('Tasks ordered by id', 'Tasks in id order'))
-        },
-      ],
-    ]
-    for (const [what, edit] of edits) {
+    for (const [what, edit] of STORED_INPUT_EDITS) {
       const dir = copy('examples/tasks')
       marked(dir)
       edit(dir)

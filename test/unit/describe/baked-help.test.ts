@@ -1,7 +1,6 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   BAKED_HELP_FILE,
   bakedHelp,
@@ -14,11 +13,9 @@ import { DESCRIPTIONS_FILE } from '../../../src/describe/descriptions.js'
 import { isTerminal } from '../../../src/output/is-terminal.js'
 import { useSandbox } from '../../support/helpers.js'
 import { tasksInProcess as tasks } from '../../support/in-process.js'
+import { useMemoRoots } from '../../support/memo-root.js'
 
-const made: string[] = []
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const memoRoot = useMemoRoots()
 
 const ID = '0123456789abcdef0123456789abcdef'
 const PJSON = '{"name":"x","version":"1.0.0"}\n'
@@ -28,12 +25,7 @@ const HELP = 'Do a — naïve ✓\n\nUSAGE\n  $ x a\n\n'
 
 /** A tool root as the build leaves it: package.json, manifest, descriptions and the stored help of `a`, `b`, `c`. */
 function tool(header: Record<string, unknown> = {}): string {
-  const root = mkdtempSync(join(tmpdir(), 'agentcli-baked-help-'))
-  made.push(root)
-  mkdirSync(join(root, 'dist'))
-  writeFileSync(join(root, 'package.json'), PJSON)
-  writeFileSync(join(root, 'oclif.manifest.json'), MANIFEST)
-  writeFileSync(join(root, DESCRIPTIONS_FILE), DESCRIPTIONS)
+  const root = memoRoot({ pjson: PJSON, manifest: MANIFEST, descriptions: DESCRIPTIONS })
   const inputs = { pjson: PJSON, manifest: MANIFEST, descriptionsHeader: '{"agentcli_descriptions":1}' }
   const entry = (id: string, text: string) => [id, [descriptionLines(DESCRIPTIONS, id).line ?? null, text]] as const
   const text = encodeBakedHelp(ID, inputs, new Map([entry('a', HELP), entry('b', 'B\n'), entry('c', 'C\n')]))

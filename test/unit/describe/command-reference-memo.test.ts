@@ -1,7 +1,6 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { CommandDescription } from '../../../src/describe/command.js'
 import { decodeMemo } from '../../../src/describe/command-memo.js'
 import {
@@ -14,11 +13,9 @@ import { DESCRIPTIONS_FILE } from '../../../src/describe/descriptions.js'
 import type { Reference } from '../../../src/describe/reference.js'
 import { useSandbox } from '../../support/helpers.js'
 import { TASKS_ROOT, tasksInProcess as tasks } from '../../support/in-process.js'
+import { useMemoRoots } from '../../support/memo-root.js'
 
-const made: string[] = []
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const memoRoot = useMemoRoots()
 
 const ID = '0123456789abcdef0123456789abcdef'
 const PJSON = '{"name":"x","version":"1.0.0"}\n'
@@ -35,12 +32,7 @@ const FULL = {
 
 /** A tool root as the build leaves it, with the stored parts of `FULL`. */
 function tool(): string {
-  const root = mkdtempSync(join(tmpdir(), 'agentcli-command-reference-'))
-  made.push(root)
-  mkdirSync(join(root, 'dist'))
-  writeFileSync(join(root, 'package.json'), PJSON)
-  writeFileSync(join(root, 'oclif.manifest.json'), MANIFEST)
-  writeFileSync(join(root, DESCRIPTIONS_FILE), DESCRIPTIONS)
+  const root = memoRoot({ pjson: PJSON, manifest: MANIFEST, descriptions: DESCRIPTIONS })
   const inputs = { pjson: PJSON, manifest: MANIFEST, descriptionsHeader: '{"agentcli_descriptions":1}' }
   writeFileSync(join(root, COMMAND_REFERENCE_FILE), encodeCommandReferences(ID, inputs, FULL, DESCRIPTIONS))
   return root
