@@ -3,9 +3,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { BAKED_COMPACT_FILE, BAKED_COMPACT_MARK, COMPACT_INPUTS } from '../describe/baked-compact.js'
-import { descriptionLines } from '../describe/command-memo.js'
 import { COMMAND_REFERENCE_FILE, encodeCommandReferences } from '../describe/command-reference-memo.js'
 import { compactReference } from '../describe/compact.js'
+import { descriptionLine } from '../describe/descriptions.js'
 import type { Reference } from '../describe/reference.js'
 import { addSensitiveKeys, redactedJson, resetRedaction } from '../output/redact.js'
 import { sensitiveKeysSignature } from '../output/redact-keys.js'
@@ -46,8 +46,12 @@ export function writeCompactMemo(root: string, bin: string, bundleId: string): b
     writeFileSync(path, Buffer.concat([Buffer.from(stored + lengths), ...(inputs ?? [])]))
     // The same proof covers each command's part of it: `reference <path>` of one command without building it.
     if (inputs) {
-      const [pjson, manifest, descriptions] = inputs.map((b) => b.toString('utf8')) as [string, string, string]
-      const memo = { pjson, manifest, descriptionsHeader: descriptionLines(descriptions, '').header }
+      const [pjson, manifest, descriptions] = inputs as [Buffer, Buffer, Buffer]
+      const memo = {
+        pjson: pjson.toString('utf8'),
+        manifest: manifest.toString('utf8'),
+        descriptionsHeader: descriptionLine(descriptions, '').header.toString('utf8'),
+      }
       writeFileSync(
         join(root, COMMAND_REFERENCE_FILE),
         encodeCommandReferences(bundleId, memo, JSON.parse(text) as Reference, descriptions),

@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { BAKED_HELP_FILE, encodeBakedHelp } from '../describe/baked-help.js'
-import { descriptionLines } from '../describe/command-memo.js'
-import { DESCRIPTIONS_FILE } from '../describe/descriptions.js'
+import { DESCRIPTIONS_FILE, descriptionLine } from '../describe/descriptions.js'
 import { probeEnv } from './probe-env.js'
 
 const RENDERER = fileURLToPath(new URL('./help-render.js', import.meta.url))
@@ -38,9 +37,9 @@ export function writeHelpMemo(root: string, bundle: string, bundleId: string): n
   // Each command's help costs time in proportion to the tool (oclif's Config and help list every command): 7 ms a
   // command at 1000 commands, so the whole render grows with the square; larger tools keep oclif's rendering.
   if (Object.keys(commands).length > MAX_COMMANDS) return 0
-  let descriptions = ''
+  let descriptions = Buffer.alloc(0)
   try {
-    descriptions = readFileSync(join(root, DESCRIPTIONS_FILE), 'utf8')
+    descriptions = readFileSync(join(root, DESCRIPTIONS_FILE))
   } catch {}
   const home = mkdtempSync(join(tmpdir(), 'agentcli-build-'))
   const out = join(home, 'help.json')
@@ -61,7 +60,7 @@ export function writeHelpMemo(root: string, bundle: string, bundleId: string): n
       string,
     ][]) {
       if (code !== 0 || stderr !== '' || !stdout) continue
-      help.set(id, [descriptionLines(descriptions, id).line ?? null, stdout])
+      help.set(id, [descriptionLine(descriptions, id).line?.toString('utf8') ?? null, stdout])
     }
   } catch {
     return 0
@@ -69,7 +68,7 @@ export function writeHelpMemo(root: string, bundle: string, bundleId: string): n
     rmSync(home, { recursive: true, force: true })
   }
   if (help.size === 0) return 0
-  const inputs = { pjson, manifest, descriptionsHeader: descriptionLines(descriptions, '').header }
+  const inputs = { pjson, manifest, descriptionsHeader: descriptionLine(descriptions, '').header.toString('utf8') }
   writeFileSync(path, encodeBakedHelp(bundleId, inputs, help))
   return help.size
 }

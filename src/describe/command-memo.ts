@@ -1,6 +1,6 @@
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs'
 import { join } from 'node:path'
-import { DESCRIPTIONS_FILE } from './descriptions.js'
+import { DESCRIPTIONS_FILE, descriptionLine } from './descriptions.js'
 
 /**
  * A file `agentcli-build` writes beside the bundle holding one entry per command, each computed from the bundle and
@@ -136,26 +136,4 @@ function readSpan(fd: number, body: number, [at, length]: Span): Buffer {
   const buffer = Buffer.allocUnsafe(length)
   if (readSync(fd, buffer, 0, length, body + at) !== length) throw new Error('short file')
   return buffer
-}
-
-/** The descriptions file's first line and the line of command `id` (without its key), as bytes. */
-function descriptionLine(file: Buffer, id: string): { header: Buffer; line: Buffer | undefined } {
-  const end = file.indexOf(10)
-  const header = end < 0 ? file : file.subarray(0, end)
-  const key = Buffer.from(`\n${JSON.stringify(id)}\t`)
-  const at = file.indexOf(key)
-  if (at < 0) return { header, line: undefined }
-  const next = file.indexOf(10, at + key.length)
-  return { header, line: file.subarray(at + key.length, next < 0 ? undefined : next) }
-}
-
-/** The descriptions file's first line and the line of command `id` (without its key), as the build wrote them. */
-export function descriptionLines(text: string, id: string): { header: string; line: string | undefined } {
-  const end = text.indexOf('\n')
-  const header = end < 0 ? text : text.slice(0, end)
-  const key = `\n${JSON.stringify(id)}\t`
-  const at = text.indexOf(key)
-  if (at < 0) return { header, line: undefined }
-  const next = text.indexOf('\n', at + key.length)
-  return { header, line: text.slice(at + key.length, next < 0 ? undefined : next) }
 }

@@ -1,7 +1,8 @@
 import { join } from 'node:path'
 import { bundleId } from './baked-compact.js'
 import type { CommandDescription } from './command.js'
-import { type CommandMemo, descriptionLines, encodeMemo, type MemoInputs, readMemo } from './command-memo.js'
+import { type CommandMemo, encodeMemo, type MemoInputs, readMemo } from './command-memo.js'
+import { descriptionLine } from './descriptions.js'
 import type { Reference } from './reference.js'
 
 /**
@@ -14,19 +15,19 @@ export const COMMAND_REFERENCE_FILE = join('dist', 'agentcli.command-reference.j
 const MEMO: CommandMemo = { file: COMMAND_REFERENCE_FILE, mark: 'agentcli_command_reference' }
 
 /**
- * The file's text for the full reference `full` of a bundle, computed from `inputs` and the descriptions file whose
- * text is `descriptions`.
+ * The file's text for the full reference `full` of a bundle, computed from `inputs` and the descriptions file (its
+ * bytes, `descriptions`).
  */
 export function encodeCommandReferences(
   bundle: string,
   inputs: MemoInputs,
   full: Reference,
-  descriptions: string,
+  descriptions: Buffer,
 ): string {
   const entries = new Map(
     full.commands.map((c) => {
       const id = c.path.replaceAll(' ', ':')
-      return [id, [descriptionLines(descriptions, id).line ?? null, c]] as const
+      return [id, [descriptionLine(descriptions, id).line?.toString('utf8') ?? null, c]] as const
     }),
   )
   return encodeMemo(MEMO, bundle, inputs, entries, { shared: { ...full, commands: [] } })

@@ -65,11 +65,7 @@ function parseFile(bytes: Buffer): Descriptions | undefined {
       }
       return index.get(id)
     }
-    const key = Buffer.from(`\n${JSON.stringify(id)}\t`)
-    const at = bytes.indexOf(key)
-    if (at < 0) return undefined
-    const next = bytes.indexOf(0x0a, at + key.length)
-    return bytes.toString('utf8', at + key.length, next < 0 ? bytes.length : next)
+    return descriptionLine(bytes, id).line?.toString('utf8')
   }
   const parsed = new Map<string, MovedText>()
   return {
@@ -86,6 +82,20 @@ function parseFile(bytes: Buffer): Descriptions | undefined {
       return parsed.get(id)
     },
   }
+}
+
+/**
+ * The descriptions file's first line and the line of command `id` (without its key), as bytes of the file: found by
+ * searching the bytes, whatever the file's size (one command's help or reference, and what the build stores of it).
+ */
+export function descriptionLine(file: Buffer, id: string): { header: Buffer; line: Buffer | undefined } {
+  const end = file.indexOf(0x0a)
+  const header = end < 0 ? file : file.subarray(0, end)
+  const key = Buffer.from(`\n${JSON.stringify(id)}\t`)
+  const at = file.indexOf(key)
+  if (at < 0) return { header, line: undefined }
+  const next = file.indexOf(0x0a, at + key.length)
+  return { header, line: file.subarray(at + key.length, next < 0 ? undefined : next) }
 }
 
 /** The descriptions file of a plugin root (undefined when it has none: an older build, or no build at all). */

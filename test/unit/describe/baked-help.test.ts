@@ -8,8 +8,7 @@ import {
   encodeBakedHelp,
   plainHelpHere,
 } from '../../../src/describe/baked-help.js'
-import { descriptionLines } from '../../../src/describe/command-memo.js'
-import { DESCRIPTIONS_FILE } from '../../../src/describe/descriptions.js'
+import { DESCRIPTIONS_FILE, descriptionLine } from '../../../src/describe/descriptions.js'
 import { isTerminal } from '../../../src/output/is-terminal.js'
 import { useSandbox } from '../../support/helpers.js'
 import { tasksInProcess as tasks } from '../../support/in-process.js'
@@ -22,12 +21,13 @@ const PJSON = '{"name":"x","version":"1.0.0"}\n'
 const MANIFEST = '{"commands":{\n"a":{}\n},"version":"1.0.0"}\n'
 const DESCRIPTIONS = '{"agentcli_descriptions":1}\n"a"\t{"description":"long"}\n"b"\t{}\n'
 const HELP = 'Do a — naïve ✓\n\nUSAGE\n  $ x a\n\n'
+const lineOf = (id: string) => descriptionLine(Buffer.from(DESCRIPTIONS), id).line?.toString('utf8') ?? null
 
 /** A tool root as the build leaves it: package.json, manifest, descriptions and the stored help of `a`, `b`, `c`. */
 function tool(header: Record<string, unknown> = {}): string {
   const root = memoRoot({ pjson: PJSON, manifest: MANIFEST, descriptions: DESCRIPTIONS })
   const inputs = { pjson: PJSON, manifest: MANIFEST, descriptionsHeader: '{"agentcli_descriptions":1}' }
-  const entry = (id: string, text: string) => [id, [descriptionLines(DESCRIPTIONS, id).line ?? null, text]] as const
+  const entry = (id: string, text: string) => [id, [lineOf(id), text]] as const
   const text = encodeBakedHelp(ID, inputs, new Map([entry('a', HELP), entry('b', 'B\n'), entry('c', 'C\n')]))
   writeFileSync(join(root, BAKED_HELP_FILE), withHeader(text, header))
   return root
@@ -53,7 +53,7 @@ describe('the help the build stored', () => {
     const inputs = { pjson: PJSON, manifest: MANIFEST, descriptionsHeader: '{"agentcli_descriptions":1}' }
     const help = new Map<string, [string | null, string]>()
     for (let i = 0; i < 3000; i++) help.set(`topic-${i}:command-${i}`, [null, `help ${i} ✓\n`])
-    help.set('a', [descriptionLines(DESCRIPTIONS, 'a').line ?? null, HELP])
+    help.set('a', [lineOf('a'), HELP])
     const text = encodeBakedHelp(ID, inputs, help)
     expect(text.indexOf('\n')).toBeGreaterThan(65536)
     writeFileSync(join(root, BAKED_HELP_FILE), text)

@@ -34,7 +34,10 @@ const FULL = {
 function tool(): string {
   const root = memoRoot({ pjson: PJSON, manifest: MANIFEST, descriptions: DESCRIPTIONS })
   const inputs = { pjson: PJSON, manifest: MANIFEST, descriptionsHeader: '{"agentcli_descriptions":1}' }
-  writeFileSync(join(root, COMMAND_REFERENCE_FILE), encodeCommandReferences(ID, inputs, FULL, DESCRIPTIONS))
+  writeFileSync(
+    join(root, COMMAND_REFERENCE_FILE),
+    encodeCommandReferences(ID, inputs, FULL, Buffer.from(DESCRIPTIONS)),
+  )
   return root
 }
 
