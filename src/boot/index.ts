@@ -18,7 +18,7 @@ const { join } = builtin<typeof import('node:path')>('node:path')
  * agentcli and oclif, with a V8 code cache of what its runs compiled), else from the tool's modules.
  * `AGENTCLI_NO_BUNDLE=1` forces the modules, for stack traces that name source files.
  */
-export async function start(root: string | URL, options: RunOptions = {}): Promise<never> {
+export async function start(root: string | URL, options: RunOptions = {}): Promise<number> {
   const held = holdSignals()
   // Before anything else is read or written: on a Node the tool does not support, the bundle (or a module) may
   // crash part-way, after state was touched. Answer one E_CONFIG envelope instead, from the modules. agentcli's
@@ -52,7 +52,7 @@ export async function start(root: string | URL, options: RunOptions = {}): Promi
 
 /**
  * A warm process that will never run a call ends at once, by its own SIGKILL: it has nothing to flush or to print
- * (no envelope is owed: no call was made), and only `exit()` of the session may call `process.exit`.
+ * (no envelope is owed: no call was made), and only the session's exit (runtime/exit.ts) may call `process.exit`.
  */
 function endIdle(held: ReturnType<typeof holdSignals>): Promise<never> {
   held.release()
@@ -71,7 +71,7 @@ function toolNodeRange(dir: string): unknown {
   }
 }
 
-async function unsupportedNode(root: string | URL, unmet: string[], options: RunOptions): Promise<never> {
+async function unsupportedNode(root: string | URL, unmet: string[], options: RunOptions): Promise<number> {
   const [{ AgentError }, { run }] = await Promise.all([
     import('../errors/agent-error.js'),
     import('../runtime/entry.js'),

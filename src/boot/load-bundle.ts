@@ -21,7 +21,7 @@ const { dirname, join } = builtin<typeof import('node:path')>('node:path')
 const { constants, Script } = builtin<typeof import('node:vm')>('node:vm')
 
 /** What a tool's bundle exports: the entry's `run`. */
-export type BundleExports = { run(root: string, options: RunOptions): Promise<never> }
+export type BundleExports = { run(root: string, options: RunOptions): Promise<number> }
 /** The bundle file's size and modification time, which name its code cache. */
 export type BundleStat = { size: number; mtimeMs: number }
 

@@ -94,23 +94,29 @@ export function applyCall(call: WarmCall, proc: NodeJS.Process = process): void 
 
 /**
  * Close stdout and stderr as the very last step of the exit, after every `exit` listener (the audit is written
- * before the exit, the code cache in a listener): the server reads the call's output to its end at once instead of
- * after the kernel has torn the process down (some 10 to 20 ms of a warm call). `process.reallyExit` is what
- * `process.exit` calls once the listeners ran; a signal's death closes them anyway. Warm processes only.
+ * before the exit, the code cache and lock releases in listeners): the server reads the call's output to its end at
+ * once instead of after the kernel has torn the process down (some 10 to 20 ms of a warm call). Both ways a process
+ * ends, its loop ending and `process.exit` (src/runtime/exit.ts), emit `exit` through `process.emit`, so that is
+ * where the streams are closed, once the listeners ran; a signal's death closes them anyway. Warm processes only.
  */
 export function closeStdioAtExit(
-  proc: NodeJS.Process & { reallyExit?: (code?: number) => never } = process as never,
+  proc: { emit(event: string | symbol, ...args: unknown[]): boolean } = process,
   close: (fd: number) => void = builtin<typeof import('node:fs')>('node:fs').closeSync,
 ): void {
-  const really = proc.reallyExit
-  if (typeof really !== 'function') return
-  proc.reallyExit = ((code?: number) => {
-    for (const fd of [1, 2])
-      try {
-        close(fd)
-      } catch {
-        // Already closed: nothing more to tell the parent.
-      }
-    return really.call(proc, code)
-  }) as never
+  const emit = proc.emit
+  if (typeof emit !== 'function') return
+  let closed = false
+  proc.emit = function (this: unknown, event: string | symbol, ...args: unknown[]) {
+    const handled = emit.call(this, event, ...args)
+    if (event === 'exit' && !closed) {
+      closed = true
+      for (const fd of [1, 2])
+        try {
+          close(fd)
+        } catch {
+          // Already closed: nothing more to tell the parent.
+        }
+    }
+    return handled
+  }
 }

@@ -40,11 +40,10 @@ export type RunOptions = {
  * command. A command of the tool's own map runs on agentcli's base without loading oclif's `Config`; help, a bare
  * call, an unknown word or alias, a plugin's command and a tool with oclif hooks take oclif's `Config` first
  * ({@link viaOclif}). The session (`./session.ts`) owns signals, uncaught errors, settings, the renderer and the
- * one exit: every outcome leaves as exactly one envelope. Given `io`, the run is in-process and resolves with its
- * exit code.
+ * one exit: every outcome leaves as exactly one envelope. Resolves with the exit code: given `io`, the run is
+ * in-process; else the process then ends with that code as its event loop ends (or by `process.exit`, never
+ * resolving, when something the run left still holds the loop).
  */
-export function run(root: string | URL, options: RunOptions & { io: RunIo }): Promise<number>
-export function run(root: string | URL, options?: RunOptions): Promise<never>
 export async function run(root: string | URL, options: RunOptions = {}): Promise<number> {
   const session = openSession(options)
   if (options.fatal) return session.finish({ error: options.fatal })

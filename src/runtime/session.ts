@@ -18,6 +18,7 @@ import { type ToolEnv, toolEnv } from '../settings/tool-env.js'
 import { firstNonGlobal, type Globals, normalizeArgv, scanGlobals } from '../universal-flags/globals.js'
 import { UNIVERSAL_FLAG_NAMES } from '../universal-flags/table.js'
 import { readUpdateNotice } from '../update/notice-cache.js'
+import { exitProcess } from './exit.js'
 import { getRunState, isLatestRun, openRun, type RunState, setRunState } from './run-state.js'
 import type { ToolConfig } from './tool-config.js'
 
@@ -81,8 +82,8 @@ export type Session = {
   /** End a run that printed its own output (help) with `code`, without an envelope. */
   end(code: number): Promise<number>
   /**
-   * Render, audit, exit: the end of every run. A process exits here (the promise never settles); an in-process
-   * run resolves with its exit code.
+   * Render, audit, exit: the end of every run. Resolves with the exit code: an in-process run's, or the process's
+   * once only its teardown is left (./exit.ts); a process cut by `process.exit` never settles it.
    */
   finish(result: RunResult): Promise<number>
 }
@@ -112,7 +113,8 @@ export function openSession(options: SessionOptions = {}): Session {
   }
   // A process ends here; an in-process run resolves with the code, and gives its caller back what it had.
   const end = async (code: number): Promise<number> => {
-    if (!io) return exit(code)
+    // The only place the process ends: every path comes here, through finish (or a second signal).
+    if (!io) return exitProcess(code)
     // A run its caller gave up on, ending after another opened: what it found is no longer the caller's to get back.
     if (!isLatestRun(run)) return code
     setRunState(callerState)
@@ -311,11 +313,6 @@ function thrown(error: unknown): unknown {
 
 function interruption(signal: NodeJS.Signals): AgentError {
   return new AgentError('E_INTERRUPTED', `interrupted by ${signal}`, { details: { signal } })
-}
-
-/** The only place the process exits: every path ends in {@link Session.finish} (or a second signal). */
-export function exit(code: number): never {
-  process.exit(code)
 }
 
 function debugStack(error: AgentError): void {

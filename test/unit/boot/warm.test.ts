@@ -114,23 +114,25 @@ describe('waiting for the call', () => {
   })
 })
 
-describe('the end of a warm process: stdout and stderr close after every exit listener, then the real exit', () => {
-  it('reallyExit closes fds 1 and 2 (one already closed is no matter), then exits with the same code', () => {
+describe('the end of a warm process: stdout and stderr close after every exit listener, however it ends', () => {
+  it("the 'exit' emit runs every listener, then closes fds 1 and 2 once (one already closed is no matter)", () => {
     const order: string[] = []
-    const proc = {
-      reallyExit(code?: number) {
-        order.push(`exit ${code}`)
-      },
-    }
-    closeStdioAtExit(proc as never, (fd) => {
+    const proc = new EventEmitter()
+    proc.on('exit', (code) => order.push(`listener ${code}`))
+    closeStdioAtExit(proc, (fd) => {
       order.push(`close ${fd}`)
       if (fd === 1) throw Object.assign(new Error('EBADF'), { code: 'EBADF' })
     })
-    proc.reallyExit(3)
-    expect(order).toEqual(['close 1', 'close 2', 'exit 3'])
+    // Registered after the hook (a lock taken during the call): still before the close.
+    proc.on('exit', (code) => order.push(`late listener ${code}`))
+    proc.emit('other')
+    expect(order).toEqual([])
+    expect(proc.emit('exit', 3)).toBe(true)
+    proc.emit('exit', 3)
+    expect(order).toEqual(['listener 3', 'late listener 3', 'close 1', 'close 2', 'listener 3', 'late listener 3'])
   })
 
-  it('a Node without process.reallyExit: nothing changes', () => {
+  it('an object without emit: nothing changes', () => {
     const proc = {} as Record<string, unknown>
     closeStdioAtExit(proc as never, () => {
       throw new Error('never')
