@@ -3,8 +3,14 @@
  * heap: a background compile job (Sparkplug, Maglev) that is waiting for the main thread to collect garbage then
  * waits for ever, and the main thread waits for it (nodejs/node#54918, #64274; seen here about one `verify` run in
  * ten). Ending the event loop instead takes Node's ordinary teardown, which stops the heap first and releases such
- * a job. So a run whose loop holds nothing but the standard streams and requests about to end ends by its loop;
- * anything else still held (a socket, a timer, a child a command left) is cut as before, by `process.exit`.
+ * a job, at about a millisecond more than `process.exit` (freeing the heap).
+ *
+ * Such a job waits only when the old generation has reached its allocation limit, which a young, small heap has
+ * not: V8's first limit is tens of MB above what a short command uses, and is lowered only by a full collection,
+ * which comes from a heap or external memory grown large, or later in a long run. So a run that is young, small
+ * and started with V8's own heap sizes keeps `process.exit`; any other ends by its loop when nothing but the
+ * standard streams and requests about to end holds it, and is cut by `process.exit` when something else still does
+ * (a socket, a timer, a child a command left), as before.
  */
 
 /** The process as the exit needs it (a test passes its own). */
@@ -12,7 +18,17 @@ export type ExitingProcess = {
   exitCode?: number | string | null | undefined
   exit(code: number): never
   getActiveResourcesInfo(): string[]
+  uptime(): number
+  memoryUsage(): { heapTotal: number; external: number }
+  execArgv: string[]
+  env: Record<string, string | undefined>
 }
+
+/** A run at or past one of these may have had a full collection: it ends by its loop. */
+export const QUICK_EXIT_LIMITS = { seconds: 0.5, heapBytes: 24 * 2 ** 20, externalBytes: 16 * 2 ** 20 } as const
+
+/** Node options that size or stress V8's heap (a small one has a small first limit): such a run ends by its loop. */
+const HEAP_OPTION = /--(?:max-old-space-size|max-semi-space-size|max-heap-size|initial-old-space-size|stress|gc-)/
 
 /**
  * What the loop may hold and still be about to end: the standard streams (a pipe or terminal that is not read
@@ -33,6 +49,7 @@ export const EXIT_BACKSTOP_MS = 250
  */
 export function exitProcess(code: number, proc: ExitingProcess = process): Promise<number> {
   proc.exitCode = code
+  if (quickExitIsSafe(proc)) return proc.exit(code)
   return new Promise((resolve) => {
     setImmediate(() =>
       setImmediate(() => {
@@ -42,4 +59,12 @@ export function exitProcess(code: number, proc: ExitingProcess = process): Promi
       }),
     )
   })
+}
+
+/** Whether no background job of V8 can be waiting for a collection: a young, small heap of V8's own sizes. */
+export function quickExitIsSafe(proc: ExitingProcess): boolean {
+  if (proc.uptime() >= QUICK_EXIT_LIMITS.seconds) return false
+  if (proc.execArgv.some((arg) => HEAP_OPTION.test(arg)) || HEAP_OPTION.test(proc.env.NODE_OPTIONS ?? '')) return false
+  const memory = proc.memoryUsage()
+  return memory.heapTotal < QUICK_EXIT_LIMITS.heapBytes && memory.external < QUICK_EXIT_LIMITS.externalBytes
 }

@@ -1,8 +1,19 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { EXIT_BACKSTOP_MS, type ExitingProcess, exitProcess } from '../../../src/runtime/exit.js'
+import {
+  EXIT_BACKSTOP_MS,
+  type ExitingProcess,
+  exitProcess,
+  QUICK_EXIT_LIMITS,
+  quickExitIsSafe,
+} from '../../../src/runtime/exit.js'
 
-/** A process whose loop holds `resources`; `exit` records its code (and returns, as no real exit would). */
-function proc(resources: string[]): ExitingProcess & { exits: number[] } {
+const MB = 2 ** 20
+
+/**
+ * A process whose loop holds `resources`, by default past the quick exit (a second old); `exit` records its code
+ * (and returns, as no real exit would).
+ */
+function proc(resources: string[], over: Partial<ExitingProcess> = {}): ExitingProcess & { exits: number[] } {
   const exits: number[] = []
   return {
     exits,
@@ -11,8 +22,45 @@ function proc(resources: string[]): ExitingProcess & { exits: number[] } {
       exits.push(code)
     }) as never,
     getActiveResourcesInfo: () => resources,
+    uptime: () => 1,
+    memoryUsage: () => ({ heapTotal: 8 * MB, external: 1 * MB }),
+    execArgv: [],
+    env: {},
+    ...over,
   }
 }
+
+describe('a young, small run of V8’s own heap sizes keeps process.exit (no background job can be waiting)', () => {
+  const young = { uptime: () => 0.03 }
+
+  it('a 30 ms run with an 8 MB heap: process.exit at once, whatever holds the loop', () => {
+    const p = proc(['PipeWrap'], young)
+    void exitProcess(0, p)
+    expect(p.exits).toEqual([0])
+    expect(quickExitIsSafe(p)).toBe(true)
+  })
+
+  it.each([
+    ['old', { uptime: () => QUICK_EXIT_LIMITS.seconds }],
+    ['a large heap', { ...young, memoryUsage: () => ({ heapTotal: QUICK_EXIT_LIMITS.heapBytes, external: 0 }) }],
+    [
+      'much external memory',
+      { ...young, memoryUsage: () => ({ heapTotal: 8 * MB, external: QUICK_EXIT_LIMITS.externalBytes }) },
+    ],
+    ['a heap size flag', { ...young, execArgv: ['--max-old-space-size=64'] }],
+    ['a stress flag', { ...young, execArgv: ['--stress-concurrent-allocation'] }],
+    ['a heap size in NODE_OPTIONS', { ...young, env: { NODE_OPTIONS: '--require x --max-semi-space-size=1' } }],
+  ] as const)('%s: not quick, it ends by its loop', async (_, over) => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] })
+    const p = proc([], over as Partial<ExitingProcess>)
+    expect(quickExitIsSafe(p)).toBe(false)
+    let resolved: number | undefined
+    void exitProcess(0, p).then((code) => (resolved = code))
+    await turn()
+    expect(resolved).toBe(0)
+    expect(p.exits).toEqual([])
+  })
+})
 
 /** The loop's turn the exit waits for (two immediates). */
 async function turn(): Promise<void> {
