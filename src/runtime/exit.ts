@@ -1,3 +1,7 @@
+import { builtin } from '../boot/builtin.js'
+
+const { totalmem } = builtin<typeof import('node:os')>('node:os')
+
 /**
  * How a tool's process ends once its one envelope is out. `process.exit` tears Node's platform down before V8's
  * heap: a background compile job (Sparkplug, Maglev) that is waiting for the main thread to collect garbage then
@@ -22,10 +26,19 @@ export type ExitingProcess = {
   memoryUsage(): { heapTotal: number; external: number }
   execArgv: string[]
   env: Record<string, string | undefined>
+  constrainedMemory?(): number
+  /** The machine's memory (a test's stand-in; else `os.totalmem()`). */
+  totalMemory?(): number
 }
 
 /** A run at or past one of these may have had a full collection: it ends by its loop. */
-export const QUICK_EXIT_LIMITS = { seconds: 0.5, heapBytes: 24 * 2 ** 20, externalBytes: 16 * 2 ** 20 } as const
+export const QUICK_EXIT_LIMITS = {
+  seconds: 0.5,
+  heapBytes: 24 * 2 ** 20,
+  externalBytes: 16 * 2 ** 20,
+  /** V8 sizes its heap, and its first limit, by the machine's memory (its control group's when lower). */
+  memoryBytes: 2 * 2 ** 30,
+} as const
 
 /** Node options that size or stress V8's heap (a small one has a small first limit): such a run ends by its loop. */
 const HEAP_OPTION = /--(?:max-old-space-size|max-semi-space-size|max-heap-size|initial-old-space-size|stress|gc-)/
@@ -61,10 +74,19 @@ export function exitProcess(code: number, proc: ExitingProcess = process): Promi
   })
 }
 
-/** Whether no background job of V8 can be waiting for a collection: a young, small heap of V8's own sizes. */
+/**
+ * Whether no background job of V8 can be waiting for a collection: a young, small heap of V8's own sizes, on a
+ * machine (or in a control group) large enough that those sizes start well above it.
+ */
 export function quickExitIsSafe(proc: ExitingProcess): boolean {
   if (proc.uptime() >= QUICK_EXIT_LIMITS.seconds) return false
   if (proc.execArgv.some((arg) => HEAP_OPTION.test(arg)) || HEAP_OPTION.test(proc.env.NODE_OPTIONS ?? '')) return false
+  const limit = proc.constrainedMemory?.() ?? 0
+  if (
+    Math.min(proc.totalMemory?.() ?? totalmem(), limit > 0 ? limit : Number.POSITIVE_INFINITY) <
+    QUICK_EXIT_LIMITS.memoryBytes
+  )
+    return false
   const memory = proc.memoryUsage()
   return memory.heapTotal < QUICK_EXIT_LIMITS.heapBytes && memory.external < QUICK_EXIT_LIMITS.externalBytes
 }

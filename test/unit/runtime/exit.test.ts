@@ -26,22 +26,30 @@ function proc(resources: string[], over: Partial<ExitingProcess> = {}): ExitingP
     memoryUsage: () => ({ heapTotal: 8 * MB, external: 1 * MB }),
     execArgv: [],
     env: {},
+    totalMemory: () => 16 * 2 ** 30,
     ...over,
   }
 }
 
 describe('a young, small run of V8’s own heap sizes keeps process.exit (no background job can be waiting)', () => {
-  const young = { uptime: () => 0.03 }
+  const young: Partial<ExitingProcess> = { uptime: () => 0.03 }
 
   it('a 30 ms run with an 8 MB heap: process.exit at once, whatever holds the loop', () => {
     const p = proc(['PipeWrap'], young)
     void exitProcess(0, p)
     expect(p.exits).toEqual([0])
     expect(quickExitIsSafe(p)).toBe(true)
+    // No control group, or one that leaves no limit (Node reports 2^64 then): the machine's memory decides.
+    expect(quickExitIsSafe({ ...p, constrainedMemory: () => 0 })).toBe(true)
+    expect(quickExitIsSafe({ ...p, constrainedMemory: () => 2 ** 64 })).toBe(true)
+  })
+
+  it('a machine of 1 GiB: V8 sizes its heap small, the run ends by its loop', () => {
+    expect(quickExitIsSafe(proc([], { ...young, totalMemory: () => 2 ** 30 }))).toBe(false)
   })
 
   it.each([
-    ['old', { uptime: () => QUICK_EXIT_LIMITS.seconds }],
+    ['old', { uptime: (): number => QUICK_EXIT_LIMITS.seconds }],
     ['a large heap', { ...young, memoryUsage: () => ({ heapTotal: QUICK_EXIT_LIMITS.heapBytes, external: 0 }) }],
     [
       'much external memory',
@@ -50,6 +58,7 @@ describe('a young, small run of V8’s own heap sizes keeps process.exit (no bac
     ['a heap size flag', { ...young, execArgv: ['--max-old-space-size=64'] }],
     ['a stress flag', { ...young, execArgv: ['--stress-concurrent-allocation'] }],
     ['a heap size in NODE_OPTIONS', { ...young, env: { NODE_OPTIONS: '--require x --max-semi-space-size=1' } }],
+    ['a control group of 1 GiB', { ...young, constrainedMemory: () => 2 ** 30 }],
   ] as const)('%s: not quick, it ends by its loop', async (_, over) => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] })
     const p = proc([], over as Partial<ExitingProcess>)
