@@ -12,9 +12,9 @@ const { totalmem } = builtin<typeof import('node:os')>('node:os')
  * Such a job waits only when the old generation has reached its allocation limit, which a young, small heap has
  * not: V8's first limit is tens of MB above what a short command uses, and is lowered only by a full collection,
  * which comes from a heap or external memory grown large, or later in a long run. So a run that is young, small
- * and started with V8's own heap sizes keeps `process.exit`; any other ends by its loop when nothing but the
- * standard streams and requests about to end holds it, and is cut by `process.exit` when something else still does
- * (a socket, a timer, a child a command left), as before.
+ * and started with V8's own heap sizes on a machine of 2 GiB or more keeps `process.exit`; any other ends by its
+ * loop when nothing but the standard streams and requests about to end holds it, and is cut by `process.exit` when
+ * something else still does (a socket, a timer, a child a command left), as before.
  */
 
 /** The process as the exit needs it (a test passes its own). */
