@@ -54,23 +54,34 @@ const ENDS_BY_ITSELF = /^(?:PipeWrap|TTYWrap|WriteWrap|ShutdownWrap)$|Req/
 /** How long the loop may take to end on its own before the process is cut anyway. */
 export const EXIT_BACKSTOP_MS = 250
 
+/** How the exit waits on the event loop (a test passes its own). */
+export type ExitLoop = {
+  /** Run `fn` once the loop has turned past a close phase. */
+  turn(fn: () => void): void
+  /** Run `fn` after `ms` unless the process has ended; never holds the loop itself. */
+  backstop(fn: () => void, ms: number): NodeJS.Timeout | undefined
+}
+
+/** Two immediates: past a close phase, without the millisecond a timer waits. */
+export const EXIT_LOOP: ExitLoop = {
+  turn: (fn) => setImmediate(() => setImmediate(fn)),
+  backstop: (fn, ms) => setTimeout(fn, ms).unref(),
+}
+
 /**
  * End the process with `code`: cut now, or set the code and resolve with it, so that the bin's top-level `await`
- * settles (a pending one would end the process with Node's code 13) and the loop ends. The loop first turns once
- * (two immediates: past a close phase, without the millisecond a timer waits): a handle closed just before (the
- * child a call waited for, a socket) is listed until its close completes there.
+ * settles (a pending one would end the process with Node's code 13) and the loop ends. The loop first turns once:
+ * a handle closed just before (the child a call waited for, a socket) is listed until its close completes there.
  */
-export function exitProcess(code: number, proc: ExitingProcess = process): Promise<number> {
+export function exitProcess(code: number, proc: ExitingProcess = process, loop = EXIT_LOOP): Promise<number> {
   proc.exitCode = code
   if (quickExitIsSafe(proc)) return proc.exit(code)
   return new Promise((resolve) => {
-    setImmediate(() =>
-      setImmediate(() => {
-        if (proc.getActiveResourcesInfo().some((resource) => !ENDS_BY_ITSELF.test(resource))) return proc.exit(code)
-        setTimeout(() => proc.exit(code), EXIT_BACKSTOP_MS).unref()
-        resolve(code)
-      }),
-    )
+    loop.turn(() => {
+      if (proc.getActiveResourcesInfo().some((resource) => !ENDS_BY_ITSELF.test(resource))) return proc.exit(code)
+      loop.backstop(() => proc.exit(code), EXIT_BACKSTOP_MS)
+      resolve(code)
+    })
   })
 }
 

@@ -1,7 +1,9 @@
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   EXIT_BACKSTOP_MS,
+  EXIT_LOOP,
   type ExitingProcess,
+  type ExitLoop,
   exitProcess,
   QUICK_EXIT_LIMITS,
   quickExitIsSafe,
@@ -31,13 +33,30 @@ function proc(resources: string[], over: Partial<ExitingProcess> = {}): ExitingP
   }
 }
 
+/** A loop the test turns by hand: what waits for the turn, and the backstops asked for. */
+function manualLoop(): ExitLoop & { turns: Array<() => void>; backstops: Array<[() => void, number]> } {
+  const turns: Array<() => void> = []
+  const backstops: Array<[() => void, number]> = []
+  return {
+    turns,
+    backstops,
+    turn: (fn) => void turns.push(fn),
+    backstop: (fn, ms) => {
+      backstops.push([fn, ms])
+      return undefined
+    },
+  }
+}
+
 describe('a young, small run of V8’s own heap sizes keeps process.exit (no background job can be waiting)', () => {
   const young: Partial<ExitingProcess> = { uptime: () => 0.03 }
 
   it('a 30 ms run with an 8 MB heap: process.exit at once, whatever holds the loop', () => {
     const p = proc(['PipeWrap'], young)
-    void exitProcess(0, p)
+    const loop = manualLoop()
+    void exitProcess(0, p, loop)
     expect(p.exits).toEqual([0])
+    expect(loop.turns).toEqual([])
     expect(quickExitIsSafe(p)).toBe(true)
     // No control group, or one that leaves no limit (Node reports 2^64 then): the machine's memory decides.
     expect(quickExitIsSafe({ ...p, constrainedMemory: () => 0 })).toBe(true)
@@ -60,25 +79,15 @@ describe('a young, small run of V8’s own heap sizes keeps process.exit (no bac
     ['a heap size in NODE_OPTIONS', { ...young, env: { NODE_OPTIONS: '--require x --max-semi-space-size=1' } }],
     ['a control group of 1 GiB', { ...young, constrainedMemory: () => 2 ** 30 }],
   ] as const)('%s: not quick, it ends by its loop', async (_, over) => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] })
     const p = proc([], over as Partial<ExitingProcess>)
     expect(quickExitIsSafe(p)).toBe(false)
-    let resolved: number | undefined
-    void exitProcess(0, p).then((code) => (resolved = code))
-    await turn()
-    expect(resolved).toBe(0)
+    const loop = manualLoop()
+    const ended = exitProcess(0, p, loop)
+    expect(p.exits).toEqual([])
+    loop.turns[0]!()
+    await expect(ended).resolves.toBe(0)
     expect(p.exits).toEqual([])
   })
-})
-
-/** The loop's turn the exit waits for (two immediates). */
-async function turn(): Promise<void> {
-  await vi.runOnlyPendingTimersAsync()
-  await vi.runOnlyPendingTimersAsync()
-}
-
-afterEach(() => {
-  vi.useRealTimers()
 })
 
 describe('a process ends by its loop when nothing but the standard streams and requests holds it', () => {
@@ -87,63 +96,49 @@ describe('a process ends by its loop when nothing but the standard streams and r
     [['PipeWrap']],
     [['TTYWrap', 'PipeWrap', 'PipeWrap']],
     [['FSReqPromise', 'CloseReq', 'FSReqCallback', 'WriteWrap']],
-  ])(
-    'holding %j: the code is set at once; a turn later it resolves with it, process.exit uncalled',
-    async (resources) => {
-      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] })
-      const p = proc(resources)
-      let resolved: number | undefined
-      void exitProcess(3, p).then((code) => (resolved = code))
-      expect(p.exitCode).toBe(3)
-      await turn()
-      expect(resolved).toBe(3)
-      await vi.advanceTimersByTimeAsync(EXIT_BACKSTOP_MS - 1)
-      expect(p.exits).toEqual([])
-    },
-  )
+  ])('holding %j: the code is set at once; a turn later it resolves with it, a backstop armed', async (resources) => {
+    const p = proc(resources)
+    const loop = manualLoop()
+    let resolved: number | undefined
+    void exitProcess(3, p, loop).then((code) => (resolved = code))
+    expect(p.exitCode).toBe(3)
+    expect(loop.turns).toHaveLength(1)
+    loop.turns[0]!()
+    await Promise.resolve()
+    expect(resolved).toBe(3)
+    expect(p.exits).toEqual([])
+    // A stream still read (stdin, a channel) holds the loop past the backstop: the process is cut then.
+    expect(loop.backstops.map(([, ms]) => ms)).toEqual([EXIT_BACKSTOP_MS])
+    loop.backstops[0]![0]()
+    expect(p.exits).toEqual([3])
+  })
 
   it('a handle that finishes closing in the turn the exit waits (a child just reaped) does not cut it', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] })
     let closing = true
-    const p = { ...proc([]), getActiveResourcesInfo: () => (closing ? ['ProcessWrap', 'PipeWrap'] : ['PipeWrap']) }
+    const p = proc([], { getActiveResourcesInfo: () => (closing ? ['ProcessWrap', 'PipeWrap'] : ['PipeWrap']) })
+    const loop = { ...EXIT_LOOP, backstop: () => undefined }
     let resolved: number | undefined
-    void exitProcess(0, p).then((code) => (resolved = code))
+    void exitProcess(0, p, loop).then((code) => (resolved = code))
     // Its close callback: in this turn of the loop, after the exit's first immediate.
     setImmediate(() => {
       closing = false
     })
-    await turn()
+    // Three turns: past the exit's check, whichever way it went.
+    await new Promise((done) => setImmediate(() => setImmediate(() => setImmediate(done))))
     expect(p.exits).toEqual([])
     expect(resolved).toBe(0)
   })
 
-  it('a stream still read (stdin, a channel) holds the loop past the backstop: the process is cut then', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] })
-    const p = proc(['PipeWrap'])
-    void exitProcess(0, p)
-    await turn()
-    await vi.advanceTimersByTimeAsync(EXIT_BACKSTOP_MS - 1)
-    expect(p.exits).toEqual([])
-    await vi.advanceTimersByTimeAsync(1)
-    expect(p.exits).toEqual([0])
-  })
-
-  it('the backstop never holds the loop itself (it is unref’d)', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] })
-    const p = proc([])
-    const unref = vi.fn()
-    const real = setTimeout
-    void exitProcess(1, p)
-    const spy = vi
-      .spyOn(globalThis, 'setTimeout')
-      .mockImplementation(((fn: () => void, ms: number) =>
-        ms === EXIT_BACKSTOP_MS ? { unref } : real(fn, ms)) as never)
+  it('the backstop never holds the loop itself (it is unref’d)', () => {
+    const count = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length
+    const before = count()
+    const timer = EXIT_LOOP.backstop(() => undefined, 60_000)
     try {
-      await turn()
+      expect(count()).toBe(before)
+      expect(timer?.hasRef()).toBe(false)
     } finally {
-      spy.mockRestore()
+      clearTimeout(timer)
     }
-    expect(unref).toHaveBeenCalledTimes(1)
   })
 })
 
@@ -155,13 +150,15 @@ describe('anything else the loop holds is cut, as process.exit always did', () =
     [['ProcessWrap', 'PipeWrap']],
     [['FSReqCallback', 'TCPServerWrap']],
   ])('still holding %j a turn later: process.exit with the code, and the promise never settles', async (resources) => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] })
     const p = proc(resources)
+    const loop = manualLoop()
     let settled = false
-    void exitProcess(7, p).then(() => (settled = true))
-    await turn()
+    void exitProcess(7, p, loop).then(() => (settled = true))
+    loop.turns[0]!()
+    await Promise.resolve()
     expect(p.exitCode).toBe(7)
     expect(p.exits).toEqual([7])
     expect(settled).toBe(false)
+    expect(loop.backstops).toEqual([])
   })
 })
