@@ -40,7 +40,9 @@ export function writeCompactMemo(root: string, bin: string, bundleId: string): b
     writeFileSync(path, `${header}\n${text}\n${JSON.stringify(PROBE)}\n`)
     const probed = referenceOf(bin, home, ['reference', '--compact', '--format', 'json'])
     const inputs = JSON.stringify(probed) === JSON.stringify(PROBE) ? inputsOf(root) : undefined
-    const stored = `${header}\n${text}\n${compact}\n`
+    // With its inputs recorded, a run needs the full reference's text no more: while they are the same it prints
+    // the stored form, and once one changed the reference is built anew (the command memo below holds its parts).
+    const stored = `${header}\n${inputs ? '' : text}\n${compact}\n`
     // The inputs' lengths, then their bytes as they are: a run compares bytes, decoding and escaping none of them.
     const lengths = inputs ? `${JSON.stringify(inputs.map((b) => b.length))}\n` : ''
     writeFileSync(path, Buffer.concat([Buffer.from(stored + lengths), ...(inputs ?? [])]))

@@ -11,7 +11,9 @@ import type { Reference } from './reference.js'
  * reference's JSON, then its compact form's JSON, and, when the build proved that a run of that bundle answers with
  * this form for as long as its inputs are these, a fourth line, the byte lengths of {@link COMPACT_INPUTS}
  * (`[n1,n2,n3]`), followed by their exact bytes one after the other to the end of the file (see
- * {@link storedCompact}): compared as bytes, a run decodes and escapes none of the ≈ 130 KB they hold. The header's
+ * {@link storedCompact}): compared as bytes, a run decodes and escapes none of the ≈ 130 KB they hold. With the
+ * inputs, the full reference's line is empty: the command memo holds its parts (`./command-reference-memo.ts`), and
+ * a run whose inputs changed builds the reference anew. The header's
  * `redaction_clean` (`{keys, bytes}`), when present, says the build walked the compact form (of `bytes` bytes) as an
  * envelope's `data` with no secret registered and the tool's declared keys `keys`, and the redactor changed nothing:
  * the form a run prints is vouched for under those rules (src/output/redact-proof.ts).

@@ -10,6 +10,17 @@ import { ROOT, seed, TASKS_BIN, useSandbox } from '../../support/helpers.js'
 const box = useSandbox()
 const copy = useToolCopy()
 
+/** The full `reference` of a tool's bin, as one line of JSON (its data). */
+function fullReference(bin: string): string {
+  const result = spawnSync(process.execPath, [bin, 'reference', '--format', 'json'], {
+    env: box().env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  expect(result.status, result.stderr).toBe(0)
+  return JSON.stringify(JSON.parse(result.stdout).data)
+}
+
 /** `reference --compact` of a tool's bin, its envelope without the run's duration. */
 function compact(bin: string): string {
   seed(box(), [{ id: '1', title: 'a' }])
@@ -30,8 +41,10 @@ describe('the compact reference computed at build time', () => {
     // The redactor changed nothing in the stored form, with no secret and no declared key: a run under those skips it.
     const redaction_clean = { keys: '[]', bytes: Buffer.byteLength(baked[2]!) }
     expect(JSON.parse(baked[0]!)).toEqual({ agentcli_compact_reference: 1, bundle_id: id, redaction_clean })
-    // The probe run answered with the stored form: the texts it was answered from are recorded.
+    // The probe run answered with the stored form: the texts it was answered from are recorded, and the full
+    // reference's line is left empty (the command memo holds its parts).
     expect((JSON.parse(baked[3]!) as string[]).length).toBe(3)
+    expect(baked[1]).toBe('')
     const without = copy('examples/tasks')
     rmSync(join(without, BAKED_COMPACT_FILE))
     expect(compact(TASKS_BIN)).toBe(compact(join(without, 'bin/run.js')))
@@ -41,9 +54,11 @@ describe('the compact reference computed at build time', () => {
     const dir = copy('examples/tasks')
     const file = join(dir, BAKED_COMPACT_FILE)
     const lines = readFileSync(file, 'utf8').split('\n')
-    // A stored form no compaction would give shows which one was printed.
-    writeFileSync(file, [lines[0], lines[1], JSON.stringify({ compact: true, stored: 'by the build' }), ''].join('\n'))
     const bin = join(dir, 'bin/run.js')
+    // Without inputs, as a tool with plugins or hooks has it: the full reference it was computed from, and a stored
+    // form no compaction would give, which shows which one was printed.
+    const full = fullReference(bin)
+    writeFileSync(file, [lines[0], full, JSON.stringify({ compact: true, stored: 'by the build' }), ''].join('\n'))
     expect(JSON.parse(compact(bin)).data).toEqual({ compact: true, stored: 'by the build' })
     // Another description: another reference, compacted at run time.
     editJson(join(dir, 'package.json'), (p) => {
@@ -57,9 +72,9 @@ describe('the compact reference computed at build time', () => {
   it('is not used by another build of the bundle (another id)', () => {
     const dir = copy('examples/tasks')
     const file = join(dir, BAKED_COMPACT_FILE)
-    const lines = readFileSync(file, 'utf8').split('\n')
     const header = JSON.stringify({ agentcli_compact_reference: 1, bundle_id: 'f'.repeat(32) })
-    writeFileSync(file, [header, lines[1], JSON.stringify({ compact: true, stored: 'by the build' }), ''].join('\n'))
+    const full = fullReference(join(dir, 'bin/run.js'))
+    writeFileSync(file, [header, full, JSON.stringify({ compact: true, stored: 'by the build' }), ''].join('\n'))
     const data = JSON.parse(compact(join(dir, 'bin/run.js'))).data as { stored?: string; commands: unknown[] }
     expect(data.stored).toBeUndefined()
     expect(data.commands.length).toBeGreaterThan(10)
