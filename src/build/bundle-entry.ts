@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { BUNDLE_FILE } from '../boot/bundle-file.js'
 import { BUNDLE_CHUNK_DIR } from '../runtime/bundle-chunk.js'
-import { ALIASES_EXPORT } from '../runtime/own-commands.js'
+import { ALIASES_EXPORT, HIDDEN_EXPORT, isHidden } from '../runtime/own-commands.js'
 import { buildChunks, CHUNK_FROM, chunkEntry } from './bundle-chunks.js'
 
 /** Where a command class is defined: a module file and the export that holds it. */
@@ -56,6 +56,10 @@ export async function bundleEntry(
   }
   // Every alias, so the entry's router sends an alias to oclif's Config without evaluating every command module.
   lines.push(`export const ${ALIASES_EXPORT} = ${JSON.stringify(aliasesOf(commands))}`)
+  // And the hidden ones, so that words naming no command are answered from the map, without oclif's Config.
+  lines.push(
+    `export const ${HIDDEN_EXPORT} = ${JSON.stringify(Object.keys(commands).filter((id) => isHidden(commands[id])))}`,
+  )
   if (identifier === 'default') lines.push('export default __commands')
   return `${lines.join('\n')}\n`
 }

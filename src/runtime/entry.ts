@@ -37,9 +37,9 @@ export type RunOptions = {
 
 /**
  * The entry point of a tool's `bin/run.js`: the session, the tool's config, the route, the audit draft, the
- * command. A command of the tool's own map runs on agentcli's base without loading oclif's `Config`; help, a bare
- * call, an unknown word or alias, a plugin's command and a tool with oclif hooks take oclif's `Config` first
- * ({@link viaOclif}). The session (`./session.ts`) owns signals, uncaught errors, settings, the renderer and the
+ * command. A command of the tool's own map runs on agentcli's base without loading oclif's `Config`, and words that
+ * name none of it are the router's `E_USAGE` from it too; help, a bare call, an alias, a plugin's command and a
+ * tool with oclif hooks or plugins take oclif's `Config` first ({@link viaOclif}). The session (`./session.ts`) owns signals, uncaught errors, settings, the renderer and the
  * one exit: every outcome leaves as exactly one envelope. Resolves with the exit code: given `io`, the run is
  * in-process; else the process then ends with that code as its event loop ends (or by `process.exit`, never
  * resolving, when something the run left still holds the loop).
@@ -68,6 +68,12 @@ export async function run(root: string | URL, options: RunOptions = {}): Promise
     // Any other help needs oclif's Config anyway. A bare call names no command.
     const route = helpRequested(argv) ? undefined : await ownRoute(config, argv, options.bundle)
     if (!route) return await viaOclif(session, env, await oclifConfig(config))
+    // Words that name nothing, in a tool whose map is every command: the router's E_USAGE as oclif's path gives it
+    // (a flag error first), without loading oclif's Config.
+    if ('unknown' in route) {
+      if (globals.error) throw globals.error
+      return unknownCommand(leadingWords(argv), route.unknown, referenceHint(config.bin))
+    }
     return await runOwn(session, env, config, route, options.io !== undefined)
   } catch (error) {
     return session.finish({ error })
@@ -178,7 +184,12 @@ function resolveCommand(config: Config, argv: readonly string[]): Route {
   const ids = config.commands.flatMap((c) => [c.id, ...(c.aliases ?? []), ...(c.hiddenAliases ?? [])])
   const match = longestMatch(words, (id) => config.findCommand(id), idDepth(ids))
   if (match) return { id: match.id, rest: argv.slice(match.words), command: match.found }
-  return unknownCommand(words, commandNames(config), `run \`${invocation(config.bin)} reference\` to list commands`)
+  return unknownCommand(words, commandNames(config), referenceHint(config.bin))
+}
+
+/** Where a call that named no command is sent: the tool's `reference`. */
+function referenceHint(bin: string): string {
+  return `run \`${invocation(bin)} reference\` to list commands`
 }
 
 /** A command id as the words oclif's help reads it: one word per part when the topic separator is a space. */

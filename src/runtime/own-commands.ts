@@ -13,11 +13,20 @@ const { pathToFileURL } = builtin<typeof import('node:url')>('node:url')
 /** The export of a bundle that lists every alias of its commands (written by `agentcli-build`). */
 export const ALIASES_EXPORT = 'AGENTCLI_ALIASES'
 
+/** The export of a bundle that lists its hidden commands' ids (written by `agentcli-build`). */
+export const HIDDEN_EXPORT = 'AGENTCLI_HIDDEN'
+
 /** A command class of the tool's own map, on agentcli's base, as the entry runs it. */
 export type OwnCommand = typeof BaseCommand & { schemaVersion?: unknown; stream?: unknown; kind?: unknown }
 
 /** A run of one of the tool's own commands: the class, the id it was found under, the arguments after the id. */
 export type OwnRoute = { command: OwnCommand; id: string; rest: string[] }
+
+/**
+ * Words that name no command of a tool whose map is every command it has: the visible commands as people write
+ * them (`job status`), in the map's order, for the router's `E_USAGE` (`unknownCommand`).
+ */
+export type NoRoute = { unknown: string[] }
 
 type Discovery = { strategy?: string; target?: string; identifier?: string }
 
@@ -78,14 +87,15 @@ export function helpRequested(argv: readonly string[]): boolean {
 /**
  * The route of argv among the tool's own command map (oclif's explicit strategy), by the router's one rule; or
  * undefined when oclif's `Config` must find it: a tool that discovers commands otherwise or declares hooks or
- * plugins, a word that names no command of the map or names an alias, a class that is not on agentcli's base.
+ * plugins, a word that names an alias, a class that is not on agentcli's base, or `help` (oclif's `help <command>`).
  * The class is told apart by identity (its prototype chain reaches this `BaseCommand`), never by name or shape.
+ * Words that name nothing at all are {@link NoRoute}: with no plugin, the map is every command oclif would know.
  */
 export async function ownRoute(
   config: ToolConfig,
   argv: readonly string[],
   bundle?: string,
-): Promise<OwnRoute | undefined> {
+): Promise<OwnRoute | NoRoute | undefined> {
   const oclif = config.pjson.oclif ?? {}
   const hooks = oclif.hooks as Record<string, unknown> | undefined
   if ((hooks && Object.keys(hooks).length > 0) || (oclif.plugins as unknown[] | undefined)?.length) return undefined
@@ -99,17 +109,36 @@ export async function ownRoute(
     (id) => (Object.hasOwn(map.commands, id) ? 'own' : map.aliases.has(id) ? 'alias' : undefined),
     map.depth,
   )
-  if (match?.found !== 'own') return undefined
+  if (!match) return noRoute(map, words)
+  if (match.found !== 'own') return undefined
   const command = commandOf(map, match.id)
   if (typeof command !== 'function' || !(command.prototype instanceof BaseCommand)) return undefined
   return { command: command as OwnCommand, id: match.id, rest: argv.slice(match.words) }
 }
 
+/** The visible commands, when the map says which are hidden; not for `help`, which oclif reads as a request for help. */
+function noRoute(map: CommandMap, words: readonly string[]): NoRoute | undefined {
+  if (!map.hidden || words[0] === 'help') return undefined
+  const hidden = map.hidden
+  return {
+    unknown: Object.keys(map.commands)
+      .filter((id) => !hidden.has(id))
+      .map((id) => id.replaceAll(':', ' ')),
+  }
+}
+
 /**
- * A loaded command map: its commands and aliases, the most words an id of either has, and each command read so far
- * (a bundle's map entry is a getter that copies the command's module namespace on every read).
+ * A loaded command map: its commands, aliases and hidden ids (unknown for a bundle built before the build listed
+ * them), the most words an id or alias has, and each command read so far (a bundle's map entry is a getter that
+ * copies the command's module namespace on every read).
  */
-type CommandMap = { commands: Record<string, unknown>; aliases: Set<string>; depth: number; read: Map<string, unknown> }
+type CommandMap = {
+  commands: Record<string, unknown>
+  aliases: Set<string>
+  hidden: Set<string> | undefined
+  depth: number
+  read: Map<string, unknown>
+}
 
 /** The command `id` of `map`, read from the map once per loaded module (the module cache holds the same class). */
 function commandOf(map: CommandMap, id: string): unknown {
@@ -149,7 +178,18 @@ async function loadCommandMap(target: string, identifier: string, bundle?: strin
   const listed = module[ALIASES_EXPORT] as string[] | undefined
   // From a bundle, the build listed the aliases (reading them here would evaluate every command's module).
   const aliases = new Set(listed ?? (bundle ? [] : Object.values(commands).flatMap(aliasesOf)))
-  return { commands, aliases, depth: idDepth([...Object.keys(commands), ...aliases]), read: new Map() }
+  const hiddenListed = module[HIDDEN_EXPORT] as string[] | undefined
+  const hidden = hiddenListed
+    ? new Set(hiddenListed)
+    : bundle
+      ? undefined
+      : new Set(Object.keys(commands).filter((id) => isHidden(commands[id])))
+  return { commands, aliases, hidden, depth: idDepth([...Object.keys(commands), ...aliases]), read: new Map() }
+}
+
+/** Whether a command class is hidden (oclif's `static hidden`). */
+export function isHidden(command: unknown): boolean {
+  return Boolean((command as { hidden?: unknown } | undefined)?.hidden)
 }
 
 function aliasesOf(command: unknown): string[] {

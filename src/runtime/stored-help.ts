@@ -16,7 +16,8 @@ export async function storedHelp(
 ): Promise<string | undefined> {
   if (!bundle || !plainHelpHere(isTerminal(1))) return undefined
   const route = await ownRoute(config, argv, bundle)
-  if (!route || route.rest.length === 0 || !route.rest.every((a) => a === '--help' || a === '-h')) return undefined
+  if (!route || 'unknown' in route || route.rest.length === 0 || !route.rest.every((a) => a === '--help' || a === '-h'))
+    return undefined
   // The words exactly as the build wrote them (`job list`, never `job:list`): what oclif's help was rendered for.
   const words = argv.slice(0, argv.length - route.rest.length)
   const id = route.id.split(':')

@@ -44,18 +44,21 @@ describe('one path: every command on agentcli’s base, oclif’s Config only wh
       // Off a terminal, a command's help is the text the build stored (src/runtime/stored-help.ts).
       ['list', '--help'],
       ['job', 'list', '-h'],
+      // Words that name no command, and a topic alone: the router's E_USAGE from the tool's own map.
+      ['nope'],
+      ['job'],
+      ['lst', '--bogus'],
     ])
       expect(loadsOclifConfig(args), args.join(' ')).toBe(false)
   })
 
-  it('loads it for help, a bare call, an unknown word, a topic, and what lists every command', () => {
+  it('loads it for help, a bare call, help on a word that names nothing, and what lists every command', () => {
     for (const args of [
       ['--help'],
       ['list', '--help', '--pretty'],
       ['help', 'list'],
       [],
-      ['nope'],
-      ['job'],
+      ['nope', '--help'],
       ['reference'],
     ])
       expect(loadsOclifConfig(args), args.join(' ')).toBe(true)
