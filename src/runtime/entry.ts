@@ -39,10 +39,11 @@ export type RunOptions = {
  * The entry point of a tool's `bin/run.js`: the session, the tool's config, the route, the audit draft, the
  * command. A command of the tool's own map runs on agentcli's base without loading oclif's `Config`, and words that
  * name none of it are the router's `E_USAGE` from it too; help, a bare call, an alias, a plugin's command and a
- * tool with oclif hooks or plugins take oclif's `Config` first ({@link viaOclif}). The session (`./session.ts`) owns signals, uncaught errors, settings, the renderer and the
- * one exit: every outcome leaves as exactly one envelope. Resolves with the exit code: given `io`, the run is
- * in-process; else the process then ends with that code as its event loop ends (or by `process.exit`, never
- * resolving, when something the run left still holds the loop).
+ * tool with oclif hooks or plugins take oclif's `Config` first ({@link viaOclif}). The session (`./session.ts`)
+ * owns signals, uncaught errors, settings, the renderer and the one exit: every outcome leaves as exactly one
+ * envelope. Resolves with the exit code: given `io`, the run is in-process; else the process then ends with that
+ * code as its event loop ends (or by `process.exit`, never resolving, when something the run left still holds
+ * the loop).
  */
 export async function run(root: string | URL, options: RunOptions = {}): Promise<number> {
   const session = openSession(options)
