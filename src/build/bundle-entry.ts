@@ -1,7 +1,11 @@
+import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { BUNDLE_FILE } from '../boot/bundle-file.js'
+import { addSensitiveKeys, prefilterMemo, resetRedaction } from '../output/redact.js'
+import { parsePolicy, policyDigestText } from '../policy/policy.js'
 import { BUNDLE_CHUNK_DIR } from '../runtime/bundle-chunk.js'
 import { ALIASES_EXPORT, HIDDEN_EXPORT, isHidden } from '../runtime/own-commands.js'
 import { buildChunks, CHUNK_FROM, chunkEntry } from './bundle-chunks.js'
@@ -42,6 +46,7 @@ export async function bundleEntry(
       : undefined
   // The entry module by path: agentcli's public entry points do not include it.
   const lines = [`export { run } from ${JSON.stringify(join(framework, 'dist/runtime/entry.js'))}`]
+  lines.push(...startMemos(root, framework))
   if (chunks)
     lines.push(...chunkEntry(chunks, routes, join(framework, 'dist/runtime/bundle-chunk.js'), { name, access }))
   else {
@@ -62,6 +67,49 @@ export async function bundleEntry(
   )
   if (identifier === 'default') lines.push('export default __commands')
   return `${lines.join('\n')}\n`
+}
+
+/**
+ * What every run of the tool would compute the same way, computed once here and registered when the bundle loads:
+ * the redaction prefilter of the tool's key words (src/output/redact.ts), and the digest of the tool's own policy
+ * with no operator's or system policy beside it (src/confirm/known-digests.ts). Each is keyed by its whole input,
+ * so a run whose input differs (a key or policy edited after the build, a secret known) computes its own.
+ */
+function startMemos(root: string, framework: string): string[] {
+  let pjson: { agentcli?: { policy?: unknown; redact_keys?: unknown } }
+  try {
+    pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as typeof pjson
+  } catch {
+    return []
+  }
+  const lines: string[] = []
+  const declared = pjson.agentcli?.redact_keys
+  resetRedaction()
+  try {
+    // As a run's session declares them (src/runtime/session.ts).
+    if (Array.isArray(declared)) addSensitiveKeys(declared as string[])
+    const memo = prefilterMemo()
+    if (memo)
+      lines.push(
+        `import { rememberPrefilter } from ${JSON.stringify(join(framework, 'dist/output/redact.js'))}`,
+        `rememberPrefilter(${JSON.stringify(memo)})`,
+      )
+  } finally {
+    resetRedaction()
+  }
+  const policy = pjson.agentcli?.policy
+  let text: string | undefined
+  try {
+    text = policy === undefined ? undefined : policyDigestText(parsePolicy(policy, 'package.json'), undefined)
+  } catch {
+    // A policy the runtime refuses (E_CONFIG) has no digest to remember.
+  }
+  if (text !== undefined)
+    lines.push(
+      `import { rememberDigests } from ${JSON.stringify(join(framework, 'dist/confirm/known-digests.js'))}`,
+      `rememberDigests(${JSON.stringify({ [text]: createHash('sha256').update(text, 'utf8').digest('hex') })})`,
+    )
+  return lines
 }
 
 /**

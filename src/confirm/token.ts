@@ -289,13 +289,17 @@ export function verifyToken(secret: Buffer, token: string, binding: Binding, now
   if (!b) return { ok: false, reason: 'tampered' }
   const claims = claimsOf(b)
   const refuse = (reason: RejectReason): Verification => ({ ok: false, reason, claims })
-  const hints = hintsOf(secret, binding)
-  if (!same(b.hints.tool, hints.tool)) return refuse('other_tool')
-  if (!same(b.hints.cmd, hints.cmd)) return refuse('other_command')
+  // The binding digest decides. It covers the tool, the command, the principal and the policy the hints are
+  // digests of, so when it matches every hint does too: the hints (four HMACs) are computed only to name what
+  // moved, which gives the same reason, in the same order, as checking them first.
+  const bound = same(b.bind, bindingDigest(secret, binding))
+  const hints = bound ? undefined : hintsOf(secret, binding)
+  if (hints && !same(b.hints.tool, hints.tool)) return refuse('other_tool')
+  if (hints && !same(b.hints.cmd, hints.cmd)) return refuse('other_command')
   if (b.iat > now + FUTURE_SKEW_MS || b.exp < b.iat) return refuse('not_yet_valid')
   if (now >= b.exp) return refuse('expired')
-  // The binding digest decides; the hints only name what moved (a hint that matches by chance still refuses).
-  if (!same(b.bind, bindingDigest(secret, binding)))
+  // A hint that matches by chance still refuses: the binding digest did not.
+  if (hints)
     return refuse(
       !same(b.hints.acct, hints.acct)
         ? 'other_account'

@@ -164,6 +164,22 @@ describe('the bundled start', () => {
     expect(env(modules).data).toEqual(env(bundled).data)
     expect(env(modules).data).toEqual({ id: '1', title: 'a' })
   })
+
+  it('binds the policy digest the build computed: a token minted from either start confirms from the other', async () => {
+    seed(box(), [{ id: '1', title: 'a' }])
+    const modules = { env: { AGENTCLI_NO_BUNDLE: '1' } }
+    // The bundle registers the digest of the example's own policy (src/confirm/known-digests.ts); the modules hash it.
+    expect(readFileSync(join(ROOT, 'examples/tasks/dist/bundle.cjs'), 'utf8')).toContain('rememberDigests(')
+    for (const [mint, confirm] of [
+      [{}, modules],
+      [modules, {}],
+    ] as const) {
+      const preview = await tasks(box(), ['edit', '1', '--status', 'done', '--dry-run'], mint)
+      const token = (env(preview).data as { confirm_token: string }).confirm_token
+      const done = await tasks(box(), ['edit', '1', '--status', 'done', '--confirm', token], confirm)
+      expect(env(done).ok, done.stdout).toBe(true)
+    }
+  })
 })
 
 describe('agentcli-build with agentcli.bundle', () => {

@@ -223,6 +223,24 @@ describe('mintToken / verifyToken', () => {
     expect(verifyToken(SECRET, acct, BINDING, NOW)).toMatchObject({ ok: false, reason: 'other_account' })
   })
 
+  it('a matching binding digest decides alone: hints are read only to name what moved, in the same order', () => {
+    // Hints that no mint writes beside this binding's own digest (only a holder of the secret could sign them):
+    // the binding digest covers every part a hint names, so the token is the one previewed.
+    const odd = genuine({ tool: Buffer.alloc(3), cmd: Buffer.alloc(3), acct: Buffer.alloc(3), pol: Buffer.alloc(3) })
+    expect(verifyToken(SECRET, odd, BINDING, NOW).ok).toBe(true)
+    // Another tool or command still comes before the clock, and the clock before the account or the arguments.
+    const later = claims.expiresAt + 1
+    const cases: Array<[Binding, string]> = [
+      [{ ...BINDING, tool: 'other\0other-pkg' }, 'other_tool'],
+      [{ ...BINDING, command: 'delete' }, 'other_command'],
+      [{ ...BINDING, principal: { account: 'bob', profile: 'default' } }, 'expired'],
+      [{ ...BINDING, args: { id: '2' } }, 'expired'],
+      [BINDING, 'expired'],
+    ]
+    for (const [binding, reason] of cases)
+      expect(verifyToken(SECRET, token, binding, later)).toMatchObject({ ok: false, reason })
+  })
+
   it('refuses at and after expiry, and a token issued in the future', () => {
     expect(verifyToken(SECRET, token, BINDING, claims.expiresAt)).toMatchObject({ ok: false, reason: 'expired' })
     expect(verifyToken(SECRET, token, BINDING, NOW - 31_000)).toMatchObject({ ok: false, reason: 'not_yet_valid' })
