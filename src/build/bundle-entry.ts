@@ -94,6 +94,8 @@ function startMemos(root: string, framework: string): string[] {
         `import { rememberPrefilter } from ${JSON.stringify(join(framework, 'dist/output/redact.js'))}`,
         `rememberPrefilter(${JSON.stringify(memo)})`,
       )
+  } catch {
+    // Keys a run cannot declare either: it says so itself; nothing to remember.
   } finally {
     resetRedaction()
   }
