@@ -25,8 +25,9 @@ type ToolPjson = {
  * agentcli's own dependencies stay outside the bundle and load from node_modules when first used: they are the
  * heavy, lazily loaded ones (zod, Sigstore, the keychain binding, tar…). These run on every command, and the
  * built-ins are commands of the tool (each evaluated only when it runs); fast-sha256 is every write's SHA-256
- * and HMAC (`src/confirm/sha256.ts`, ≈ 10 KB), which from node_modules would cost each write a module load and,
- * outside the bundle's code cache, compiling its functions on every run (≈ 0.7 ms and more of a dry-run's CPU).
+ * and HMAC (`src/confirm/sha256.ts`, ≈ 15 KB of source), which from node_modules would cost each write a module
+ * load and, outside the bundle's code cache, compiling its functions on every run (≈ 0.7 ms and more of a
+ * dry-run's CPU).
  */
 const INLINED = new Set(['@oclif/core', 'semver', 'fast-sha256'])
 /**
