@@ -37,14 +37,14 @@ export default {
       comment:
         'The redactor is called by the choke points (renderer, NDJSON writer, stderr guard and writer, progress, the audit ' +
         'writer) and the framework state writers, nowhere else: a new output path belongs in the renderer. The build ' +
-        'asks it for its verdict on the compact reference it stores (src/build/compact-memo.ts) and for the prefilter of ' +
-        "the tool's key words it registers when the bundle loads (src/build/bundle-entry.ts).",
+        'asks it for its verdict on the compact reference it stores (src/build/compact-memo.ts), under the rules a run ' +
+        "of the tool starts with, and for the prefilter of the tool's key words (src/build/tool-keys.ts).",
       from: {
         pathNot: only(
           'src/audit/argv.ts',
           'src/audit/writer.ts',
-          'src/build/bundle-entry.ts',
           'src/build/compact-memo.ts',
+          'src/build/tool-keys.ts',
           'src/confirm/idempotency.ts',
           'src/fleet/ledgers.ts',
           'src/index.ts',

@@ -1,14 +1,11 @@
-import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { BUNDLE_FILE } from '../boot/bundle-file.js'
-import { addSensitiveKeys, prefilterMemo, resetRedaction } from '../output/redact.js'
-import { parsePolicy, policyDigestText } from '../policy/policy.js'
 import { BUNDLE_CHUNK_DIR } from '../runtime/bundle-chunk.js'
 import { ALIASES_EXPORT, HIDDEN_EXPORT, isHidden } from '../runtime/own-commands.js'
 import { buildChunks, CHUNK_FROM, chunkEntry } from './bundle-chunks.js'
+import { toolPrefilter } from './tool-keys.js'
 
 /** Where a command class is defined: a module file and the export that holds it. */
 type Source = { file: string; name: string }
@@ -70,48 +67,17 @@ export async function bundleEntry(
 }
 
 /**
- * What every run of the tool would compute the same way, computed once here and registered when the bundle loads:
- * the redaction prefilter of the tool's key words (src/output/redact.ts), and the digest of the tool's own policy
- * with no operator's or system policy beside it (src/confirm/known-digests.ts). Each is keyed by its whole input,
- * so a run whose input differs (a key or policy edited after the build, a secret known) computes its own.
+ * What every run of the tool computes alike, computed once here and registered when the bundle loads: the
+ * redaction prefilter of the tool's key words (src/build/tool-keys.ts), keyed by those words, so a run whose
+ * words differ (keys edited after the build) or that knows a secret builds its own.
  */
 function startMemos(root: string, framework: string): string[] {
-  let pjson: { agentcli?: { policy?: unknown; redact_keys?: unknown } }
-  try {
-    pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as typeof pjson
-  } catch {
-    return []
-  }
-  const lines: string[] = []
-  const declared = pjson.agentcli?.redact_keys
-  resetRedaction()
-  try {
-    // As a run's session declares them (src/runtime/session.ts).
-    if (Array.isArray(declared)) addSensitiveKeys(declared as string[])
-    const memo = prefilterMemo()
-    if (memo)
-      lines.push(
-        `import { rememberPrefilter } from ${JSON.stringify(join(framework, 'dist/output/redact.js'))}`,
-        `rememberPrefilter(${JSON.stringify(memo)})`,
-      )
-  } catch {
-    // Keys a run cannot declare either: it says so itself; nothing to remember.
-  } finally {
-    resetRedaction()
-  }
-  const policy = pjson.agentcli?.policy
-  let text: string | undefined
-  try {
-    text = policy === undefined ? undefined : policyDigestText(parsePolicy(policy, 'package.json'), undefined)
-  } catch {
-    // A policy the runtime refuses (E_CONFIG) has no digest to remember.
-  }
-  if (text !== undefined)
-    lines.push(
-      `import { rememberDigests } from ${JSON.stringify(join(framework, 'dist/confirm/known-digests.js'))}`,
-      `rememberDigests(${JSON.stringify({ [text]: createHash('sha256').update(text, 'utf8').digest('hex') })})`,
-    )
-  return lines
+  const prefilter = toolPrefilter(root)
+  if (!prefilter) return []
+  return [
+    `import { rememberPrefilter } from ${JSON.stringify(join(framework, 'dist/output/redact.js'))}`,
+    `rememberPrefilter(${JSON.stringify(prefilter)})`,
+  ]
 }
 
 /**

@@ -7,9 +7,10 @@ import { COMMAND_REFERENCE_FILE, encodeCommandReferences } from '../describe/com
 import { compactReference } from '../describe/compact.js'
 import { descriptionLine } from '../describe/descriptions.js'
 import type { Reference } from '../describe/reference.js'
-import { addSensitiveKeys, redactedJson, resetRedaction } from '../output/redact.js'
+import { redactedJson } from '../output/redact.js'
 import { sensitiveKeysSignature } from '../output/redact-keys.js'
 import { probeEnv } from './probe-env.js'
+import { underToolKeys } from './tool-keys.js'
 
 /**
  * Compute once what `reference --compact` prints most of its time computing: ask the freshly bundled tool for its
@@ -76,17 +77,11 @@ export function writeCompactMemo(root: string, bin: string, bundleId: string): b
  * under the same rules skips the walk of that form (src/output/redact-proof.ts); else nothing.
  */
 function redactionProof(root: string, compact: string): { redaction_clean?: { keys: string; bytes: number } } {
-  const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { agentcli?: { redact_keys?: unknown } }
-  const declared = pjson.agentcli?.redact_keys
-  resetRedaction()
-  try {
-    if (Array.isArray(declared)) addSensitiveKeys(declared as string[])
+  return underToolKeys(root, () => {
     const envelope = { data: JSON.parse(compact) as unknown }
     if (redactedJson(envelope) !== JSON.stringify(envelope)) return {}
     return { redaction_clean: { keys: sensitiveKeysSignature(), bytes: Buffer.byteLength(compact) } }
-  } finally {
-    resetRedaction()
-  }
+  })
 }
 
 /** What the probe run answers with when it prints the stored form. */

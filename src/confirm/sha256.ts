@@ -1,5 +1,4 @@
 import fastSha256 from 'fast-sha256'
-import { knownDigest } from './known-digests.js'
 
 /**
  * SHA-256 and HMAC-SHA-256 for the write path (token MACs, the ledger's fingerprints, the policy digest), from
@@ -12,9 +11,9 @@ import { knownDigest } from './known-digests.js'
 const { HMAC, hash } = fastSha256 as unknown as typeof import('fast-sha256')
 const utf8 = new TextEncoder()
 
-/** SHA-256 of a text's UTF-8 bytes, as hex (the build's digest of it when it computed one: ./known-digests.ts). */
+/** SHA-256 of a text's UTF-8 bytes, as hex. */
 export function sha256Hex(text: string): string {
-  return knownDigest(text) ?? Buffer.from(hash(utf8.encode(text))).toString('hex')
+  return Buffer.from(hash(utf8.encode(text))).toString('hex')
 }
 
 type Keyed = { bytes: Uint8Array; mac: InstanceType<typeof HMAC> }

@@ -202,19 +202,6 @@ export function parsePolicy(doc: unknown, source: string, system = false): Polic
 }
 
 /**
- * What a policy's digest is the SHA-256 of: every source, the system policy only when there is one (so digests
- * without it are unchanged). The build hashes the tool's own policy alone with this too (src/build/bundle-entry.ts).
- */
-export function policyDigestText(
-  tool: PolicyDocument | undefined,
-  operator: PolicyDocument | undefined,
-  system?: PolicyDocument,
-): string {
-  const covered = { tool: tool ?? null, operator: operator ?? null, ...(system ? { system } : {}) }
-  return `agentcli-policy\0${canonicalJson(covered)}`
-}
-
-/**
  * The policy a call is judged by. Every source's rules apply (the strictest decision wins, so a later source
  * tightens and never loosens). Without a system policy, approvers come from the tool's defaults and the operator's
  * file (as before); with one (`/etc/<bin>/policy.json`, which the user cannot change), only from it: a user's file
@@ -231,7 +218,8 @@ export function effectivePolicy(
 ): EffectivePolicy | undefined {
   if (!tool && !operator && !system) return undefined
   const sources = [tool, system, operator].filter((d): d is PolicyDocument => d !== undefined)
-  const digest = sha256Hex(policyDigestText(tool, operator, system))
+  const covered = { tool: tool ?? null, operator: operator ?? null, ...(system ? { system } : {}) }
+  const digest = sha256Hex(`agentcli-policy\0${canonicalJson(covered)}`)
   return {
     mode: sources.every((d) => d.mode === 'shadow') ? 'shadow' : 'enforce',
     rules: sources.flatMap((d) => d.rules ?? []),

@@ -165,11 +165,9 @@ describe('the bundled start', () => {
     expect(env(modules).data).toEqual({ id: '1', title: 'a' })
   })
 
-  it('binds the policy digest the build computed: a token minted from either start confirms from the other', async () => {
+  it('hashes as the modules do: a token minted from either start confirms from the other', async () => {
     seed(box(), [{ id: '1', title: 'a' }])
     const modules = { env: { AGENTCLI_NO_BUNDLE: '1' } }
-    // The bundle registers the digest of the example's own policy (src/confirm/known-digests.ts); the modules hash it.
-    expect(readFileSync(join(ROOT, 'examples/tasks/dist/bundle.cjs'), 'utf8')).toContain('rememberDigests(')
     for (const [mint, confirm] of [
       [{}, modules],
       [modules, {}],

@@ -1,6 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { knownDigest, rememberDigests } from '../../../src/confirm/known-digests.js'
 import { equalBytes, hmacSha256, sha256Hex } from '../../../src/confirm/sha256.js'
 
 const hex = (text: string) => Buffer.from(text, 'hex')
@@ -19,19 +18,6 @@ describe('sha256Hex', () => {
       const text = `é€𝄞${'x'.repeat(n)}`
       expect(sha256Hex(text)).toBe(createHash('sha256').update(text).digest('hex'))
     }
-  })
-  it('answers a text the build hashed from its digest, and only that exact text; a malformed digest is ignored', () => {
-    const text = 'agentcli-policy\0{"operator":null,"tool":{"rules":[]}} (sha256.test)'
-    const digest = createHash('sha256').update(text).digest('hex')
-    rememberDigests({ [text]: digest, [`${text} bad`]: 'not hex', [`${text} short`]: digest.slice(2) })
-    expect(knownDigest(text)).toBe(digest)
-    expect(knownDigest(`${text} bad`)).toBeUndefined()
-    expect(knownDigest(`${text} short`)).toBeUndefined()
-    expect(sha256Hex(text)).toBe(digest)
-    expect(sha256Hex(`${text} `)).toBe(createHash('sha256').update(`${text} `).digest('hex'))
-    // Answered from the memo, not hashed: the build's word is taken (it is the tool's own code).
-    rememberDigests({ [`${text} memo`]: 'a'.repeat(64) })
-    expect(sha256Hex(`${text} memo`)).toBe('a'.repeat(64))
   })
 })
 

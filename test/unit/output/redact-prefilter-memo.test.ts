@@ -13,6 +13,18 @@ import {
 beforeEach(() => resetRedaction())
 afterEach(() => resetRedaction())
 
+/**
+ * Store, for the words of `key`, a prefilter that also matches "hello" (which expression a run took then shows),
+ * and start a new run that declares `key`.
+ */
+function storeMatchingHello(key: string): void {
+  addSensitiveKeys([key])
+  const memo = prefilterMemo()!
+  rememberPrefilter({ words: memo.words, source: `${memo.source}|hello` })
+  resetRedaction()
+  addSensitiveKeys([key])
+}
+
 describe('the prefilter the build stores', () => {
   it('is the one a run builds for the same key words', () => {
     addSensitiveKeys(['prefiltermemoalpha'])
@@ -24,12 +36,7 @@ describe('the prefilter the build stores', () => {
   })
 
   it('is used by a run whose key words are the same, and only by it', () => {
-    addSensitiveKeys(['prefiltermemobeta'])
-    const memo = prefilterMemo()!
-    // A stored source that also matches "hello" shows which expression the run took.
-    rememberPrefilter({ words: memo.words, source: `${memo.source}|hello` })
-    resetRedaction()
-    addSensitiveKeys(['prefiltermemobeta'])
+    storeMatchingHello('prefiltermemobeta')
     expect(mayNeedRedaction('hello')).toBe(true)
     resetRedaction()
     addSensitiveKeys(['prefiltermemogamma'])
@@ -37,11 +44,7 @@ describe('the prefilter the build stores', () => {
   })
 
   it('is neither made nor used while a secret is known', () => {
-    addSensitiveKeys(['prefiltermemodelta'])
-    const memo = prefilterMemo()!
-    rememberPrefilter({ words: memo.words, source: `${memo.source}|hello` })
-    resetRedaction()
-    addSensitiveKeys(['prefiltermemodelta'])
+    storeMatchingHello('prefiltermemodelta')
     registerSecret('s3cr3t-value-for-the-prefilter-test')
     expect(prefilterMemo()).toBeUndefined()
     expect(mayNeedRedaction('hello')).toBe(false)
